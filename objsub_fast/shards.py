@@ -1,0 +1,77 @@
+"""Task index -> (seed, level) mapping and the shard plan.
+
+Task ``i`` of a run with base seed ``s`` and level list ``levels`` is::
+
+    level(i) = levels[i % len(levels)]
+    seed(i)  = mix63((s * 0x9E3779B97F4A7C15 + i) mod 2**63)
+
+where ``mix63`` is a bijection of [0, 2**63): three rounds of xor-shift and multiplication by an
+odd constant, all modulo 2**63. Distinct indices of one run therefore get distinct seeds, and the
+mapping depends on nothing but ``(s, i)``. Shard ``k`` holds task indices
+``[k * shard_size, min((k + 1) * shard_size, count))``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+MASK63 = np.uint64(2**63 - 1)
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+#: (shift, odd multiplier) rounds of the 63-bit mixer.
+_ROUNDS = ((31, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (33, 0xD6E8FEB86659FD93))
+MAX_SEED = 2**63 - 1
+
+
+def mix63(x: np.ndarray) -> np.ndarray:
+    """Bijective 63-bit integer mixer (uint64 array in [0, 2**63) -> same)."""
+    x = np.asarray(x, dtype=np.uint64) & MASK63
+    for shift, mult in _ROUNDS:
+        x = x ^ (x >> np.uint64(shift))
+        x = (x * np.uint64(mult)) & MASK63
+    return x
+
+
+def task_seeds(base_seed: int, start: int, stop: int) -> np.ndarray:
+    """Return the int64 seeds of task indices ``start .. stop-1`` of a run."""
+    with np.errstate(over="ignore"):
+        base = (np.uint64(base_seed) * _GOLDEN) & MASK63
+        idx = np.arange(start, stop, dtype=np.uint64)
+        return mix63((base + idx) & MASK63).astype(np.int64)
+
+
+def task_levels(levels, start: int, stop: int) -> list[str]:
+    """Return the level of each task index ``start .. stop-1`` (levels interleaved)."""
+    n = len(levels)
+    return [levels[i % n] for i in range(start, stop)]
+
+
+@dataclass(frozen=True)
+class Shard:
+    """One shard: its number and half-open task index range."""
+
+    index: int
+    start: int
+    stop: int
+
+    @property
+    def count(self) -> int:
+        """Number of tasks in the shard."""
+        return self.stop - self.start
+
+
+def plan_shards(count: int, shard_size: int) -> list[Shard]:
+    """Split task indices ``0 .. count-1`` into shards of ``shard_size`` (last one shorter)."""
+    return [Shard(k, s, min(s + shard_size, count))
+            for k, s in enumerate(range(0, count, shard_size))]
+
+
+def chunks(shard: Shard, chunk_size: int):
+    """Yield the ``(start, stop)`` sub-ranges of a shard, at most ``chunk_size`` tasks each."""
+    for s in range(shard.start, shard.stop, chunk_size):
+        yield s, min(s + chunk_size, shard.stop)
+
+
+def task_key(index: int) -> str:
+    """WebDataset sample key of task ``index`` (zero-padded, so sorting keeps index order)."""
+    return f"{index:010d}"
