@@ -1,0 +1,127 @@
+"""Rendering: sprites rasterized once with scikit-image, stamped into uint8 frames by Numba.
+
+A sprite is a (size, size) uint8 mask of one shape: 0 transparent, 1 outline, 2 fill. An object
+of side ``size`` whose bounding square has top-left pixel (left, top) covers rows
+top..top+size-1 and columns left..left+size-1; its exact centre is (left + size/2, top + size/2)
+in pixel-edge coordinates.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+from skimage.draw import disk, polygon
+from skimage.morphology import disk as disk_footprint, erosion
+
+from .vocabulary import BACKGROUND_RGB, COLOR_RGB, OUTLINE_RGB, OUTLINE_WIDTH, SHAPES
+
+TRANSPARENT, OUTLINE, FILL = 0, 1, 2
+
+
+def _outline(size):
+    """Polygon vertices (x, y) of each shape in a square [0, size] x [0, size], pixel edges."""
+    half, quarter = size / 2.0, size / 4.0
+    return {
+        "cube": [(0, 0), (size, 0), (size, size), (0, size)],
+        "pyramid": [(half, 0), (half + half * np.sqrt(3) / 2, half + quarter),
+                    (half - half * np.sqrt(3) / 2, half + quarter)],
+        "cone": [(quarter, 0), (size - quarter, 0), (size, size), (0, size)],
+    }
+
+
+@lru_cache(maxsize=None)
+def sprite(shape: int, size: int) -> np.ndarray:
+    """Return the (size, size) mask of shape code ``shape``: 0 empty, 1 outline, 2 fill.
+
+    The shape is filled where a pixel's centre lies inside it; the outline is every filled
+    pixel within ``OUTLINE_WIDTH`` px of the outside.
+    """
+    filled = np.zeros((size, size), dtype=bool)
+    name = SHAPES[shape]
+    if name == "sphere":
+        rr, cc = disk(((size - 1) / 2.0, (size - 1) / 2.0), size / 2.0, shape=filled.shape)
+    else:
+        xy = np.array(_outline(size)[name], dtype=float)
+        # skimage puts pixel centres on integers; our vertices are in pixel-edge coordinates.
+        rr, cc = polygon(xy[:, 1] - 0.5, xy[:, 0] - 0.5, shape=filled.shape)
+    filled[rr, cc] = True
+    padded = np.pad(filled, OUTLINE_WIDTH)
+    inner = erosion(padded, disk_footprint(OUTLINE_WIDTH)).astype(bool)[
+        OUTLINE_WIDTH:-OUTLINE_WIDTH, OUTLINE_WIDTH:-OUTLINE_WIDTH]
+    mask = np.where(filled, OUTLINE, TRANSPARENT).astype(np.uint8)
+    mask[inner] = FILL
+    mask.flags.writeable = False
+    return mask
+
+
+@lru_cache(maxsize=8)
+def sprite_atlas(size_lo: int, size_hi: int) -> np.ndarray:
+    """All sprites for sizes size_lo..size_hi as (shapes, sizes, size_hi, size_hi) uint8."""
+    atlas = np.zeros((len(SHAPES), size_hi - size_lo + 1, size_hi, size_hi), dtype=np.uint8)
+    for h in range(len(SHAPES)):
+        for s in range(size_lo, size_hi + 1):
+            atlas[h, s - size_lo, :s, :s] = sprite(h, s)
+    atlas.flags.writeable = False
+    return atlas
+
+
+def sprite_areas(size_lo: int, size_hi: int) -> np.ndarray:
+    """Drawn pixels (outline included) per (shape, size - size_lo)."""
+    return np.count_nonzero(sprite_atlas(size_lo, size_hi), axis=(2, 3))
+
+
+def palette() -> np.ndarray:
+    """Colours by sprite value: row 0 background, row 1 outline, rows 2.. object colours."""
+    return np.vstack([BACKGROUND_RGB, OUTLINE_RGB, COLOR_RGB]).astype(np.uint8)
+
+
+@njit(cache=True)
+def stamp_batch(atlas, size_lo, pal, num_objects, left, top, size, color, shape, removed,
+                first, final, instance):
+    """Draw every task: white frames, then each object's sprite into the first frame, the kept
+    ones into the final frame, and object k as k+1 into ``instance`` (if it has any rows)."""
+    want_instance = instance.shape[0] > 0
+    for i in range(num_objects.shape[0]):
+        first[i] = 255
+        final[i] = 255
+        if want_instance:
+            instance[i] = 0
+        for k in range(num_objects[i]):
+            sp = atlas[shape[i, k], size[i, k] - size_lo]
+            fill = pal[2 + color[i, k]]
+            line = pal[1]
+            keep = not removed[i, k]
+            y0 = top[i, k]
+            x0 = left[i, k]
+            for r in range(size[i, k]):
+                for c in range(size[i, k]):
+                    v = sp[r, c]
+                    if v == 0:
+                        continue
+                    rgb = line if v == 1 else fill
+                    for ch in range(3):
+                        first[i, y0 + r, x0 + c, ch] = rgb[ch]
+                        if keep:
+                            final[i, y0 + r, x0 + c, ch] = rgb[ch]
+                    if want_instance:
+                        instance[i, y0 + r, x0 + c] = k + 1
+
+
+def render(scenes: dict, config, masks: bool = False):
+    """Render the first and final frames (and instance maps) of sampled ``scenes``.
+
+    Returns
+    -------
+    first, final : (N, H, W, 3) uint8
+    instance : (N, H, W) uint8 or None
+    """
+    n, w, h = len(scenes["num_objects"]), config.width, config.height
+    first = np.empty((n, h, w, 3), np.uint8)
+    final = np.empty((n, h, w, 3), np.uint8)
+    instance = np.empty((n if masks else 0, h, w), np.uint8)
+    s_lo, s_hi = config.size_range
+    stamp_batch(sprite_atlas(s_lo, s_hi), s_lo, palette(), scenes["num_objects"], scenes["left"],
+                scenes["top"], scenes["size"], scenes["color"], scenes["shape"],
+                scenes["removed"], first, final, instance)
+    return first, final, (instance if masks else None)

@@ -1,0 +1,409 @@
+"""Scene sampling and rule targeting for a whole batch in one Numba kernel.
+
+Each task draws its rule kind first, then builds a scene on which that kind is valid: placement
+honours the kind's constraints (dividing lines, order gaps, size separations, odd-one-out
+structure) and an attempt that misses them is resampled from the task's own random stream. Every
+loop is bounded; a task that still fails is reported, never filled in with a fallback layout.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from .rng import new_stream, randint, shuffle, uniform
+from .vocabulary import (
+    ATTRIBUTE, COLORS, EDGE_MARGIN, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST,
+    KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY, ORDER,
+    ORDER_GAP, REGION, REGIONS, SHAPES, SIZE, SIZE_GAP, SIZE_RANGE,
+)
+
+N_COLORS = len(COLORS)
+N_SHAPES = len(SHAPES)
+MAX_ATTEMPTS = 200  # scene resamples per task
+PLACE_TRIES = 100  # positions tried per object within one attempt
+MAX_LISTED = 3
+
+
+def kind_tables():
+    """Return the kind table as arrays for the kernel: family, param, variants, max_removed,
+    and the (levels, kinds) matrix of kind codes."""
+    family = np.array([k.family for k in KINDS], dtype=np.int64)
+    param = np.array([k.param for k in KINDS], dtype=np.int64)
+    variants = np.array([k.variants for k in KINDS], dtype=np.int64)
+    max_removed = np.array([k.max_removed for k in KINDS], dtype=np.int64)
+    width = max(len(v) for v in LEVEL_KINDS.values())
+    level_kinds = np.full((len(LEVELS), width), -1, dtype=np.int64)
+    for li, lv in enumerate(LEVELS):
+        level_kinds[li, : len(LEVEL_KINDS[lv])] = LEVEL_KINDS[lv]
+    return family, param, variants, max_removed, level_kinds
+
+
+def region_tables(width, height):
+    """Return region rectangles in pixels (R, 4) and their inner dividing lines (R, 2)
+    as (x line, y line), -1 where a region has none."""
+    rects = np.array([r for _, r in REGIONS], dtype=np.float64) * np.array(
+        [width, width, height, height], dtype=np.float64)
+    lines = np.full((len(REGIONS), 2), -1.0)
+    for r, (_, (x0, x1, y0, y1)) in enumerate(REGIONS):
+        inner_x = [v for v in (x0, x1) if 0.0 < v < 1.0]
+        inner_y = [v for v in (y0, y1) if 0.0 < v < 1.0]
+        lines[r, 0] = inner_x[0] * width if inner_x else -1.0
+        lines[r, 1] = inner_y[0] * height if inner_y else -1.0
+    return rects, lines
+
+
+@njit(cache=True)
+def sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi, width, height,
+                 family, param, variants, max_removed, level_kinds, region_rects, region_lines,
+                 kind, variant, num_objects, left, top, size, color, shape, removed, listed, ok):
+    """Sample every task of a batch into the output arrays (see :func:`generate_scenes`)."""
+    for i in range(seeds.shape[0]):
+        lv = level_codes[i]
+        state = new_stream(np.uint64(seeds[i]), lv + 1)
+        col = 0
+        u = uniform(state)
+        while col < cumulative_weights.shape[1] - 1 and cumulative_weights[lv, col] <= u:
+            col += 1
+        k = level_kinds[lv, col]
+        kind[i] = k
+        ok[i] = _sample_task(state, family[k], param[k], variants[k], max_removed[k],
+                             n_lo[lv], n_hi[lv], s_lo, s_hi, width, height,
+                             region_rects, region_lines, i, variant, num_objects, left, top,
+                             size, color, shape, removed, listed)
+
+
+@njit(cache=True)
+def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, width, height,
+                 region_rects, region_lines, i, variant, num_objects, left, top, size, color,
+                 shape, removed, listed):
+    m = n_hi
+    l = np.zeros(m, np.int64)
+    t = np.zeros(m, np.int64)
+    s = np.zeros(m, np.int64)
+    c = np.zeros(m, np.int64)
+    h = np.zeros(m, np.int64)
+    rem = np.zeros(m, np.bool_)
+    lst = np.full(MAX_LISTED, -1, np.int64)
+    # Draws fixed for the whole task, before any attempt: the order rule's N, the region.
+    var = 0
+    region = -1
+    n_inside = -1
+    vline = -1.0
+    hline = -1.0
+    if fam == ORDER:
+        var = randint(state, 1, min(max_rem, n_lo - 1))
+    elif fam == REGION:
+        region = prm + randint(state, 0, n_variants - 1)
+        var = region
+        vline = region_lines[region, 0]
+        hline = region_lines[region, 1]
+        if max_rem > 0:
+            n_inside = randint(state, 1, min(max_rem, n_lo - 1))
+    for _ in range(MAX_ATTEMPTS):
+        n = randint(state, n_lo, n_hi)
+        rem[:] = False
+        for j in range(n):
+            s[j] = randint(state, s_lo, s_hi)
+            c[j] = randint(state, 0, N_COLORS - 1)
+            h[j] = randint(state, 0, N_SHAPES - 1)
+        if fam == SIZE:
+            _size_extremes(state, n, prm, s_lo, s_hi, s, rem)
+        elif fam == ODDITY:
+            if prm == 0:
+                _odd_combo(state, n, c, h, rem)
+            elif prm == 1:
+                _odd_one_out(state, n, h, N_SHAPES, c, N_COLORS, rem)
+            else:
+                _odd_one_out(state, n, c, N_COLORS, h, N_SHAPES, rem)
+        rect = region_rects[max(region, 0)]
+        if not _place(state, n, s, l, t, width, height, vline, hline, rect, n_inside):
+            continue
+        good = True
+        if fam == ATTRIBUTE:
+            var = _attribute_target(state, n, c if prm == 0 else h,
+                                    N_COLORS if prm == 0 else N_SHAPES, rem)
+            good = var >= 0
+        elif fam == ENUMERATE:
+            good = _enumerate_target(state, n, prm, c, h, lst, rem)
+        elif fam == ORDER:
+            good = _order_target(n, prm, var, l, t, s, width, height, rem)
+        elif fam == REGION:
+            good = _region_target(n, rect, l, t, s, max_rem, rem)
+        if not good:
+            continue
+        perm = np.arange(n)
+        shuffle(state, perm, n)
+        for j in range(n):
+            p = perm[j]
+            left[i, j] = l[p]
+            top[i, j] = t[p]
+            size[i, j] = s[p]
+            color[i, j] = c[p]
+            shape[i, j] = h[p]
+            removed[i, j] = rem[p]
+        for j in range(MAX_LISTED):
+            listed[i, j] = lst[j]
+        num_objects[i] = n
+        variant[i] = var
+        return True
+    return False
+
+
+@njit(cache=True)
+def _place(state, n, s, l, t, width, height, vline, hline, rect, n_inside):
+    """Place n squares by rejection: inside the canvas margins, 10 px apart, not crossing the
+    dividing lines; with ``n_inside >= 0`` the first n_inside inside ``rect``, the rest outside."""
+    for j in range(n):
+        x_lo, x_hi = EDGE_MARGIN, width - EDGE_MARGIN - s[j]
+        y_lo, y_hi = EDGE_MARGIN, height - EDGE_MARGIN - s[j]
+        if j < n_inside:
+            x_lo = max(x_lo, math.ceil(rect[0]))
+            x_hi = min(x_hi, math.floor(rect[1]) - s[j])
+            y_lo = max(y_lo, math.ceil(rect[2]))
+            y_hi = min(y_hi, math.floor(rect[3]) - s[j])
+        if x_hi < x_lo or y_hi < y_lo:
+            return False
+        placed = False
+        for _ in range(PLACE_TRIES):
+            x = randint(state, x_lo, x_hi)
+            y = randint(state, y_lo, y_hi)
+            if n_inside >= 0 and j >= n_inside and _inside(x, y, s[j], rect):
+                continue
+            if _fits(x, y, s[j], l, t, s, j, vline, hline):
+                l[j] = x
+                t[j] = y
+                placed = True
+                break
+        if not placed:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _fits(x, y, sz, l, t, s, count, vline, hline):
+    """True when a square at (x, y) of side sz crosses no line and keeps its spacing."""
+    if vline >= 0 and x < vline < x + sz:
+        return False
+    if hline >= 0 and y < hline < y + sz:
+        return False
+    for k in range(count):
+        if (x >= l[k] + s[k] + MIN_SPACING or l[k] >= x + sz + MIN_SPACING
+                or y >= t[k] + s[k] + MIN_SPACING or t[k] >= y + sz + MIN_SPACING):
+            continue
+        return False
+    return True
+
+
+@njit(cache=True)
+def _inside(x, y, sz, rect):
+    return x >= rect[0] and x + sz <= rect[1] and y >= rect[2] and y + sz <= rect[3]
+
+
+@njit(cache=True)
+def _size_extremes(state, n, direction, s_lo, s_hi, s, rem):
+    """Sizes for a largest (+1) / smallest (-1) rule: 1 or 2 extremes at least SIZE_GAP beyond
+    every other object, and a scene range of at least SIZE_RANGE. Built as 'largest' and
+    mirrored for 'smallest'."""
+    extremes = 1 if uniform(state) < 2.0 / 3.0 else 2
+    extremes = min(extremes, n - 1)
+    peak = randint(state, s_lo + SIZE_RANGE, s_hi)
+    for j in range(n):
+        if j < extremes:
+            v = peak
+        elif j == extremes:
+            v = randint(state, s_lo, peak - SIZE_RANGE)
+        else:
+            v = randint(state, s_lo, peak - SIZE_GAP)
+        s[j] = v if direction > 0 else s_lo + s_hi - v
+        rem[j] = j < extremes
+
+
+@njit(cache=True)
+def _odd_combo(state, n, c, h, rem):
+    """All but one object share a colour and a shape; the last differs in both."""
+    c0 = randint(state, 0, N_COLORS - 1)
+    h0 = randint(state, 0, N_SHAPES - 1)
+    for j in range(n - 1):
+        c[j] = c0
+        h[j] = h0
+    c[n - 1] = (c0 + randint(state, 1, N_COLORS - 1)) % N_COLORS
+    h[n - 1] = (h0 + randint(state, 1, N_SHAPES - 1)) % N_SHAPES
+    rem[n - 1] = True
+
+
+@njit(cache=True)
+def _odd_one_out(state, n, differs, n_differs, varies, n_varies, rem):
+    """All but the last object share one value of ``differs``; the last has another. ``varies``
+    shows at least two values, each on at least two objects, and the odd object takes one of
+    them, so only ``differs`` singles out an object."""
+    d0 = randint(state, 0, n_differs - 1)
+    for j in range(n - 1):
+        differs[j] = d0
+    differs[n - 1] = (d0 + randint(state, 1, n_differs - 1)) % n_differs
+    _groups_of_two_or_more(state, n - 1, varies, n_varies)
+    varies[n - 1] = varies[randint(state, 0, n - 2)]
+    rem[n - 1] = True
+
+
+@njit(cache=True)
+def _groups_of_two_or_more(state, m, out, n_values):
+    """Fill out[:m] with 2..min(m//2, n_values) distinct values, each used at least twice."""
+    groups = randint(state, 2, min(m // 2, n_values))
+    values = np.arange(n_values)
+    shuffle(state, values, n_values)
+    counts = np.full(groups, 2)
+    for _ in range(m - 2 * groups):
+        counts[randint(state, 0, groups - 1)] += 1
+    j = 0
+    for g in range(groups):
+        for _ in range(counts[g]):
+            out[j] = values[g]
+            j += 1
+    shuffle(state, out, m)
+
+
+@njit(cache=True)
+def _attribute_target(state, n, values, n_values, rem):
+    """Pick a value present on some but not all objects; mark its objects. -1 if none."""
+    counts = np.zeros(n_values, np.int64)
+    for j in range(n):
+        counts[values[j]] += 1
+    candidates = np.empty(n_values, np.int64)
+    found = 0
+    for v in range(n_values):
+        if 0 < counts[v] < n:
+            candidates[found] = v
+            found += 1
+    if found == 0:
+        return -1
+    chosen = candidates[randint(state, 0, found - 1)]
+    for j in range(n):
+        rem[j] = values[j] == chosen
+    return chosen
+
+
+@njit(cache=True)
+def _enumerate_target(state, n, k, c, h, lst, rem):
+    """List k distinct (colour, shape) pairs present in the scene, leaving one pair kept."""
+    pairs = np.empty(n, np.int64)
+    distinct = 0
+    for j in range(n):
+        code = c[j] * N_SHAPES + h[j]
+        seen = False
+        for q in range(distinct):
+            seen = seen or pairs[q] == code
+        if not seen:
+            pairs[distinct] = code
+            distinct += 1
+    if distinct < k + 1:
+        return False
+    shuffle(state, pairs, distinct)
+    lst[:] = -1
+    for q in range(k):
+        lst[q] = pairs[q]
+    for j in range(n):
+        code = c[j] * N_SHAPES + h[j]
+        rem[j] = False
+        for q in range(k):
+            rem[j] = rem[j] or lst[q] == code
+    return True
+
+
+@njit(cache=True)
+def _order_target(n, key, count, l, t, s, width, height, rem):
+    """Remove the ``count`` objects first in ``key`` order if the next one is ORDER_GAP behind."""
+    if count >= n:
+        return False
+    values = np.empty(n)
+    for j in range(n):
+        values[j] = order_key(key, l[j] + s[j] / 2.0, t[j] + s[j] / 2.0, width, height)
+    order = np.argsort(values)
+    if values[order[count]] - values[order[count - 1]] < ORDER_GAP:
+        return False
+    for j in range(n):
+        rem[j] = False
+    for q in range(count):
+        rem[order[q]] = True
+    return True
+
+
+@njit(cache=True)
+def order_key(key, x, y, width, height):
+    """The value an order rule sorts by, ascending (the first ones are removed)."""
+    if key == KEY_X:
+        return x
+    if key == KEY_NEG_X:
+        return -x
+    if key == KEY_Y:
+        return y
+    if key == KEY_NEG_Y:
+        return -y
+    centre = math.hypot(x - width / 2.0, y - height / 2.0)
+    if key == KEY_CENTER_DIST:
+        return centre
+    if key == KEY_NEG_CENTER_DIST:
+        return -centre
+    corner = min(math.hypot(x, y), math.hypot(width - x, y))
+    return min(corner, math.hypot(x, height - y), math.hypot(width - x, height - y))
+
+
+@njit(cache=True)
+def _region_target(n, rect, l, t, s, max_rem, rem):
+    """Remove the objects inside the region; valid with 1..n-1 of them (1..max_rem if set)."""
+    inside = 0
+    for j in range(n):
+        rem[j] = _inside(l[j], t[j], s[j], rect)
+        inside += rem[j]
+    limit = n - 1 if max_rem == 0 else min(max_rem, n - 1)
+    return 1 <= inside <= limit
+
+
+assert KEY_CORNER_DIST == 6  # order_key's fall-through case
+
+
+def generate_scenes(seeds, level_codes, config):
+    """Sample the scenes and rules of a batch.
+
+    Parameters
+    ----------
+    seeds : (N,) int64 array
+    level_codes : (N,) int8 array of indices into ``LEVELS``
+    config : objsub_fast.config.Config
+
+    Returns
+    -------
+    dict of arrays: ``kind``, ``variant`` (N,); ``num_objects`` (N,); ``left``, ``top``,
+    ``size``, ``color``, ``shape``, ``removed`` (N, M); ``listed`` (N, 3) pair codes
+    ``color * 4 + shape`` of an L2 rule (-1 padded).
+    """
+    n, m = len(seeds), config.max_objects
+    n_lo = np.array([config.object_counts.get(lv, (5, 8))[0] for lv in LEVELS], np.int64)
+    n_hi = np.array([config.object_counts.get(lv, (5, 8))[1] for lv in LEVELS], np.int64)
+    out = {
+        "kind": np.zeros(n, np.int16), "variant": np.zeros(n, np.int16),
+        "num_objects": np.zeros(n, np.int16),
+        "left": np.zeros((n, m), np.int32), "top": np.zeros((n, m), np.int32),
+        "size": np.zeros((n, m), np.int16), "color": np.zeros((n, m), np.int8),
+        "shape": np.zeros((n, m), np.int8), "removed": np.zeros((n, m), np.bool_),
+        "listed": np.full((n, MAX_LISTED), -1, np.int8),
+    }
+    ok = np.zeros(n, np.bool_)
+    rects, lines = region_tables(config.width, config.height)
+    sample_batch(seeds, level_codes.astype(np.int64), config.cumulative_weights, n_lo, n_hi,
+                 config.size_range[0], config.size_range[1], config.width, config.height,
+                 *_KIND_TABLES, rects, lines, out["kind"], out["variant"], out["num_objects"],
+                 out["left"], out["top"], out["size"], out["color"], out["shape"],
+                 out["removed"], out["listed"], ok)
+    if not ok.all():
+        bad = seeds[~ok][:5].tolist()
+        raise RuntimeError(
+            f"could not build a valid scene for {int((~ok).sum())} task(s) (seeds {bad}...) "
+            f"within {MAX_ATTEMPTS} attempts: the canvas {config.width}x{config.height} is too "
+            f"crowded for object_size {config.size_range} and num_objects "
+            f"{config.object_counts}; use a larger canvas or fewer/smaller objects")
+    return out
+
+
+_KIND_TABLES = kind_tables()
