@@ -1,0 +1,202 @@
+"""The ``objsub-fast`` command line: ``generate``, ``verify``, ``preview`` and ``score``.
+
+User errors never show a traceback: they print ``objsub-fast: error: ...`` and exit with 2.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .vocabulary import LEVELS
+
+PROG = "objsub-fast"
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+class UsageError(Exception):
+    """A problem with the user's input; reported without a traceback."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        _fail(message)
+
+
+def _fail(message: str) -> None:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    raise SystemExit(EXIT_USAGE)
+
+
+def _levels(text: str) -> tuple:
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _canvas(text: str) -> tuple:
+    try:
+        parts = [int(p) for p in text.lower().split("x")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected W or WxH, got {text!r}") from None
+    if len(parts) not in (1, 2):
+        raise argparse.ArgumentTypeError(f"expected W or WxH, got {text!r}")
+    return (parts[0], parts[-1])
+
+
+# --------------------------------------------------------------------------- generate
+
+def _add_generate(sub) -> None:
+    from .pipeline import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_SHARD_SIZE
+    from .writers import FORMATS
+
+    p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
+                       description="Generate Object Subtraction tasks into OUT. Rerunning the "
+                       "same command resumes an interrupted run.")
+    p.add_argument("--out", default="objsub_dataset", help="output folder (default: %(default)s)")
+    p.add_argument("--count", type=int, default=1000, help="number of tasks (default: %(default)s)")
+    p.add_argument("--levels", type=_levels, default=LEVELS,
+                   help="comma-separated levels, interleaved with equal counts (default: "
+                   "L1,L2,L3,L4)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (default: %(default)s)")
+    p.add_argument("--format", default="webdataset", choices=None,
+                   help=f"{' | '.join(FORMATS)} (default: %(default)s)")
+    p.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_SIZE,
+                   help="tasks per shard (default: %(default)s)")
+    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
+    p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
+    p.add_argument("--scheduler", default=None,
+                   help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")
+    p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
+                   help="frame size W or WxH (default: 256)")
+    p.add_argument("--masks", action="store_true", help="also write instance maps")
+    p.add_argument("--overwrite", action="store_true",
+                   help="replace a dataset of a different configuration in OUT")
+    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
+                   help="tasks per engine call in a worker; bounds memory, never changes the "
+                   "output (default: %(default)s)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
+    p.set_defaults(handler=_generate)
+
+
+def _generate(args) -> int:
+    from .pipeline import RunConfig, generate
+
+    config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
+                       shard_size=args.shard_size, canvas_size=args.canvas_size,
+                       masks=args.masks)
+    if args.scheduler and args.backend != "dask":
+        raise UsageError("--scheduler needs --backend dask")
+    manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
+                        scheduler=args.scheduler, chunk_size=args.chunk_size,
+                        overwrite=args.overwrite, quiet=args.quiet)
+    size = sum(s["bytes"] for s in manifest["shards"])
+    print(f"{PROG}: wrote {config.count} tasks in {manifest['num_shards']} shard(s) "
+          f"({size / 1e6:.1f} MB) to {args.out}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- verify
+
+def _add_verify(sub) -> None:
+    p = sub.add_parser("verify", help="check a dataset against its manifest and the generator")
+    p.add_argument("dir", help="dataset folder (holds manifest.json)")
+    p.add_argument("--workers", type=int, default=1, help="parallel workers (default: 1)")
+    p.set_defaults(handler=_verify)
+
+
+def _verify(args) -> int:
+    from .verify import format_report, verify
+
+    if args.workers < 1:
+        raise UsageError(f"--workers must be an integer >= 1, got {args.workers}")
+    report = verify(args.dir, workers=args.workers)
+    print(format_report(report, args.dir))
+    return EXIT_OK if report.ok else EXIT_PROBLEMS
+
+
+# --------------------------------------------------------------------------- preview
+
+def _add_preview(sub) -> None:
+    p = sub.add_parser("preview", help="write a contact sheet of first/final pairs")
+    p.add_argument("out", help="output PNG file")
+    p.add_argument("--level", default="L1", help="level to show (default: %(default)s)")
+    p.add_argument("--count", type=int, default=16, help="tasks (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="base seed (default: %(default)s)")
+    p.add_argument("--columns", type=int, default=4, help="pairs per row (default: %(default)s)")
+    p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
+                   help="frame size W or WxH (default: 256)")
+    p.set_defaults(handler=_preview)
+
+
+def _preview(args) -> int:
+    from .engine import generate_batch
+    from .pipeline import RunConfig
+    from .preview import contact_sheet, save_sheet
+    from .shards import task_seeds
+
+    RunConfig(count=args.count, levels=(args.level,), seed=args.seed,
+              canvas_size=args.canvas_size).validate()
+    if not 1 <= args.columns <= 64:
+        raise UsageError(f"--columns must be in [1, 64], got {args.columns}")
+    if args.count > 1024:
+        raise UsageError(f"--count must be in [1, 1024] for a preview, got {args.count}")
+    batch = generate_batch(task_seeds(args.seed, 0, args.count), level=args.level,
+                           canvas_size=args.canvas_size)
+    path = save_sheet(contact_sheet(batch, columns=args.columns), args.out)
+    print(f"{PROG}: wrote {path}")
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- score
+
+def _add_score(sub) -> None:
+    p = sub.add_parser("score", help="score generated videos (see 'objsub-fast score --help')",
+                       add_help=False)
+    p.add_argument("score_args", nargs=argparse.REMAINDER)
+    p.set_defaults(handler=_score)
+
+
+def _score(args) -> int:
+    try:
+        from .scoring import command
+    except ImportError as e:
+        raise UsageError(f"the score command is not available in this installation ({e})") \
+            from None
+    parser = _Parser(prog=f"{PROG} score")
+    command.add_arguments(parser)
+    return command.run(parser.parse_args(args.score_args))
+
+
+# --------------------------------------------------------------------------- main
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand."""
+    parser = _Parser(prog=PROG, description="Object Subtraction benchmark at scale.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
+                                parser_class=_Parser)
+    for add in (_add_generate, _add_verify, _add_preview, _add_score):
+        add(sub)
+    return parser
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit code."""
+    from .pipeline import ConfigError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except (UsageError, ConfigError) as e:
+        _fail(str(e))
+    except ValueError as e:  # e.g. an unreadable manifest given to verify
+        _fail(str(e))
+    except OSError as e:
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        _fail(f"{e.strerror or e}{where}; nothing incomplete was left under a final name, "
+              "rerun the same command to resume")
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; rerun the same command to resume", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
