@@ -1,0 +1,351 @@
+"""Object detection on canvas frames without learning: colour classes, components, matching.
+
+Colour classification
+---------------------
+Every pixel gets one of nine classes: background (white), outline (black), the six task colours,
+or *other*. The decision is made in CIE L*a*b* with the CIEDE2000 difference: a pixel takes the
+class of the nearest reference colour when that difference is at most :data:`CLASS_TOLERANCE`,
+and is *other* (still foreground) beyond it. It is precomputed once into a lookup table over RGB
+quantised to 6 bits per channel (64**3 cells, 256 KiB), so a frame costs one table read per pixel.
+
+Why these numbers: the closest pair of references is blue/purple (ΔE00 19.8), then
+yellow/green (23.4), yellow/orange (29.3) and white/yellow (30.5); nearest-reference assignment
+separates them, and the tolerance only decides when a pixel is too far from every reference to
+be trusted. Lossy codecs (H.264/H.265/VP9 in yuv420p, GIF palettes) move flat colours by a few
+ΔE00 units; chroma subsampling halves colour resolution so the two pixels at a colour edge mix
+with their neighbour, and encoders blur edges. A tolerance of 25 keeps every flat-area pixel
+of an encoded task in its class while blended edge pixels (grey between outline and
+background, dark shades between fill and outline) become *other*. *Other* pixels still count as
+foreground, so blur neither splits objects nor removes them from the IoU; they are simply not
+allowed to decide an object's colour. The 6-bit quantisation moves a colour by at most 2 RGB
+units, well under one ΔE00 unit on these references.
+
+Components and matching
+-----------------------
+Foreground (any class but background) is labelled into 8-connected components in one Numba pass
+(union-find), with per-component area, centroid, bounding box, colour histogram and shape
+features. Objects never touch (10 px spacing) so each drawn object is one component. Components
+smaller than :data:`MIN_AREA_FRACTION` of the smallest task object are codec specks and ignored.
+A component's colour is its majority task colour when that colour covers at least
+:data:`COLOR_MIN_FRACTION` of its non-outline pixels (else unknown). Its shape is the nearest of
+the four sprite templates in (fill ratio, vertical asymmetry, aspect) feature space, the
+templates being computed by this very detector on ``render.sprite`` images, so detector and
+renderer can never disagree on a definition.
+
+Components are matched to task objects by a minimum-cost assignment: identity (colour, shape)
+dominates, position breaks ties between look-alikes; a component of another colour may only
+match an object in place (within one object size of its last position).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+from numba import njit
+
+from ..render import sprite
+from ..vocabulary import BACKGROUND_RGB, COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
+
+#: Pixel classes.
+BG, OUTLINE, OTHER = 0, 1, 8
+#: Class of colour code c is c + COLOR_CLASS0.
+COLOR_CLASS0 = 2
+#: CIEDE2000 distance within which a pixel takes the nearest reference's class.
+CLASS_TOLERANCE = 25.0
+#: Components smaller than this fraction of the smallest task object's area are noise.
+MIN_AREA_FRACTION = 0.25
+#: A component's colour must cover this fraction of its non-outline pixels to count.
+COLOR_MIN_FRACTION = 0.4
+#: Matching costs (see :func:`match`).
+COLOR_MISMATCH_COST = 4.0
+SHAPE_MISMATCH_COST = 1.5
+AREA_LOG_COST = 1.0
+#: Area ratio (component / expected) outside which a component cannot be the object.
+AREA_RATIO_RANGE = (0.2, 5.0)
+
+# Component statistics columns.
+(S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1) = range(7)
+S_COL0 = 7                      # six colour counts
+S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ = 13, 14, 15, 16
+NSTATS = 17
+
+
+@lru_cache(maxsize=1)
+def class_lut() -> np.ndarray:
+    """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class."""
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    q = (np.arange(64) * 4 + 1.5) / 255.0
+    grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
+    lab = rgb2lab(grid)
+    refs = np.vstack([BACKGROUND_RGB, OUTLINE_RGB, COLOR_RGB]).astype(float) / 255.0
+    ref_lab = rgb2lab(refs[None])[0]
+    dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
+    lut = dist.argmin(axis=1).astype(np.uint8)
+    lut[dist.min(axis=1) > CLASS_TOLERANCE] = OTHER
+    lut.flags.writeable = False
+    return lut
+
+
+@njit(cache=True)
+def _find(parent, a):
+    root = a
+    while parent[root] != root:
+        root = parent[root]
+    while parent[a] != root:
+        nxt = parent[a]
+        parent[a] = root
+        a = nxt
+    return root
+
+
+@njit(cache=True)
+def _union(parent, a, b):
+    ra = _find(parent, a)
+    rb = _find(parent, b)
+    if ra < rb:
+        parent[rb] = ra
+    elif rb < ra:
+        parent[ra] = rb
+    return min(ra, rb)
+
+
+@njit(cache=True)
+def analyze_frame(frame, lut, cls, labels, parent, min_area):
+    """Classify pixels into ``cls`` and label foreground components into ``labels``.
+
+    Returns a (K, NSTATS) float64 array of statistics of the components with at least
+    ``min_area`` pixels (``labels`` holds 1-based ids of all components, small ones included).
+    """
+    H, W = cls.shape
+    n = 0
+    for y in range(H):
+        for x in range(W):
+            c = lut[((frame[y, x, 0] >> 2) << 12) | ((frame[y, x, 1] >> 2) << 6)
+                    | (frame[y, x, 2] >> 2)]
+            cls[y, x] = c
+            if c == 0:
+                labels[y, x] = 0
+                continue
+            best = 0
+            if x > 0 and labels[y, x - 1] > 0:
+                best = labels[y, x - 1]
+            if y > 0:
+                for dx in range(-1, 2):
+                    xx = x + dx
+                    if 0 <= xx < W:
+                        lab = labels[y - 1, xx]
+                        if lab > 0:
+                            if best == 0:
+                                best = lab
+                            elif lab != best:
+                                best = _union(parent, best, lab)
+            if best == 0:
+                n += 1
+                parent[n] = n
+                best = n
+            labels[y, x] = best
+    # Resolve roots to compact ids.
+    compact = np.zeros(n + 1, np.int32)
+    k = 0
+    for i in range(1, n + 1):
+        r = _find(parent, i)
+        if r == i:
+            k += 1
+            compact[i] = k
+    for i in range(1, n + 1):
+        compact[i] = compact[_find(parent, i)]
+    st = np.zeros((k + 1, NSTATS))
+    for j in range(1, k + 1):
+        st[j, S_X0] = W
+        st[j, S_Y0] = H
+        st[j, S_X1] = -1
+        st[j, S_Y1] = -1
+    for y in range(H):
+        for x in range(W):
+            lab = labels[y, x]
+            if lab == 0:
+                continue
+            j = compact[lab]
+            labels[y, x] = j
+            st[j, S_AREA] += 1
+            st[j, S_SX] += x
+            st[j, S_SY] += y
+            if x < st[j, S_X0]:
+                st[j, S_X0] = x
+            if x > st[j, S_X1]:
+                st[j, S_X1] = x
+            if y < st[j, S_Y0]:
+                st[j, S_Y0] = y
+            if y > st[j, S_Y1]:
+                st[j, S_Y1] = y
+            c = cls[y, x]
+            if c == 1:
+                st[j, S_OUTLINE] += 1
+            elif c == 8:
+                st[j, S_OTHER] += 1
+            else:
+                st[j, S_COL0 + c - 2] += 1
+    keep = 0
+    for j in range(1, k + 1):
+        if st[j, S_AREA] >= min_area:
+            keep += 1
+    out = np.zeros((keep, NSTATS))
+    o = 0
+    for j in range(1, k + 1):
+        if st[j, S_AREA] < min_area:
+            continue
+        y0 = int(st[j, S_Y0])
+        y1 = int(st[j, S_Y1])
+        x0 = int(st[j, S_X0])
+        x1 = int(st[j, S_X1])
+        quarter = (y1 - y0 + 1) // 4
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
+                if labels[y, x] == j:
+                    if y < y0 + quarter:
+                        st[j, S_TOPQ] += 1
+                    elif y > y1 - quarter:
+                        st[j, S_BOTQ] += 1
+        out[o] = st[j]
+        o += 1
+    return out
+
+
+@dataclass
+class Components:
+    """Components of one frame (arrays of length K).
+
+    Attributes
+    ----------
+    area, cx, cy : float arrays (centroid in canvas pixels, pixel-centre coordinates)
+    bbox : (K, 4) int (x0, x1, y0, y1), inclusive
+    color : int array, colour code or -1 when no task colour dominates
+    features : (K, 3) shape features (fill ratio, vertical asymmetry, log aspect)
+    cls : (H, W) uint8 pixel classes of the frame
+    """
+
+    area: np.ndarray
+    cx: np.ndarray
+    cy: np.ndarray
+    bbox: np.ndarray
+    color: np.ndarray
+    features: np.ndarray
+    cls: np.ndarray
+
+    def __len__(self):
+        return len(self.area)
+
+
+def _features(st: np.ndarray) -> np.ndarray:
+    """Scale-free shape features of component statistics rows."""
+    bw = st[:, S_X1] - st[:, S_X0] + 1
+    bh = st[:, S_Y1] - st[:, S_Y0] + 1
+    area = st[:, S_AREA]
+    return np.stack([area / (bw * bh), (st[:, S_BOTQ] - st[:, S_TOPQ]) / area,
+                     np.log(bw / bh)], axis=1)
+
+
+class Detector:
+    """Per-stream detector with reusable buffers for a canvas of (W, H).
+
+    Parameters
+    ----------
+    canvas_size : (W, H)
+    min_area : float
+        Components below this many pixels are ignored.
+    """
+
+    def __init__(self, canvas_size, min_area: float):
+        w, h = int(canvas_size[0]), int(canvas_size[1])
+        self.lut = class_lut()
+        self.labels = np.zeros((h, w), np.int32)
+        self.parent = np.zeros(h * w + 1, np.int32)
+        self.min_area = float(min_area)
+        self.shape = (h, w)
+
+    def __call__(self, frame: np.ndarray) -> Components:
+        """Detect the components of one (H, W, 3) uint8 canvas frame."""
+        cls = np.empty(self.shape, np.uint8)
+        st = analyze_frame(frame, self.lut, cls, self.labels, self.parent, self.min_area)
+        colours = st[:, S_COL0:S_COL0 + len(COLORS)]
+        body = np.maximum(st[:, S_AREA] - st[:, S_OUTLINE], 1)
+        best = colours.argmax(axis=1) if len(st) else np.zeros(0, int)
+        ok = colours.max(axis=1, initial=0) >= COLOR_MIN_FRACTION * body
+        return Components(
+            area=st[:, S_AREA], cx=st[:, S_SX] / np.maximum(st[:, S_AREA], 1),
+            cy=st[:, S_SY] / np.maximum(st[:, S_AREA], 1),
+            bbox=st[:, [S_X0, S_X1, S_Y0, S_Y1]].astype(int),
+            color=np.where(ok, best, -1), features=_features(st), cls=cls)
+
+
+@lru_cache(maxsize=None)
+def shape_templates(size: int) -> np.ndarray:
+    """Shape features of each sprite at ``size``, measured by the detector: (len(SHAPES), 3)."""
+    pad = 4
+    feats = []
+    for code in range(len(SHAPES)):
+        sp = sprite(code, size)
+        img = np.full((size + 2 * pad, size + 2 * pad, 3), 255, np.uint8)
+        view = img[pad:pad + size, pad:pad + size]
+        view[sp == 1] = OUTLINE_RGB
+        view[sp == 2] = COLOR_RGB[0]
+        comp = Detector((img.shape[1], img.shape[0]), 1)(img)
+        feats.append(comp.features[np.argmax(comp.area)])
+    return np.array(feats)
+
+
+#: Feature scales: a difference of one scale unit counts as 1 in the shape distance.
+FEATURE_SCALE = np.array([0.08, 0.08, 0.15])
+
+
+def classify_shapes(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
+    """Shape codes (M, K): nearest template of each object's size for each component.
+
+    ``features`` is (K, 3); ``templates`` is (M, len(SHAPES), 3), one template set per object.
+    """
+    d = np.abs((templates[:, None] - features[None, :, None]) / FEATURE_SCALE).sum(axis=-1)
+    return d.argmin(axis=-1)
+
+
+def match(ref_x, ref_y, color, shape, size, exp_area, templates, comps: Components,
+          canvas_diag: float):
+    """Assign components to objects by minimum total cost.
+
+    Parameters
+    ----------
+    ref_x, ref_y : (M,) reference positions (last tracked centroid) of the objects
+    color, shape, size, exp_area : (M,) expected colour/shape codes, size and drawn area
+    templates : (M, len(SHAPES), 3) shape templates at each object's size
+    comps : Components
+    canvas_diag : float
+
+    Returns
+    -------
+    comp_of : (M,) int, component index matched to each object or -1
+    shape_of : (M,) int, the shape code the matched component was classified as (-1 if none)
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    m, k = len(ref_x), len(comps)
+    comp_of = np.full(m, -1)
+    shape_of = np.full(m, -1)
+    if m == 0 or k == 0:
+        return comp_of, shape_of
+    dist = np.hypot(comps.cx[None, :] - ref_x[:, None], comps.cy[None, :] - ref_y[:, None])
+    ratio = comps.area[None, :] / exp_area[:, None]
+    shapes = classify_shapes(comps.features, templates)
+    col_bad = comps.color[None, :] != color[:, None]
+    cost = (dist / canvas_diag + COLOR_MISMATCH_COST * col_bad
+            + SHAPE_MISMATCH_COST * (shapes != shape[:, None])
+            + AREA_LOG_COST * np.abs(np.log(ratio)))
+    feasible = ((ratio >= AREA_RATIO_RANGE[0]) & (ratio <= AREA_RATIO_RANGE[1])
+                & ~(col_bad & (dist > size[:, None])))
+    big = 1e6
+    rows, cols = linear_sum_assignment(np.where(feasible, cost, big))
+    for r, c in zip(rows, cols):
+        if feasible[r, c]:
+            comp_of[r] = c
+            shape_of[r] = shapes[r, c]
+    return comp_of, shape_of
