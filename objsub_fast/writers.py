@@ -57,11 +57,14 @@ def vmeval_pair(record: dict) -> dict:
     return pair
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
 def dump_meta(meta: dict, fmt: str) -> bytes:
     """Serialized per-task JSON: indented for VMEvalKit (as VMEvalKit writes it), compact else."""
     if fmt == "vmevalkit":
         return json.dumps(meta, indent=2).encode()
-    return json.dumps(meta, separators=(",", ":")).encode()
+    return _COMPACT.encode(meta).encode()
 
 
 def encode_samples(batch, first_index: int, fmt: str, masks: bool) -> list[dict]:
