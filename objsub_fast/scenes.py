@@ -118,6 +118,11 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
             else:
                 _odd_one_out(state, n, c, N_COLORS, h, N_SHAPES, rem)
         rect = region_rects[max(region, 0)]
+        if n_inside > 0:  # objects bound for a region take a size that fits it
+            room = min(min(width - EDGE_MARGIN, math.floor(rect[1])) - max(EDGE_MARGIN, math.ceil(rect[0])),
+                       min(height - EDGE_MARGIN, math.floor(rect[3])) - max(EDGE_MARGIN, math.ceil(rect[2])))
+            for j in range(n_inside):
+                s[j] = randint(state, s_lo, min(s_hi, room))
         if not _place(state, n, s, l, t, width, height, vline, hline, rect, n_inside):
             continue
         good = True

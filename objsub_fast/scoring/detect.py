@@ -32,9 +32,11 @@ the four sprite templates in (fill ratio, vertical asymmetry, aspect) feature sp
 templates being computed by this very detector on ``render.sprite`` images, so detector and
 renderer can never disagree on a definition.
 
-Components are matched to task objects by a minimum-cost assignment: identity (colour, shape)
-dominates, position breaks ties between look-alikes; a component of another colour may only
-match an object in place (within one object size of its last position).
+Components are matched to task objects by a minimum-cost assignment (Hungarian, with an
+"unmatched" option per object): identity (colour, shape) dominates, then distance from the
+object's last tracked position (in object sizes) and change of area since its last match, so
+look-alikes keep their identities while one of them shrinks or slides; a component of another
+colour may only match an object in place (within one object size of its last position).
 """
 from __future__ import annotations
 
@@ -60,9 +62,15 @@ COLOR_MIN_FRACTION = 0.4
 #: Matching costs (see :func:`match`).
 COLOR_MISMATCH_COST = 4.0
 SHAPE_MISMATCH_COST = 1.5
+#: Area cost per unit of |log(area / last matched area)|.
 AREA_LOG_COST = 1.0
+#: Position cost: distance from the last tracked position in units of this many object sizes.
+POSITION_SCALE = 4.0
 #: Area ratio (component / expected) outside which a component cannot be the object.
 AREA_RATIO_RANGE = (0.2, 5.0)
+#: Cost of leaving an object unmatched: a worse candidate (e.g. another object's component of the
+#: same colour but another shape and size) is refused rather than stolen from its owner.
+UNMATCHED_COST = 3.0
 
 # Component statistics columns.
 (S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1) = range(7)
@@ -309,17 +317,15 @@ def classify_shapes(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
     return d.argmin(axis=-1)
 
 
-def match(ref_x, ref_y, color, shape, size, exp_area, templates, comps: Components,
-          canvas_diag: float):
+def match(ref_x, ref_y, ref_area, color, shape, size, exp_area, templates, comps: Components):
     """Assign components to objects by minimum total cost.
 
     Parameters
     ----------
-    ref_x, ref_y : (M,) reference positions (last tracked centroid) of the objects
+    ref_x, ref_y, ref_area : (M,) last tracked centroid and area of the objects
     color, shape, size, exp_area : (M,) expected colour/shape codes, size and drawn area
     templates : (M, len(SHAPES), 3) shape templates at each object's size
     comps : Components
-    canvas_diag : float
 
     Returns
     -------
@@ -335,17 +341,21 @@ def match(ref_x, ref_y, color, shape, size, exp_area, templates, comps: Componen
         return comp_of, shape_of
     dist = np.hypot(comps.cx[None, :] - ref_x[:, None], comps.cy[None, :] - ref_y[:, None])
     ratio = comps.area[None, :] / exp_area[:, None]
+    track_ratio = comps.area[None, :] / ref_area[:, None]
     shapes = classify_shapes(comps.features, templates)
     col_bad = comps.color[None, :] != color[:, None]
-    cost = (dist / canvas_diag + COLOR_MISMATCH_COST * col_bad
+    cost = (dist / (POSITION_SCALE * size[:, None]) + COLOR_MISMATCH_COST * col_bad
             + SHAPE_MISMATCH_COST * (shapes != shape[:, None])
-            + AREA_LOG_COST * np.abs(np.log(ratio)))
+            + AREA_LOG_COST * np.abs(np.log(track_ratio)))
     feasible = ((ratio >= AREA_RATIO_RANGE[0]) & (ratio <= AREA_RATIO_RANGE[1])
                 & ~(col_bad & (dist > size[:, None])))
     big = 1e6
-    rows, cols = linear_sum_assignment(np.where(feasible, cost, big))
+    full = np.full((m, k + m), big)
+    full[:, :k] = np.where(feasible, cost, big)
+    full[np.arange(m), k + np.arange(m)] = UNMATCHED_COST
+    rows, cols = linear_sum_assignment(full)
     for r, c in zip(rows, cols):
-        if feasible[r, c]:
+        if c < k and feasible[r, c]:
             comp_of[r] = c
             shape_of[r] = shapes[r, c]
     return comp_of, shape_of

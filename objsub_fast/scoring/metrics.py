@@ -151,6 +151,7 @@ class Tracker:
         self.diag = float(np.hypot(w, h))
         self.detect = Detector(model.canvas_size, model.min_area)
         self.ref_x, self.ref_y = model.cx.copy(), model.cy.copy()
+        self.ref_area = model.area.copy()
         self.last_seen = np.full(len(model.cx), -1)
         self.positions, self.present, self.color_ok, self.shape_ok = [], [], [], []
         self.max_step = 0.0
@@ -167,8 +168,8 @@ class Tracker:
         """Detect and match objects in one canvas frame."""
         m = self.model
         comps = self.detect(frame)
-        comp_of, shape_of = match(self.ref_x, self.ref_y, m.color, m.shape, m.size, m.area,
-                                  m.templates, comps, self.diag)
+        comp_of, shape_of = match(self.ref_x, self.ref_y, self.ref_area, m.color, m.shape,
+                                  m.size, m.area, m.templates, comps)
         hit = comp_of >= 0
         idx = comp_of[hit]
         px = np.full(len(comp_of), np.nan)
@@ -180,6 +181,7 @@ class Tracker:
             self.max_step = max(self.max_step, float(step.max()))
         t = len(self.present)
         self.ref_x[hit], self.ref_y[hit] = px[hit], py[hit]
+        self.ref_area[hit] = comps.area[idx]
         self.last_seen[hit] = t
         col_ok = np.ones(len(comp_of), bool)
         col_ok[hit] = comps.color[idx] == m.color[hit]

@@ -1,0 +1,48 @@
+"""Bad input to generate_batch: a ValueError naming the parameter, before Numba runs."""
+import pytest
+
+from objsub_fast import generate_batch
+
+CASES = [
+    (dict(seeds=[]), "seeds"),
+    (dict(seeds=[-1]), r"seeds.*\[0, 2\*\*63-1\]"),
+    (dict(seeds=[1.5]), "seeds"),
+    (dict(seeds=[True]), "seeds"),
+    (dict(seeds=["3"]), "seeds"),
+    (dict(seeds=[2**63]), r"seeds.*2\*\*63-1"),
+    (dict(seeds=7), "seeds"),
+    (dict(seeds=[1], level="L5"), "level"),
+    (dict(seeds=[1, 2], level=["L1"]), "level.*one per seed"),
+    (dict(seeds=[1], canvas_size=8), "canvas_size"),
+    (dict(seeds=[1], canvas_size=(256,)), "canvas_size"),
+    (dict(seeds=[1], canvas_size=64), "object_size"),
+    (dict(seeds=[1], canvas_size=128, num_objects=(8, 12)), "num_objects"),
+    (dict(seeds=[1], num_objects=(6, 3)), "num_objects.*empty"),
+    (dict(seeds=[1], num_objects=(1, 3)), r"num_objects.*\[2, 254\]"),
+    (dict(seeds=[1], level="L4", num_objects=(4, 6)), r"num_objects.*L4.*\[5, 254\]"),
+    (dict(seeds=[1], object_size=(30, 20)), "object_size.*empty"),
+    (dict(seeds=[1], object_size=(0, 20)), "object_size"),
+    (dict(seeds=[1], object_size=(20, 30)), "object_size.*largest"),
+    (dict(seeds=[1], kind_weights={"bogus": 1}), "kind_weights"),
+    (dict(seeds=[1], kind_weights={"color": -1, "shape": 1}), "kind_weights"),
+    (dict(seeds=[1], kind_weights={"color": 0}), "kind_weights"),
+    (dict(seeds=[1], level="L3", canvas_size=(70, 256), object_size=(20, 40)), "canvas_size"),
+]
+
+
+@pytest.mark.parametrize("kwargs,message", CASES)
+def test_bad_input_names_the_parameter(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        generate_batch(**kwargs)
+
+
+def test_size_rules_can_be_switched_off_for_a_narrow_size_range():
+    batch = generate_batch(range(50), object_size=(20, 30), render=False,
+                           kind_weights={"color": 1, "shape": 1})
+    assert len(batch) == 50
+
+
+def test_task_index_out_of_range():
+    batch = generate_batch([1, 2], render=False)
+    with pytest.raises(IndexError):
+        batch.task(2)
