@@ -182,6 +182,12 @@ def folder_files(sample: dict) -> list[tuple[str, bytes]]:
     return sorted((MEMBERS[s], sample[s]) for s in MEMBERS if s in sample)
 
 
+def write_file(path: Path, data: bytes) -> None:
+    """Write one file of a task folder (not flushed; the folder is synced before its rename)."""
+    with open(path, "wb") as f:
+        f.write(data)
+
+
 class VMEvalKitShardWriter:
     """Writes one shard's tasks as VMEvalKit folders, each renamed into place when complete.
 
@@ -218,8 +224,7 @@ class VMEvalKitShardWriter:
             self._pending.append(tmp)
             tmp.mkdir()
             for name, data in files:
-                with open(tmp / name, "wb") as f:
-                    f.write(data)
+                write_file(tmp / name, data)
             moves.append((tmp, final))
         os.sync()
         for tmp, final in moves:

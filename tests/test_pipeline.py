@@ -1,0 +1,146 @@
+"""Pipeline: byte-identical output for any worker count, chunk size or backend; resume after
+kill -9; refusal of a different configuration; nothing half-written on a full disk."""
+import errno
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from objsub_fast import writers
+from objsub_fast.atomic import AtomicWriter
+from objsub_fast.pipeline import ConfigError, RunConfig, generate
+
+CONFIGS = {
+    "webdataset": RunConfig(count=30, shard_size=8, seed=11, masks=True),
+    "vmevalkit": RunConfig(count=13, shard_size=5, seed=11, format="vmevalkit"),
+}
+
+
+def tree(root: Path) -> dict:
+    """Every file under ``root`` (relative path -> bytes)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    refs = {}
+    for fmt, config in CONFIGS.items():
+        out = tmp_path_factory.mktemp(f"ref-{fmt}")
+        generate(config, out, workers=1, chunk_size=64, quiet=True)
+        refs[fmt] = tree(out)
+    return refs
+
+
+@pytest.mark.parametrize("fmt", CONFIGS)
+def test_identical_for_any_workers_and_chunk_size(fmt, reference, tmp_path):
+    generate(CONFIGS[fmt], tmp_path, workers=2, chunk_size=3, quiet=True)
+    got = tree(tmp_path)
+    assert got.keys() == reference[fmt].keys()
+    assert got == reference[fmt]
+    assert not any(name.startswith(".") for name in got)
+
+
+def test_dask_backend_matches_local_run(reference, tmp_path):
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                      dashboard_address=None) as cluster:
+        generate(CONFIGS["webdataset"], tmp_path, backend="dask",
+                 scheduler=cluster.scheduler_address, chunk_size=5, quiet=True)
+    assert tree(tmp_path) == reference["webdataset"]
+
+
+def _cli(out, fmt):
+    c = CONFIGS[fmt]
+    return [sys.executable, "-m", "objsub_fast.cli", "generate", "--out", str(out),
+            "--count", str(c.count), "--shard-size", str(c.shard_size), "--seed", str(c.seed),
+            "--format", fmt, "--workers", "1", "--chunk-size", "2", "--quiet"] + (
+        ["--masks"] if c.masks else [])
+
+
+@pytest.mark.parametrize("fmt", CONFIGS)
+def test_resume_after_kill_9_is_byte_identical(fmt, reference, tmp_path):
+    marker = {"webdataset": "objsub-000000.tar", "vmevalkit": "object_subtraction_task"}[fmt]
+    for delay in (0.0, 0.05):  # right after the first output appears, then a bit later
+        proc = subprocess.Popen(_cli(tmp_path, fmt))
+        deadline = time.monotonic() + 60
+        while not (tmp_path / marker).exists() and proc.poll() is None \
+                and time.monotonic() < deadline:
+            time.sleep(0.005)
+        time.sleep(delay)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    assert subprocess.run(_cli(tmp_path, fmt)).returncode == 0
+    assert tree(tmp_path) == reference[fmt]
+
+
+def test_different_configuration_is_refused_unless_overwrite(tmp_path):
+    generate(RunConfig(count=4, shard_size=2), tmp_path, workers=1, quiet=True)
+    with pytest.raises(ConfigError, match="different configuration.*count: 4 there vs 5 now"):
+        generate(RunConfig(count=5, shard_size=2), tmp_path, workers=1, quiet=True)
+    generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, overwrite=True, quiet=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "manifest.json", "objsub-000000.tar", "objsub-000001.tar"]
+
+
+def test_rerun_of_a_complete_run_changes_nothing(tmp_path):
+    config = RunConfig(count=4, shard_size=3)
+    generate(config, tmp_path, workers=1, quiet=True)
+    before = tree(tmp_path)
+    generate(config, tmp_path, workers=1, quiet=True)
+    assert tree(tmp_path) == before
+
+
+def _full_disk(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+_write = AtomicWriter.write
+
+
+def _full_disk_for_shards(self, data):
+    if self.final.suffix == ".tar":
+        _full_disk()
+    _write(self, data)
+
+
+@pytest.mark.parametrize("fmt,target", [
+    ("webdataset", (AtomicWriter, "write", _full_disk_for_shards)),
+    ("vmevalkit", (writers, "write_file", _full_disk))])
+def test_full_disk_leaves_nothing_under_a_final_name(fmt, target, tmp_path, monkeypatch):
+    monkeypatch.setattr(*target)
+    with pytest.raises(OSError) as err:
+        generate(CONFIGS[fmt], tmp_path, workers=1, quiet=True)
+    assert err.value.errno == errno.ENOSPC
+    left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
+                  if not p.name.startswith(".objsub-progress"))
+    assert left in (["manifest.json"], ["manifest.json", "object_subtraction_task"])
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"count": 0}, "--count must be an integer >= 1"),
+    ({"count": 1, "levels": ("L5",)}, "--levels"),
+    ({"count": 1, "format": "zip"}, "--format must be one of webdataset, vmevalkit"),
+    ({"count": 1, "shard_size": 0}, "--shard-size must be an integer >= 1"),
+    ({"count": 1, "seed": -1}, r"--seed must be an integer in \[0, "),
+    ({"count": 1, "canvas_size": (10, 10)}, "--canvas-size"),
+])
+def test_bad_configuration_names_the_parameter(kwargs, message, tmp_path):
+    with pytest.raises(ConfigError, match=message):
+        generate(RunConfig(**kwargs), tmp_path / "out", workers=1, quiet=True)
+    assert not (tmp_path / "out").exists()
+
+
+def test_output_path_that_is_a_file_is_refused(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    with pytest.raises(ConfigError, match="not a directory"):
+        generate(RunConfig(count=1), f, workers=1, quiet=True)
+    with pytest.raises(ConfigError, match="cannot create output directory"):
+        generate(RunConfig(count=1), f / "sub", workers=1, quiet=True)

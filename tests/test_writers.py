@@ -1,0 +1,79 @@
+"""Writers: deterministic tar shards readable by the webdataset library, VMEvalKit folders."""
+import io
+import json
+import tarfile
+
+import numpy as np
+import pytest
+import webdataset as wds
+from PIL import Image
+
+from objsub_fast.pipeline import RunConfig, generate
+from objsub_fast.writers import MEMBERS, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR, tar_member
+
+
+@pytest.fixture(scope="module")
+def wds_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("wds")
+    generate(RunConfig(count=10, shard_size=6, seed=3, masks=True), out, workers=1, quiet=True)
+    return out
+
+
+def test_tar_members_are_deterministic_and_sorted(wds_dir):
+    with tarfile.open(wds_dir / "objsub-000000.tar") as tar:
+        members = tar.getmembers()
+    names = [m.name for m in members]
+    assert names == sorted(names) and len(names) == 6 * len(MEMBERS)
+    assert {(m.mtime, m.uid, m.gid, m.mode, m.uname, m.gname) for m in members} == {
+        (0, 0, 0, 0o644, "", "")}
+    assert names[:5] == [f"0000000000.{s}" for s in sorted(MEMBERS)]
+
+
+def test_webdataset_library_reads_every_sample(wds_dir):
+    urls = [str(p) for p in sorted(wds_dir.glob("objsub-*.tar"))]
+    samples = list(wds.WebDataset(urls, shardshuffle=False).decode("rgb8"))
+    assert [s["__key__"] for s in samples] == [f"{i:010d}" for i in range(10)]
+    s = samples[0]
+    record = s["json"]
+    assert s["first.png"].shape == (256, 256, 3) and s["first.png"].dtype == np.uint8
+    assert s["txt"] == record["prompt"] and record["task_index"] == 0
+    assert not np.array_equal(s["first.png"], s["final.png"])
+    mask = Image.open(io.BytesIO(tarfile.open(urls[0]).extractfile("0000000000.mask.png").read()))
+    assert mask.mode == "L" and np.asarray(mask).max() == record["object_subtraction_data"][
+        "num_objects"]
+
+
+def test_manifest_lists_every_shard_with_hash(wds_dir):
+    import hashlib
+    manifest = json.loads((wds_dir / "manifest.json").read_text())
+    assert manifest["complete"] and manifest["config"]["count"] == 10
+    assert [(e["start"], e["stop"], e["count"]) for e in manifest["shards"]] == [(0, 6, 6),
+                                                                                (6, 10, 4)]
+    for e in manifest["shards"]:
+        assert hashlib.sha256((wds_dir / e["name"]).read_bytes()).hexdigest() == e["sha256"]
+
+
+def test_vmevalkit_layout(tmp_path):
+    generate(RunConfig(count=5, format="vmevalkit", shard_size=2), tmp_path, workers=1,
+             quiet=True)
+    dataset = json.loads((tmp_path / VMEVAL_DATASET_FILE).read_text())
+    assert {"name", "description", "pairs", "metadata"} <= set(dataset)
+    assert len(dataset["pairs"]) == 5
+    for pair in dataset["pairs"]:
+        folder = tmp_path / VMEVAL_TASK_DIR / pair["id"]
+        assert sorted(p.name for p in folder.iterdir()) == [
+            "final_frame.png", "first_frame.png", "prompt.txt", "question_metadata.json"]
+        assert (tmp_path / pair["first_image_path"]).parent == folder
+        assert json.loads((folder / "question_metadata.json").read_text()) == pair
+        assert (folder / "prompt.txt").read_text() == pair["prompt"]
+        with Image.open(folder / "first_frame.png") as im:
+            assert im.mode == "RGB" and im.size == (256, 256)
+
+
+def test_tar_member_layout_and_long_names():
+    raw = tar_member("a.txt", b"hello") + b"\0" * 1024
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        assert tar.extractfile("a.txt").read() == b"hello"
+    assert len(tar_member("b", b"x" * 513)) == 512 + 1024
+    with pytest.raises(ValueError, match="longer than 100"):
+        tar_member("n" * 101, b"")
