@@ -1,0 +1,117 @@
+"""verify: a clean dataset passes; a flipped byte, a truncated tar, a deleted task and an
+edited prompt are each caught and reported."""
+import io
+import json
+import shutil
+import tarfile
+
+import pytest
+
+from objsub_fast.cli import main
+from objsub_fast.pipeline import RunConfig, generate
+from objsub_fast.verify import verify
+from objsub_fast.writers import VMEVAL_TASK_DIR
+
+
+@pytest.fixture(scope="module")
+def clean(tmp_path_factory):
+    dirs = {}
+    for fmt in ("webdataset", "vmevalkit"):
+        out = tmp_path_factory.mktemp(fmt)
+        generate(RunConfig(count=12, shard_size=5, seed=5, format=fmt, masks=True), out,
+                 workers=1, quiet=True)
+        dirs[fmt] = out
+    return dirs
+
+
+@pytest.fixture
+def copy(clean, tmp_path):
+    def make(fmt):
+        shutil.copytree(clean[fmt], tmp_path / fmt)
+        return tmp_path / fmt
+    return make
+
+
+def rewrite_tar(path, edit):
+    """Rewrite a tar shard, passing each (name, bytes) through ``edit`` (None drops it)."""
+    with tarfile.open(path) as tar:
+        members = [(m, tar.extractfile(m).read()) for m in tar.getmembers()]
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as tar:
+        for m, data in members:
+            data = edit(m.name, data)
+            if data is not None:
+                m.size = len(data)
+                tar.addfile(m, io.BytesIO(data))
+
+
+def problems(out):
+    return "\n".join(verify(out).problems)
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_clean_dataset_passes(clean, fmt, capsys):
+    report = verify(clean[fmt])
+    assert report.ok and report.tasks == 12 and report.shards == 3
+    assert main(["verify", str(clean[fmt])]) == 0
+    assert "OK" in capsys.readouterr().out
+
+
+def test_flipped_byte_in_png_is_caught(copy, capsys):
+    out = copy("webdataset")
+    shard = out / "objsub-000000.tar"
+    with tarfile.open(shard) as tar:
+        offset = tar.getmember("0000000002.final.png").offset_data
+    data = bytearray(shard.read_bytes())
+    data[offset + 60] ^= 0x01
+    shard.write_bytes(bytes(data))
+    found = problems(out)
+    assert "task 2 " in found and "final.png" in found
+    assert "objsub-000000.tar: sha256 differs" in found
+    assert main(["verify", str(out)]) == 1
+    assert "problem" in capsys.readouterr().out
+
+
+def test_truncated_tar_is_caught(copy):
+    out = copy("webdataset")
+    shard = out / "objsub-000001.tar"
+    shard.write_bytes(shard.read_bytes()[:9000])
+    found = problems(out)
+    assert "objsub-000001.tar" in found
+    assert "missing" in found and "sha256 differs" in found
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_deleted_task_is_caught(copy, fmt):
+    out = copy(fmt)
+    if fmt == "webdataset":
+        rewrite_tar(out / "objsub-000002.tar",
+                    lambda name, data: None if name.startswith("0000000011.") else data)
+    else:
+        pair = json.loads((out / "vmeval_dataset.json").read_text())["pairs"][11]
+        shutil.rmtree(out / VMEVAL_TASK_DIR / pair["id"])
+    found = problems(out)
+    assert "task 11 " in found and "missing" in found
+    assert "1 tasks present, manifest says 2" in found
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_edited_prompt_is_caught(copy, fmt):
+    out = copy(fmt)
+    new = "Remove the object that looks different from the others. " \
+          "Do not do anything to other objects."
+    if fmt == "webdataset":
+        rewrite_tar(out / "objsub-000000.tar",
+                    lambda name, data: new.encode() if name == "0000000000.txt" else data)
+    else:
+        pair = json.loads((out / "vmeval_dataset.json").read_text())["pairs"][0]
+        (out / VMEVAL_TASK_DIR / pair["id"] / "prompt.txt").write_text(new)
+    found = problems(out)
+    assert "task 0 " in found and "txt differs from the task regenerated" in found
+    assert "prompt re-derives removed ids" in found or "prompt cannot be interpreted" in found
+
+
+def test_unreadable_manifest_is_a_clear_error(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["verify", str(tmp_path)])
+    assert exit_.value.code == 2
+    assert "objsub-fast: error: cannot read" in capsys.readouterr().err
