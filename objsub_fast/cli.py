@@ -182,7 +182,11 @@ def main(argv=None) -> int:
     """Run the command line; return the exit code."""
     from .pipeline import ConfigError
 
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser()
+    # ``score`` options belong to the scoring module; pass them through untouched.
+    args = (argparse.Namespace(handler=_score, score_args=argv[1:]) if argv[:1] == ["score"]
+            else parser.parse_args(argv))
     try:
         return args.handler(args)
     except (UsageError, ConfigError) as e:

@@ -1,0 +1,135 @@
+"""Command line: subcommands, clear errors without tracebacks, progress output, wrappers."""
+import errno
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from objsub_fast.atomic import AtomicWriter
+from objsub_fast.cli import main
+from objsub_fast.pipeline import Progress
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_main(argv):
+    try:
+        return main(argv)
+    except SystemExit as e:
+        return e.code
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--count", "0"], "--count must be an integer >= 1, got 0"),
+    (["--count", "-5"], "--count must be an integer >= 1, got -5"),
+    (["--levels", "L1,L7"], "--levels must be distinct names from L1,L2,L3,L4, got L1,L7"),
+    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, got 'parquet'"),
+    (["--shard-size", "0"], "--shard-size must be an integer >= 1, got 0"),
+    (["--workers", "0"], "--workers must be an integer >= 1, got 0"),
+    (["--backend", "ray"], "--backend must be one of loky, dask, got 'ray'"),
+    (["--scheduler", "tcp://x:1"], "--scheduler needs --backend dask"),
+    (["--canvas-size", "abc"], "argument --canvas-size: expected W or WxH, got 'abc'"),
+    (["--count", "many"], "argument --count: invalid int value: 'many'"),
+])
+def test_bad_generate_arguments(args, message, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run_main(["generate", "--out", str(out), *args]) == 2
+    err = capsys.readouterr().err
+    assert f"objsub-fast: error: {message}" in err and "Traceback" not in err
+    assert not (out / "manifest.json").exists()
+
+
+def test_output_is_a_file_without_traceback(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    proc = subprocess.run([sys.executable, "-m", "objsub_fast.cli", "generate", "--out",
+                           str(target), "--count", "2"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().endswith("exists and is not a directory")
+
+
+def test_full_disk_is_a_clear_error(tmp_path, monkeypatch, capsys):
+    real = AtomicWriter.write
+
+    def write(self, data):
+        if self.final.suffix == ".tar":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real(self, data)
+
+    monkeypatch.setattr(AtomicWriter, "write", write)
+    assert run_main(["generate", "--out", str(tmp_path), "--count", "3", "--workers", "1"]) == 2
+    assert "objsub-fast: error: No space left on device" in capsys.readouterr().err
+    assert not list(tmp_path.glob("*.tar")) and not list(tmp_path.glob(".tmp-*"))
+
+
+def test_generate_prints_line_progress_when_not_a_tty(tmp_path, capsys):
+    assert run_main(["generate", "--out", str(tmp_path), "--count", "6", "--shard-size", "3",
+                     "--workers", "1"]) == 0
+    captured = capsys.readouterr()
+    lines = captured.err.splitlines()
+    assert lines[-1].startswith("objsub-fast: 6/6 tasks (100.0%)") and "tasks/s" in lines[-1]
+    assert "\r" not in captured.err
+    assert "wrote 6 tasks in 2 shard(s)" in captured.out
+
+
+def test_progress_bar_on_a_terminal():
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    stream = Tty()
+    bar = Progress(100, 0, stream=stream)
+    bar.update(40)
+    bar.close()
+    assert "task/s" in stream.getvalue() and " 40%" in stream.getvalue()
+
+
+def test_preview_writes_a_contact_sheet(tmp_path, capsys):
+    out = tmp_path / "sheet.png"
+    assert run_main(["preview", "--level", "L3", "--count", "3", "--columns", "2",
+                     str(out)]) == 0
+    with Image.open(out) as im:
+        assert im.mode == "RGB" and im.width > 2 * 2 * 256 and im.height > 2 * 256
+    assert run_main(["preview", "--level", "L9", str(out)]) == 2
+    assert "--levels must be distinct names" in capsys.readouterr().err
+
+
+def test_score_without_its_module_is_a_clear_error(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "objsub_fast.scoring.command", None)
+    assert run_main(["score", "--help"]) == 2
+    assert "objsub-fast: error: the score command is not available" in capsys.readouterr().err
+
+
+def test_score_is_delegated_to_the_scoring_module(monkeypatch):
+    fake = types.ModuleType("objsub_fast.scoring.command")
+    fake.add_arguments = lambda p: p.add_argument("--videos")
+    fake.run = lambda args: 7 if args.videos == "v" else 0
+    monkeypatch.setitem(sys.modules, "objsub_fast.scoring.command", fake)
+    import objsub_fast.scoring as scoring
+    monkeypatch.setattr(scoring, "command", fake, raising=False)
+    assert run_main(["score", "--videos", "v"]) == 7
+
+
+def test_generate_million_wrapper_and_console_script(tmp_path):
+    script = ROOT / "scripts" / "generate_million.py"
+    proc = subprocess.run([sys.executable, str(script), "--count", "4", "--workers", "1",
+                           "--out", str(tmp_path / "a"), "--quiet"], capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr
+    exe = shutil.which("objsub-fast")
+    if exe is None:
+        pytest.skip("console script not installed")
+    proc = subprocess.run([exe, "generate", "--count", "4", "--workers", "1", "--out",
+                           str(tmp_path / "b"), "--quiet"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "a" / "objsub-000000.tar").read_bytes() == (
+        tmp_path / "b" / "objsub-000000.tar").read_bytes()
+    assert json.loads((tmp_path / "a" / "manifest.json").read_text())["complete"]
