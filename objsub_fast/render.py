@@ -16,7 +16,7 @@ from skimage.morphology import disk as disk_footprint, erosion
 
 from .vocabulary import BACKGROUND_RGB, COLOR_RGB, OUTLINE_RGB, OUTLINE_WIDTH, SHAPES
 
-TRANSPARENT, OUTLINE, FILL = 0, 1, 2
+TRANSPARENT, OUTLINE, FILL = 0, 1, 2  # sprite values
 
 
 def _outline(size):
@@ -76,11 +76,50 @@ def palette() -> np.ndarray:
     return np.vstack([BACKGROUND_RGB, OUTLINE_RGB, COLOR_RGB]).astype(np.uint8)
 
 
+@lru_cache(maxsize=8)
+def stamp_tables(size_lo: int, size_hi: int):
+    """Sprites ready to stamp: RGB per colour and each row's drawn span.
+
+    Every shape is convex, so each sprite row is one run of drawn pixels; stamping copies
+    that run as one contiguous slice.
+
+    Returns
+    -------
+    rgb : (shapes, sizes, colours, size_hi, size_hi, 3) uint8
+    spans : (shapes, sizes, size_hi, 2) int32, [start, stop) column of each row's run
+    """
+    atlas = sprite_atlas(size_lo, size_hi)
+    pal = palette()
+    rgb = np.empty(atlas.shape[:2] + (len(COLOR_RGB),) + atlas.shape[2:] + (3,), np.uint8)
+    for c in range(len(COLOR_RGB)):
+        lut = pal.copy()
+        lut[2] = COLOR_RGB[c]
+        rgb[:, :, c] = lut[atlas]
+    drawn = atlas > 0
+    starts = np.where(drawn.any(-1), drawn.argmax(-1), 0)
+    stops = np.where(drawn.any(-1), size_hi - drawn[..., ::-1].argmax(-1), 0)
+    runs = stops - starts
+    if not np.array_equal(runs, drawn.sum(-1)):
+        raise AssertionError("a sprite row is not one contiguous run")
+    return rgb, np.stack([starts, stops], -1).astype(np.int32)
+
+
+@njit(cache=True, inline="always")
+def _copy(dst, src):
+    """Copy equal-length 1-D byte runs (a plain loop LLVM vectorizes)."""
+    for b in range(src.shape[0]):
+        dst[b] = src[b]
+
+
 @njit(cache=True)
-def stamp_batch(atlas, size_lo, pal, num_objects, left, top, size, color, shape, removed,
+def stamp_batch(rgb, spans, size_lo, num_objects, left, top, size, color, shape, removed,
                 first, final, instance):
-    """Draw every task: white frames, then each object's sprite into the first frame, the kept
-    ones into the final frame, and object k as k+1 into ``instance`` (if it has any rows)."""
+    """Draw every task: white frames, then each object's sprite rows into the first frame, the
+    kept ones into the final frame, and object k as k+1 into ``instance`` (if it has rows).
+
+    ``first``/``final`` are (N, H, W*3) and ``rgb`` (..., size_hi, size_hi*3) byte views, so a
+    row's run is one contiguous byte copy.
+    """
     want_instance = instance.shape[0] > 0
     for i in range(num_objects.shape[0]):
         first[i] = 255
@@ -88,24 +127,19 @@ def stamp_batch(atlas, size_lo, pal, num_objects, left, top, size, color, shape,
         if want_instance:
             instance[i] = 0
         for k in range(num_objects[i]):
-            sp = atlas[shape[i, k], size[i, k] - size_lo]
-            fill = pal[2 + color[i, k]]
-            line = pal[1]
+            h, si, col = shape[i, k], size[i, k] - size_lo, color[i, k]
             keep = not removed[i, k]
-            y0 = top[i, k]
-            x0 = left[i, k]
             for r in range(size[i, k]):
-                for c in range(size[i, k]):
-                    v = sp[r, c]
-                    if v == 0:
-                        continue
-                    rgb = line if v == 1 else fill
-                    for ch in range(3):
-                        first[i, y0 + r, x0 + c, ch] = rgb[ch]
-                        if keep:
-                            final[i, y0 + r, x0 + c, ch] = rgb[ch]
-                    if want_instance:
-                        instance[i, y0 + r, x0 + c] = k + 1
+                c0, c1 = spans[h, si, r, 0], spans[h, si, r, 1]
+                y, x0 = top[i, k] + r, left[i, k] + c0
+                n = 3 * (c1 - c0)
+                src = rgb[h, si, col, r, 3 * c0:3 * c0 + n]
+                _copy(first[i, y, 3 * x0:3 * x0 + n], src)
+                if keep:
+                    _copy(final[i, y, 3 * x0:3 * x0 + n], src)
+                if want_instance:
+                    for c in range(x0, x0 + c1 - c0):
+                        instance[i, y, c] = k + 1
 
 
 def render(scenes: dict, config, masks: bool = False):
@@ -121,7 +155,9 @@ def render(scenes: dict, config, masks: bool = False):
     final = np.empty((n, h, w, 3), np.uint8)
     instance = np.empty((n if masks else 0, h, w), np.uint8)
     s_lo, s_hi = config.size_range
-    stamp_batch(sprite_atlas(s_lo, s_hi), s_lo, palette(), scenes["num_objects"], scenes["left"],
-                scenes["top"], scenes["size"], scenes["color"], scenes["shape"],
-                scenes["removed"], first, final, instance)
+    rgb, spans = stamp_tables(s_lo, s_hi)
+    stamp_batch(rgb.reshape(rgb.shape[:-2] + (-1,)), spans, s_lo, scenes["num_objects"],
+                scenes["left"], scenes["top"], scenes["size"], scenes["color"], scenes["shape"],
+                scenes["removed"], first.reshape(n, h, w * 3), final.reshape(n, h, w * 3),
+                instance)
     return first, final, (instance if masks else None)

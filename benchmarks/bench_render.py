@@ -1,0 +1,184 @@
+"""Benchmark of the core engine: scenes+rules and frames, against the fill floor and a
+matplotlib baseline drawn the way the original generator draws (a figure of patches per frame,
+Agg). Every ratio compares measurements from this one run; times are medians over repeats.
+
+Run: ``python benchmarks/bench_render.py`` (about two minutes on 2 cores; ``--quick`` for less).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+from objsub_fast import generate_batch
+from objsub_fast.vocabulary import COLOR_RGB, COLORS, LEVELS
+
+W = H = 256
+MIXED = list(LEVELS)
+
+
+def levels_for(n):
+    return [MIXED[i % 4] for i in range(n)]
+
+
+def median_rate(fn, tasks, repeats):
+    """Median tasks/s of ``fn(r)`` over ``repeats`` calls (r = repeat index)."""
+    times = []
+    for r in range(repeats):
+        start = time.perf_counter()
+        fn(r)
+        times.append(time.perf_counter() - start)
+    return tasks / float(np.median(times))
+
+
+def generate(n, render, offset=0):
+    return generate_batch(np.arange(n) + offset, level=levels_for(n), render=render)
+
+
+def chunked(total, chunk, render):
+    for start in range(0, total, chunk):
+        generate_batch(np.arange(start, start + chunk), level=levels_for(chunk), render=render)
+
+
+def fill_floor(n):
+    first = np.full((n, H, W, 3), 255, np.uint8)
+    final = np.full((n, H, W, 3), 255, np.uint8)
+    return first, final
+
+
+def interleaved(n, repeats):
+    """Median tasks/s of generate_batch with frames and of the fill floor, alternated so that
+    both see the same machine load."""
+    gen, floor = [], []
+    for r in range(repeats):
+        start = time.perf_counter()
+        fill_floor(n)
+        floor.append(time.perf_counter() - start)
+        start = time.perf_counter()
+        generate(n, True, offset=r * n)
+        gen.append(time.perf_counter() - start)
+    return n / np.median(gen), n / np.median(floor)
+
+
+def peak_bytes(fn):
+    tracemalloc.start()
+    fn()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return peak
+
+
+def warmup_seconds():
+    """Import + first generate_batch in a fresh process (Numba cache already warm)."""
+    code = ("import time; t = time.perf_counter(); import objsub_fast as o;"
+            "o.generate_batch([1, 2, 3, 4], level=['L1', 'L2', 'L3', 'L4'], masks=True);"
+            "print(time.perf_counter() - t)")
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True).stdout) for _ in range(3)]
+    return float(np.median(runs))
+
+
+def matplotlib_frames(task):
+    """Both frames of one task drawn as the original does: a new figure of patches, Agg."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Circle, Polygon, Rectangle
+
+    data = task["object_subtraction_data"]
+    removed = set(data["remove_object_ids"])
+    frames = []
+    for keep_removed in (True, False):
+        fig = plt.figure(figsize=(W / 100, H / 100), dpi=100)
+        ax = fig.add_axes([0, 0, 1, 1])
+        ax.set_xlim(0, W)
+        ax.set_ylim(H, 0)
+        ax.axis("off")
+        for o in data["objects"]:
+            if o["id"] in removed and not keep_removed:
+                continue
+            x, y, s = o["x"], o["y"], o["size"]
+            style = dict(facecolor=COLOR_RGB[COLORS.index(o["color"])] / 255, edgecolor="black",
+                         linewidth=2 * 72 / 100)
+            if o["shape"] == "cube":
+                patch = Rectangle((x - s / 2, y - s / 2), s, s, **style)
+            elif o["shape"] == "sphere":
+                patch = Circle((x, y), s / 2, **style)
+            elif o["shape"] == "pyramid":
+                r = s / 2
+                patch = Polygon([(x, y - r), (x + r * 0.866, y + r / 2), (x - r * 0.866, y + r / 2)],
+                                **style)
+            else:
+                patch = Polygon([(x - s / 4, y - s / 2), (x + s / 4, y - s / 2),
+                                 (x + s / 2, y + s / 2), (x - s / 2, y + s / 2)], **style)
+            ax.add_patch(patch)
+        fig.canvas.draw()
+        frames.append(np.asarray(fig.canvas.buffer_rgba())[..., :3].copy())
+        plt.close(fig)
+    return frames
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats, 10,000 chunked")
+    args = parser.parse_args(argv)
+    repeats = 3 if args.quick else 7
+    big = 10_000 if args.quick else 100_000
+    generate(4, True)  # JIT warm-up (compiles or loads the cache)
+    rows = []
+    for n in (1, 64, 1024):
+        reps = repeats * (20 if n == 1 else 1)
+        rows.append((f"scenes+rules, batch {n}",
+                     median_rate(lambda r: generate(n, False, r * n), n, reps)))
+        rows.append((f"scenes+rules+frames, batch {n}",
+                     median_rate(lambda r: generate(n, True, r * n), n, reps)))
+    rows.append((f"scenes+rules, {big:,} in chunks of 1024",
+                 median_rate(lambda r: chunked(big, 1024, False), big, max(1, repeats // 3))))
+    rows.append((f"scenes+rules+frames, {big:,} in chunks of 1024",
+                 median_rate(lambda r: chunked(big, 1024, True), big, max(1, repeats // 3))))
+    gen_rate, floor_rate = interleaved(1024, repeats)
+    sample = generate(12, False)
+    baseline = median_rate(lambda r: [matplotlib_frames(sample.task(i)) for i in range(12)], 12,
+                           max(1, repeats // 2))
+    frame_bytes = 1024 * H * W * 7
+    peak = peak_bytes(lambda: generate_batch(np.arange(1024), level=levels_for(1024),
+                                             masks=True))
+    chunk_peak = peak_bytes(lambda: chunked(10_240, 1024, True))
+    warm = warmup_seconds()
+
+    print(f"\nobjsub-fast bench_render  ({W}x{H}, levels L1-L4 interleaved, medians of "
+          f"{repeats} repeats)\n")
+    print(f"{'measurement':<46} {'tasks/s':>12}")
+    print("-" * 59)
+    for name, rate in rows:
+        print(f"{name:<46} {rate:>12,.0f}")
+    print(f"{'frames, batch 1024 (interleaved with floor)':<46} {gen_rate:>12,.0f}")
+    print(f"{'fill floor: two white frames, batch 1024':<46} {floor_rate:>12,.0f}")
+    print(f"{'matplotlib baseline (patches, Agg), 2 frames':<46} {baseline:>12,.1f}")
+    print()
+    checks = [
+        ("frames vs fill floor", f"{gen_rate / floor_rate:.0%}", ">= 60%",
+         gen_rate / floor_rate >= 0.6),
+        ("scenes+rules, batch 1024", f"{rows[4][1]:,.0f}/s", ">= 40,000/s", rows[4][1] >= 40_000),
+        ("speed-up over matplotlib", f"{gen_rate / baseline:,.0f}x", ">= 300x",
+         gen_rate / baseline >= 300),
+        ("JIT warm-up, fresh process, warm cache", f"{warm:.2f} s", "< 2 s", warm < 2),
+        ("peak memory / frame bytes (1024, masks)", f"{peak / frame_bytes:.3f}",
+         "~1 (frames only)", peak / frame_bytes < 1.1),
+        ("peak memory, 10,240 in chunks of 1024", f"{chunk_peak / 2**20:,.0f} MiB",
+         "one chunk", chunk_peak < 1.1 * frame_bytes),
+    ]
+    print(f"{'check':<42} {'measured':>14} {'target':>18}  ok")
+    print("-" * 80)
+    for name, value, target, ok in checks:
+        print(f"{name:<42} {value:>14} {target:>18}  {'yes' if ok else 'NO'}")
+    print(f"\nframe bytes for 1024 tasks with masks (N*H*W*7): {frame_bytes / 2**20:,.0f} MiB; "
+          f"peak traced: {peak / 2**20:,.0f} MiB")
+
+
+if __name__ == "__main__":
+    main()
