@@ -32,11 +32,15 @@ the four sprite templates in (fill ratio, vertical asymmetry, aspect) feature sp
 templates being computed by this very detector on ``render.sprite`` images, so detector and
 renderer can never disagree on a definition.
 
-Components are matched to task objects by a minimum-cost assignment (Hungarian, with an
-"unmatched" option per object): identity (colour, shape) dominates, then distance from the
-object's last tracked position (in object sizes) and change of area since its last match, so
-look-alikes keep their identities while one of them shrinks or slides; a component of another
-colour may only match an object in place (within one object size of its last position).
+Components are matched to task objects frame by frame by a minimum-cost assignment (Hungarian,
+with an "unmatched" option per object at :data:`UNMATCHED_COST`). For an object matched in the
+previous frame the cost adds colour and shape mismatches, the distance from its last position in
+object sizes and the change of area since its last match; its area may change only within
+:data:`TRACK_RATIO_RANGE` per match, so look-alikes keep their identities while one of them
+shrinks or slides away, and a component of another colour may only match an object in place
+(within one object size). A lost object (unmatched in the previous frame) is re-acquired only by
+a whole look-alike (its colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn
+area), anywhere on the canvas: this is how a teleported or reappearing object is found again.
 """
 from __future__ import annotations
 
@@ -64,10 +68,18 @@ COLOR_MISMATCH_COST = 4.0
 SHAPE_MISMATCH_COST = 1.5
 #: Area cost per unit of |log(area / last matched area)|.
 AREA_LOG_COST = 1.0
-#: Position cost: distance from the last tracked position in units of this many object sizes.
-POSITION_SCALE = 4.0
-#: Area ratio (component / expected) outside which a component cannot be the object.
-AREA_RATIO_RANGE = (0.2, 5.0)
+#: Position cost: distance from the last tracked position in units of this many object sizes
+#: (objects tracked in the previous frame); a lost object pays distance / canvas diagonal.
+POSITION_SCALE = 1.0
+#: Area ratios outside which a component cannot be the object: above this multiple of the drawn
+#: (expected) area, and outside TRACK_RATIO_RANGE of its area at the object's last match (objects
+#: may shrink away or grow, but not jump in size between two matches).
+AREA_RATIO_MAX = 10.0
+TRACK_RATIO_RANGE = (0.4, 2.5)
+#: A lost object (unmatched in the previous frame) is re-acquired only by a component of its
+#: colour and shape whose area is within this range of its drawn area: a reappearing object
+#: comes back whole, while the remnants of another object leaving the canvas do not look whole.
+REACQUIRE_RATIO_RANGE = (0.5, 2.0)
 #: Cost of leaving an object unmatched: a worse candidate (e.g. another object's component of the
 #: same colour but another shape and size) is refused rather than stolen from its owner.
 UNMATCHED_COST = 3.0
@@ -317,12 +329,14 @@ def classify_shapes(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
     return d.argmin(axis=-1)
 
 
-def match(ref_x, ref_y, ref_area, color, shape, size, exp_area, templates, comps: Components):
+def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
+          comps: Components):
     """Assign components to objects by minimum total cost.
 
     Parameters
     ----------
     ref_x, ref_y, ref_area : (M,) last tracked centroid and area of the objects
+    lost : (M,) bool, objects not matched in the previous frame
     color, shape, size, exp_area : (M,) expected colour/shape codes, size and drawn area
     templates : (M, len(SHAPES), 3) shape templates at each object's size
     comps : Components
@@ -344,11 +358,17 @@ def match(ref_x, ref_y, ref_area, color, shape, size, exp_area, templates, comps
     track_ratio = comps.area[None, :] / ref_area[:, None]
     shapes = classify_shapes(comps.features, templates)
     col_bad = comps.color[None, :] != color[:, None]
-    cost = (dist / (POSITION_SCALE * size[:, None]) + COLOR_MISMATCH_COST * col_bad
+    diag = float(np.hypot(*comps.cls.shape))
+    pos_unit = np.where(lost, diag, POSITION_SCALE * size)
+    cost = (dist / pos_unit[:, None] + COLOR_MISMATCH_COST * col_bad
             + SHAPE_MISMATCH_COST * (shapes != shape[:, None])
             + AREA_LOG_COST * np.abs(np.log(track_ratio)))
-    feasible = ((ratio >= AREA_RATIO_RANGE[0]) & (ratio <= AREA_RATIO_RANGE[1])
+    feasible = ((ratio <= AREA_RATIO_MAX)
+                & (track_ratio >= TRACK_RATIO_RANGE[0]) & (track_ratio <= TRACK_RATIO_RANGE[1])
                 & ~(col_bad & (dist > size[:, None])))
+    whole = ((ratio >= REACQUIRE_RATIO_RANGE[0]) & (ratio <= REACQUIRE_RATIO_RANGE[1])
+             & ~col_bad & (shapes == shape[:, None]))
+    feasible &= ~lost[:, None] | whole
     big = 1e6
     full = np.full((m, k + m), big)
     full[:, :k] = np.where(feasible, cost, big)

@@ -168,7 +168,9 @@ class Tracker:
         """Detect and match objects in one canvas frame."""
         m = self.model
         comps = self.detect(frame)
-        comp_of, shape_of = match(self.ref_x, self.ref_y, self.ref_area, m.color, m.shape,
+        t = len(self.present)
+        lost = ~self.present[-1] if t else np.zeros(len(m.cx), bool)
+        comp_of, shape_of = match(self.ref_x, self.ref_y, self.ref_area, lost, m.color, m.shape,
                                   m.size, m.area, m.templates, comps)
         hit = comp_of >= 0
         idx = comp_of[hit]
@@ -179,7 +181,6 @@ class Tracker:
         if seen.any():
             step = np.hypot(px[seen] - self.ref_x[seen], py[seen] - self.ref_y[seen])
             self.max_step = max(self.max_step, float(step.max()))
-        t = len(self.present)
         self.ref_x[hit], self.ref_y[hit] = px[hit], py[hit]
         self.ref_area[hit] = comps.area[idx]
         self.last_seen[hit] = t

@@ -10,9 +10,10 @@ Styles (table :data:`STYLES`):
   from its size to 0 about its centre.
 - ``slide``: each removed object moves in a straight line off one canvas edge, drawn clipped to
   the canvas. Edges are tried nearest first; an edge is usable when the rectangle swept by the
-  object's bounding square does not come within 1 px of any kept object's bounding square
-  (so a moving object never covers or touches a kept one). Edges whose path also avoids the
-  other removed objects are preferred. When no edge is usable the object fades instead.
+  object's bounding square does not come within 1 px of any other object's bounding square
+  (kept or removed) nor of the path of another sliding object, so a moving object never covers
+  or touches a kept object and moving objects never merge. When no edge is usable the object
+  fades in place instead.
   With ``num_frames`` >= 16 an object never moves more than ~20 px per frame at 256x256.
 """
 from __future__ import annotations
@@ -59,6 +60,10 @@ def _squares_hit(rect, squares, gap=1):
 def plan_slides(left, top, size, removed, canvas_size):
     """Choose each removed object's exit: list of (dx, dy, distance) or None (fade instead).
 
+    An exit is usable when the rectangle swept by the object's bounding square stays at least
+    1 px away from every other object's bounding square (kept or removed) and from the swept
+    rectangles of the removed objects planned before it; the nearest usable edge wins.
+
     Parameters
     ----------
     left, top, size : (M,) int arrays of the task's objects
@@ -67,22 +72,23 @@ def plan_slides(left, top, size, removed, canvas_size):
     """
     w, h = canvas_size
     squares = [(int(l), int(l + s), int(t), int(t + s)) for l, t, s in zip(left, top, size)]
-    kept = [sq for sq, r in zip(squares, removed) if not r]
+    swept = []
     plans = []
     for k in range(len(squares)):
         if not removed[k]:
             plans.append(None)
             continue
         x0, x1, y0, y1 = squares[k]
-        others = [sq for j, sq in enumerate(squares) if removed[j] and j != k]
-        # (dx, dy, distance until fully outside, swept rectangle)
-        exits = [(-1, 0, x1, (-(x1 - x0), x1, y0, y1)), (1, 0, w - x0, (x0, w + (x1 - x0), y0, y1)),
-                 (0, -1, y1, (x0, x1, -(y1 - y0), y1)), (0, 1, h - y0, (x0, x1, y0, h + (y1 - y0)))]
-        exits.sort(key=lambda e: e[2])
-        usable = [e for e in exits if not _squares_hit(e[3], kept)]
-        clean = [e for e in usable if not _squares_hit(e[3], others)]
-        best = (clean or usable or [None])[0]
-        plans.append(None if best is None else best[:3])
+        avoid = [sq for j, sq in enumerate(squares) if j != k] + swept
+        # (dx, dy, distance until fully outside, swept rectangle), nearest edge first
+        exits = sorted([(-1, 0, x1, (-(x1 - x0), x1, y0, y1)),
+                        (1, 0, w - x0, (x0, w + (x1 - x0), y0, y1)),
+                        (0, -1, y1, (x0, x1, -(y1 - y0), y1)),
+                        (0, 1, h - y0, (x0, x1, y0, h + (y1 - y0)))], key=lambda e: e[2])
+        usable = [e for e in exits if not _squares_hit(e[3], avoid)]
+        plans.append(usable[0][:3] if usable else None)
+        if usable:
+            swept.append(usable[0][3])
     return plans
 
 
