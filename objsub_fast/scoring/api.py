@@ -7,7 +7,8 @@ from .metrics import THRESHOLDS, TaskError, TaskModel, score_frames
 from .video import FrameStream, VideoError
 
 
-def _base(record) -> dict:
+def task_fields(record) -> dict:
+    """``task_id``, ``level`` and ``rule_kind`` of a (possibly malformed) task record."""
     rec = record if isinstance(record, dict) else {}
     data = rec.get("object_subtraction_data") or {}
     rule = data.get("rule") or {} if isinstance(data, dict) else {}
@@ -37,7 +38,7 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
         its measurements, see ``metrics.THRESHOLDS``) and ``pass``. An unscorable input gives
         ``error`` set, ``pass`` False and empty ``metrics``; it never raises.
     """
-    out = _base(task_record)
+    out = task_fields(task_record)
     out["source"] = (os.fspath(frames_or_path) if isinstance(frames_or_path, (str, os.PathLike))
                      else type(frames_or_path).__name__)
     try:

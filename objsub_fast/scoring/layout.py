@@ -1,0 +1,142 @@
+"""Find (question, model output) pairs in VMEvalKit output folders or plain folders.
+
+Layouts understood (first match wins):
+
+1. VMEvalKit inference output::
+
+       {outputs}/{model}/object_subtraction_task/{task_id}/{run_id}/video/*.mp4
+       {outputs}/{model}/object_subtraction_task/{task_id}/{run_id}/question/question_metadata.json
+
+   One job per run folder. The task record is the copy in ``question/`` beside the video, else
+   ``{questions}/[object_subtraction_task/]{task_id}/question_metadata.json``.
+2. Plain pairs: for every question folder ``{questions}/[...]/{task_id}/`` a model output named
+   after the task id, ``{outputs}/{task_id}.{mp4,webm,gif,png,...}`` or a folder of frame
+   images ``{outputs}/{task_id}/``; or the same one level down, ``{outputs}/{model}/...``, for
+   several models. A question without an output gives a job whose error says so.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .video import IMAGE_EXTS, VIDEO_EXTS
+
+TASK_DIR = "object_subtraction_task"
+METADATA = "question_metadata.json"
+QUESTION_FILES = (METADATA, "first_frame.png", "prompt.txt", "final_frame.png")
+
+
+@dataclass
+class Job:
+    """One output to score.
+
+    Attributes
+    ----------
+    model, task_id, run_id : str
+    question : Path or None
+        The question folder (holding ``question_metadata.json``), if found.
+    output : Path or None
+        Video file, frame folder or final image, if found.
+    """
+
+    model: str
+    task_id: str
+    run_id: str
+    question: Path | None
+    output: Path | None
+
+    def load_record(self) -> dict:
+        """Read the task record; raise ValueError with the reason when it cannot."""
+        if self.question is None:
+            raise ValueError(f"no question folder found for task {self.task_id}")
+        path = self.question / METADATA
+        if not path.is_file():
+            raise ValueError(f"question folder without metadata: {self.question}")
+        try:
+            record = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"unreadable {path}: {exc}") from None
+        if not isinstance(record, dict):
+            raise ValueError(f"{path} does not hold a task record")
+        return record
+
+
+def question_index(questions) -> dict:
+    """Map task id -> question folder for every folder under ``questions`` that looks like one."""
+    index = {}
+    if questions is None:
+        return index
+    root = Path(questions)
+    for name in QUESTION_FILES:
+        for f in sorted(root.rglob(name)):
+            index.setdefault(f.parent.name, f.parent)
+    return index
+
+
+def _pick_output(folder: Path) -> Path | None:
+    """The video (or image, or the folder of frames) in a run's ``video/`` folder."""
+    if not folder.is_dir():
+        return None
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    for exts in (VIDEO_EXTS, IMAGE_EXTS):
+        for p in files:
+            if p.suffix.lower() in exts:
+                return p if exts is VIDEO_EXTS or len(files) == 1 else folder
+    return files[0] if files else None
+
+
+def _vmevalkit_jobs(outputs: Path, index: dict) -> list[Job]:
+    jobs = []
+    for task_root in sorted(outputs.rglob(TASK_DIR)):
+        if not task_root.is_dir():
+            continue
+        rel = task_root.parent.relative_to(outputs)
+        model = rel.as_posix() if rel.parts else outputs.name
+        for task_dir in sorted(p for p in task_root.iterdir() if p.is_dir()):
+            for run in sorted(p for p in task_dir.iterdir() if p.is_dir()):
+                if not (run / "video").exists() and not (run / "question").exists():
+                    continue
+                q = run / "question"
+                question = q if q.is_dir() else index.get(task_dir.name)
+                jobs.append(Job(model, task_dir.name, run.name, question,
+                                _pick_output(run / "video")))
+    return jobs
+
+
+def _find_plain(folder: Path, task_id: str) -> Path | None:
+    for ext in VIDEO_EXTS + IMAGE_EXTS:
+        for cand in (folder / f"{task_id}{ext}", folder / f"{task_id}{ext.upper()}"):
+            if cand.is_file():
+                return cand
+    d = folder / task_id
+    return d if d.is_dir() and not (d / METADATA).exists() else None
+
+
+def _plain_jobs(outputs: Path, index: dict) -> list[Job]:
+    models = [(outputs.name, outputs)]
+    subdirs = [p for p in sorted(outputs.iterdir()) if p.is_dir() and p.name not in index]
+    if subdirs and not any(_find_plain(outputs, t) for t in index):
+        models = [(p.name, p) for p in subdirs]
+    return [Job(model, task_id, "", question, _find_plain(folder, task_id))
+            for model, folder in models for task_id, question in sorted(index.items())]
+
+
+def find_jobs(questions, outputs) -> list[Job]:
+    """Return every job found under ``outputs`` (see the module docstring for layouts).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``outputs`` (or a given ``questions``) is not a folder.
+    """
+    outputs = Path(outputs)
+    if not outputs.is_dir():
+        raise FileNotFoundError(f"--outputs is not a folder: {outputs}")
+    if questions is not None and not Path(questions).is_dir():
+        raise FileNotFoundError(f"--questions is not a folder: {questions}")
+    index = question_index(questions)
+    jobs = _vmevalkit_jobs(outputs, index)
+    if not jobs and index:
+        jobs = _plain_jobs(outputs, index)
+    return jobs
