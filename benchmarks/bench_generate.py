@@ -1,0 +1,163 @@
+#!/usr/bin/env python
+"""End-to-end dataset generation benchmark: throughput, PNG encoder choice, worker memory.
+
+    python benchmarks/bench_generate.py            # default: a few minutes on 2 cores
+    python benchmarks/bench_generate.py --full     # adds 1,000,000 tasks and bigger RSS runs
+
+Reports medians over ``--repeats`` runs; ratios are computed from the same run. Throughput is
+tasks/s for the whole pipeline (render, encode both PNGs, write shards, fsync, manifest).
+Peak RSS is measured in a fresh process that runs every shard job itself (``--workers 1``, the
+same code a pool worker runs), so it is an upper bound of one worker's footprint.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+from objsub_fast import png
+from objsub_fast.engine import generate_batch
+from objsub_fast.pipeline import RunConfig, generate
+from objsub_fast.shards import task_levels, task_seeds
+
+LEVELS = ("L1", "L2", "L3", "L4")
+#: Encoder variants: label -> encode_batch keyword arguments.
+ENCODERS = {
+    "zlib-1, filter none": dict(deflate="zlib", level=1, filter_type=png.FILTER_NONE),
+    "zlib-1, filter up": dict(deflate="zlib", level=1, filter_type=png.FILTER_UP),
+    "isal-0, filter up": dict(deflate="isal", level=0, filter_type=png.FILTER_UP),
+    "isal-1, filter none": dict(deflate="isal", level=1, filter_type=png.FILTER_NONE),
+    "isal-1, filter sub": dict(deflate="isal", level=1, filter_type=png.FILTER_SUB),
+    "isal-1, filter up (default)": dict(deflate="isal", level=1, filter_type=png.FILTER_UP),
+}
+
+RSS_SCRIPT = """
+import resource, sys
+from objsub_fast.pipeline import RunConfig, generate
+generate(RunConfig(count=int(sys.argv[2]), shard_size=10_000, format=sys.argv[3]), sys.argv[1],
+         workers=1, quiet=True)
+print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def median_time(fn, repeats: int, setup=lambda: None) -> float:
+    """Median wall time of ``fn()`` over ``repeats`` runs (``setup()`` untimed before each)."""
+    times = []
+    for _ in range(repeats):
+        setup()
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def bench_throughput(fmt: str, count: int, workers: int, repeats: int, tmp: Path):
+    """Median tasks/s and bytes/task of a full run of ``count`` tasks."""
+    out = tmp / f"{fmt}-{workers}"
+    config = RunConfig(count=count, format=fmt, shard_size=max(count // 8, 1))
+    run = lambda: generate(config, out, workers=workers, quiet=True)
+    clear = lambda: shutil.rmtree(out, ignore_errors=True)
+    run()  # warm-up: JIT caches, worker pool
+    manifest = json.loads((out / "manifest.json").read_text())
+    nbytes = sum(s["bytes"] for s in manifest["shards"])
+    seconds = median_time(run, repeats, setup=clear)
+    shutil.rmtree(out)
+    return count / seconds, nbytes / count
+
+
+def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
+    """µs/frame and bytes/frame of every encoder variant on the same frames."""
+    rows = {}
+    for label, kwargs in ENCODERS.items():
+        png.encode_batch(frames[:2], **kwargs)
+        seconds = median_time(lambda: png.encode_batch(frames, **kwargs), repeats)
+        size = np.mean([len(b) for b in png.encode_batch(frames, **kwargs)])
+        rows[label] = (seconds / len(frames) * 1e6, size)
+    return rows
+
+
+def peak_rss_mb(fmt: str, count: int, tmp: Path) -> float:
+    """Peak RSS (MB) of a fresh process generating ``count`` tasks by itself."""
+    out = tmp / f"rss-{fmt}-{count}"
+    proc = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(out), str(count), fmt],
+                          capture_output=True, text=True, check=True)
+    shutil.rmtree(out)
+    return int(proc.stdout.split()[-1]) / 1024
+
+
+def table(title: str, header: list[str], rows: list[list]) -> str:
+    """A plain-text table."""
+    cells = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    line = lambda r: "  ".join(c.rjust(w) if i else c.ljust(w)
+                               for i, (c, w) in enumerate(zip(r, widths)))
+    return "\n".join([title, line(header), "  ".join("-" * w for w in widths)]
+                     + [line(r) for r in cells[1:]])
+
+
+def main(argv=None) -> int:
+    """Run the benchmark and print its tables."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=20_000, help="tasks per throughput run")
+    ap.add_argument("--vmeval-count", type=int, default=5_000,
+                    help="tasks per VMEvalKit throughput run")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--frames", type=int, default=400, help="frames for the encoder comparison")
+    ap.add_argument("--full", action="store_true",
+                    help="also time 1,000,000 tasks on 2 workers and RSS at 1,000,000 tasks")
+    ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
+    args = ap.parse_args(argv)
+    tmp = Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=args.tmp))
+    try:
+        print(f"objsub-fast generation benchmark: {os.cpu_count()} cores, "
+              f"medians of {args.repeats}\n")
+        seeds = task_seeds(0, 0, args.frames)
+        frames = generate_batch(seeds, level=task_levels(LEVELS, 0, args.frames)).first_frames
+        enc = bench_encoders(frames, args.repeats)
+        base = enc["zlib-1, filter none"][0]
+        print(table(f"PNG encoding of {args.frames} engine frames (256x256 RGB)",
+                    ["encoder", "us/frame", "bytes/frame", "speed vs zlib-1"],
+                    [[k, f"{us:.1f}", f"{b:.0f}", f"{base / us:.1f}x"]
+                     for k, (us, b) in enc.items()]))
+        print()
+        rows, rates = [], {}
+        for fmt, count in (("webdataset", args.count), ("vmevalkit", args.vmeval_count)):
+            for workers in (1, 2):
+                rate, per_task = bench_throughput(fmt, count, workers, args.repeats, tmp)
+                rates[fmt, workers] = rate
+                rows.append([fmt, workers, count, f"{rate:,.0f}",
+                             f"{rates[fmt, workers] / rates[fmt, 1]:.2f}x", f"{per_task:,.0f}",
+                             f"{per_task * 1e6 / 1e9:.2f}",
+                             f"{1e6 / rate / 60:.1f}"])
+        print(table("End-to-end generation (render + encode + write + fsync + manifest)",
+                    ["format", "workers", "tasks", "tasks/s", "vs 1 worker", "bytes/task",
+                     "GB per 1M tasks", "min per 1M tasks"], rows))
+        print()
+        sizes = [10_000, 100_000] + ([1_000_000] if args.full else [])
+        rss = [[fmt, f"{n:,}", f"{peak_rss_mb(fmt, n, tmp):.0f}"]
+               for fmt in ("webdataset",) for n in sizes]
+        print(table("Peak RSS of one worker process", ["format", "tasks", "peak RSS (MB)"],
+                    rss))
+        if args.full:
+            out = tmp / "million"
+            t = time.perf_counter()
+            generate(RunConfig(count=1_000_000), out, workers=2, quiet=True)
+            minutes = (time.perf_counter() - t) / 60
+            print(f"\n1,000,000 tasks, webdataset, 2 workers: {minutes:.1f} min")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
