@@ -92,10 +92,28 @@ def plan_slides(left, top, size, removed, canvas_size):
     return plans
 
 
-def _task_frames(first, final, left, top, size, color, shape, removed, style, t):
-    """Frames (F, H, W, 3) of one task's transition."""
-    frames = np.repeat(final[None], len(t), axis=0)
+def whiten(frame, left, top, size, which) -> np.ndarray:
+    """Copy of ``frame`` with the bounding squares of objects ``which`` painted white."""
+    out = frame.copy()
+    h, w = out.shape[:2]
+    for k in which:
+        l, t, s = int(left[k]), int(top[k]), int(size[k])
+        out[max(t, 0):min(t + s, h), max(l, 0):min(l + s, w)] = 255
+    return out
+
+
+def task_frames(first, left, top, size, color, shape, removed, style, num_frames) -> np.ndarray:
+    """Frames (F, H, W, 3) of one task's transition in which the objects ``removed`` go away.
+
+    ``first`` is the task's first frame; the final frame is ``first`` with the removed objects'
+    bounding squares painted white (squares never overlap, so this touches nothing else).
+    """
+    if style not in STYLE_NAMES:
+        raise ValueError(f"style must be one of {STYLE_NAMES}, got {style!r}")
+    t = _progress(num_frames)
     ks = np.flatnonzero(removed)
+    final = whiten(first, left, top, size, ks)
+    frames = np.repeat(final[None], len(t), axis=0)
     plans = (plan_slides(left, top, size, removed, final.shape[1::-1]) if style == "slide"
              else [None] * len(size))
     line = np.array(OUTLINE_RGB, float)
@@ -129,6 +147,13 @@ def _task_frames(first, final, left, top, size, color, shape, removed, style, t)
     return frames
 
 
+def task_arrays(batch, i: int) -> dict:
+    """Task ``i``'s object arrays (left, top, size, color, shape, removed), padding dropped."""
+    n = int(batch.num_objects[i])
+    return {name: getattr(batch, name)[i, :n]
+            for name in ("left", "top", "size", "color", "shape", "removed")}
+
+
 def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=None) -> np.ndarray:
     """Render ground-truth transition videos in which only the removed objects change.
 
@@ -154,13 +179,8 @@ def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=No
     if batch.first_frames is None:
         raise ValueError("the batch has no frames; generate it with render=True")
     idx = range(len(batch)) if tasks is None else list(tasks)
-    t = _progress(num_frames)
-    out = []
-    for i in idx:
-        n = int(batch.num_objects[i])
-        out.append(_task_frames(batch.first_frames[i], batch.final_frames[i], batch.left[i, :n],
-                                batch.top[i, :n], batch.size[i, :n], batch.color[i, :n],
-                                batch.shape[i, :n], batch.removed[i, :n], style, t))
+    out = [task_frames(batch.first_frames[i], style=style, num_frames=num_frames,
+                       **task_arrays(batch, i)) for i in idx]
     h, w = batch.final_frames.shape[1:3]
     return np.stack(out) if out else np.zeros((0, num_frames, h, w, 3), np.uint8)
 
