@@ -164,11 +164,13 @@ def _decode_video(path: Path, threads: int):
 
     try:
         container = av.open(str(path))
+    except av.error.EOFError:
+        raise VideoError(f"video has zero frames: {path.name} ends before any frame") from None
     except Exception as exc:  # noqa: BLE001
         raise VideoError(f"undecodable video {path.name}: {type(exc).__name__}: {exc}") from None
     with container:
         if not container.streams.video:
-            raise VideoError(f"no video stream in {path.name}")
+            raise VideoError(f"video has zero frames: no video stream in {path.name}")
         stream = container.streams.video[0]
         stream.codec_context.thread_count = threads
         declared = stream.frames
