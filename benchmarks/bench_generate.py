@@ -41,6 +41,8 @@ ENCODERS = {
     "isal-1, filter up (default)": dict(deflate="isal", level=1, filter_type=png.FILTER_UP),
 }
 
+SHM = "/dev/shm"
+
 RSS_SCRIPT = """
 import resource, sys
 from objsub_fast.pipeline import RunConfig, generate
@@ -75,6 +77,18 @@ def bench_throughput(fmt: str, count: int, workers: int, repeats: int, tmp: Path
     return count / seconds, nbytes / count
 
 
+def file_create_us(folder: Path, n: int = 500) -> float:
+    """Median-free mean µs to create, write (2 KB) and close one file in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    t = time.perf_counter()
+    for i in range(n):
+        with open(folder / f"f{i}", "wb") as f:
+            f.write(b"x" * 2048)
+    seconds = time.perf_counter() - t
+    shutil.rmtree(folder)
+    return seconds / n * 1e6
+
+
 def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
     """µs/frame and bytes/frame of every encoder variant on the same frames."""
     rows = {}
@@ -93,6 +107,20 @@ def peak_rss_mb(fmt: str, count: int, tmp: Path) -> float:
                           capture_output=True, text=True, check=True)
     shutil.rmtree(out)
     return int(proc.stdout.split()[-1]) / 1024
+
+
+def fs_type(path: Path) -> str:
+    """File system type of the mount holding ``path`` (Linux), else "?"."""
+    best, kind = "", "?"
+    try:
+        with open("/proc/mounts") as f:
+            for line in f:
+                _, mount, fstype = line.split()[:3]
+                if str(path.resolve()).startswith(mount) and len(mount) > len(best):
+                    best, kind = mount, fstype
+    except OSError:
+        pass
+    return kind
 
 
 def table(title: str, header: list[str], rows: list[list]) -> str:
@@ -131,17 +159,23 @@ def main(argv=None) -> int:
                      for k, (us, b) in enc.items()]))
         print()
         rows, rates = [], {}
-        for fmt, count in (("webdataset", args.count), ("vmevalkit", args.vmeval_count)):
+        places = [tmp] + ([Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=SHM))]
+                          if os.path.isdir(SHM) and args.tmp is None else [])
+        runs = [("webdataset", args.count, tmp)] + [("vmevalkit", args.vmeval_count, p)
+                                                    for p in places]
+        for fmt, count, place in runs:
+            fs = f"{fs_type(place)} ({file_create_us(place / 'fc'):.0f} us/file)"
             for workers in (1, 2):
-                rate, per_task = bench_throughput(fmt, count, workers, args.repeats, tmp)
-                rates[fmt, workers] = rate
-                rows.append([fmt, workers, count, f"{rate:,.0f}",
-                             f"{rates[fmt, workers] / rates[fmt, 1]:.2f}x", f"{per_task:,.0f}",
-                             f"{per_task * 1e6 / 1e9:.2f}",
-                             f"{1e6 / rate / 60:.1f}"])
+                rate, per_task = bench_throughput(fmt, count, workers, args.repeats, place)
+                rates[fmt, fs, workers] = rate
+                rows.append([fmt, fs, workers, count, f"{rate:,.0f}",
+                             f"{rate / rates[fmt, fs, 1]:.2f}x", f"{per_task:,.0f}",
+                             f"{per_task * 1e6 / 1e9:.2f}", f"{1e6 / rate / 60:.1f}"])
+        for p in places[1:]:
+            shutil.rmtree(p, ignore_errors=True)
         print(table("End-to-end generation (render + encode + write + fsync + manifest)",
-                    ["format", "workers", "tasks", "tasks/s", "vs 1 worker", "bytes/task",
-                     "GB per 1M tasks", "min per 1M tasks"], rows))
+                    ["format", "filesystem (file create)", "workers", "tasks", "tasks/s",
+                     "vs 1 worker", "bytes/task", "GB per 1M tasks", "min per 1M tasks"], rows))
         print()
         sizes = [10_000, 100_000] + ([1_000_000] if args.full else [])
         rss = [[fmt, f"{n:,}", f"{peak_rss_mb(fmt, n, tmp):.0f}"]
