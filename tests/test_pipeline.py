@@ -156,3 +156,11 @@ def test_output_path_that_is_a_file_is_refused(tmp_path):
         generate(RunConfig(count=1), f, workers=1, quiet=True)
     with pytest.raises(ConfigError, match="cannot create output directory"):
         generate(RunConfig(count=1), f / "sub", workers=1, quiet=True)
+
+
+def test_unwritable_output_is_refused(tmp_path, monkeypatch):
+    import objsub_fast.pipeline as pipeline
+    monkeypatch.setattr(pipeline.os, "access", lambda path, mode: False)
+    with pytest.raises(ConfigError, match="is not writable"):
+        generate(RunConfig(count=1), tmp_path, workers=1, quiet=True)
+    assert list(tmp_path.iterdir()) == []

@@ -115,3 +115,13 @@ def test_unreadable_manifest_is_a_clear_error(tmp_path, capsys):
         main(["verify", str(tmp_path)])
     assert exit_.value.code == 2
     assert "objsub-fast: error: cannot read" in capsys.readouterr().err
+
+
+def test_incomplete_run_and_stray_shard_are_reported(copy):
+    out = copy("webdataset")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["complete"] = False
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    shutil.copy(out / "objsub-000000.tar", out / "objsub-000009.tar")
+    found = problems(out)
+    assert "run is incomplete" in found and "objsub-000009.tar: shard not part" in found
