@@ -61,7 +61,8 @@ def _add_generate(sub) -> None:
                    help=f"{' | '.join(FORMATS)} (default: %(default)s)")
     p.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_SIZE,
                    help="tasks per shard (default: %(default)s)")
-    p.add_argument("--workers", type=int, default=None, help="parallel workers (default: all cores)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel workers (default: all cores)")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
     p.add_argument("--scheduler", default=None,
                    help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")

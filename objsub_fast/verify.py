@@ -120,7 +120,8 @@ def _check_png(data: bytes, expected: np.ndarray, mode: str, size) -> str | None
         with Image.open(io.BytesIO(data)) as im:
             im.load()
             if im.size != tuple(size) or im.mode != mode:
-                return f"is {im.mode} {im.size[0]}x{im.size[1]}, expected {mode} {size[0]}x{size[1]}"
+                return (f"is {im.mode} {im.size[0]}x{im.size[1]}, "
+                        f"expected {mode} {size[0]}x{size[1]}")
             pixels = np.asarray(im)
     except Exception as e:  # Pillow raises many types for corrupt files
         return f"does not decode: {e}"

@@ -9,7 +9,6 @@ import sys
 import types
 from pathlib import Path
 
-import numpy as np
 import pytest
 from PIL import Image
 
