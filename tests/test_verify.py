@@ -125,3 +125,15 @@ def test_incomplete_run_and_stray_shard_are_reported(copy):
     shutil.copy(out / "objsub-000000.tar", out / "objsub-000009.tar")
     found = problems(out)
     assert "run is incomplete" in found and "objsub-000009.tar: shard not part" in found
+
+
+def test_wrong_frame_size_is_caught(copy):
+    import numpy as np
+    from PIL import Image
+
+    out = copy("vmevalkit")
+    pair = json.loads((out / "vmeval_dataset.json").read_text())["pairs"][3]
+    Image.fromarray(np.zeros((128, 128, 3), np.uint8)).save(
+        out / VMEVAL_TASK_DIR / pair["id"] / "first_frame.png")
+    found = problems(out)
+    assert "task 3 " in found and "first.png is RGB 128x128, expected RGB 256x256" in found
