@@ -89,14 +89,19 @@ def file_create_us(folder: Path, n: int = 500) -> float:
 
 
 def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
-    """µs/frame and bytes/frame of every encoder variant on the same frames."""
-    rows = {}
+    """µs/frame and bytes/frame of every encoder variant on the same frames.
+
+    Variants are timed round-robin within each repeat, so machine load affects them alike.
+    """
+    times = {label: [] for label in ENCODERS}
     for label, kwargs in ENCODERS.items():
-        png.encode_batch(frames[:2], **kwargs)
-        seconds = median_time(lambda: png.encode_batch(frames, **kwargs), repeats)
-        size = np.mean([len(b) for b in png.encode_batch(frames, **kwargs)])
-        rows[label] = (seconds / len(frames) * 1e6, size)
-    return rows
+        png.encode_batch(frames[:2], **kwargs)  # JIT warm-up
+    for _ in range(repeats):
+        for label, kwargs in ENCODERS.items():
+            times[label].append(median_time(lambda: png.encode_batch(frames, **kwargs), 1))
+    return {label: (statistics.median(times[label]) / len(frames) * 1e6,
+                    float(np.mean([len(b) for b in png.encode_batch(frames, **kwargs)])))
+            for label, kwargs in ENCODERS.items()}
 
 
 def peak_rss_mb(fmt: str, count: int, tmp: Path) -> float:
