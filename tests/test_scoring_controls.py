@@ -1,0 +1,90 @@
+"""Controls encoded to real H.264 mp4: the scorer must pass the ground truth and catch every
+negative control with its intended metric, at the canvas size and at 1280x720 letterboxed."""
+import json
+
+import numpy as np
+import pytest
+
+from objsub_fast.scoring import score_video, write_video
+from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
+from objsub_fast.vocabulary import KINDS, LEVELS
+
+FRAMES = 16
+
+
+@pytest.fixture(scope="module")
+def tasks():
+    return control_tasks(seed=7)
+
+
+def test_control_tasks_cover_every_level_and_kind(tasks):
+    assert tasks.kind.tolist() == list(range(len(KINDS)))
+    assert sorted(set(tasks.levels)) == list(LEVELS)
+
+
+def _run(tasks, tmp_path, i, control, out_size):
+    path = tmp_path / f"{i}_{control}.mp4"
+    write_video(path, control_frames(tasks, i, control, FRAMES), out_size=out_size)
+    return score_video(tasks.task(i), path)
+
+
+def test_every_control_at_canvas_size(tasks, tmp_path):
+    missed = []
+    for i in range(len(tasks)):
+        for control in CONTROLS:
+            res = _run(tasks, tmp_path, i, control, None)
+            if not caught(res, control):
+                missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
+    assert not missed
+
+
+def test_controls_letterboxed_1280x720(tasks, tmp_path):
+    # Every kind gets the ground truth and one negative control (rotating), so every kind and
+    # every control appears.
+    negatives = [c for c in CONTROLS if CONTROLS[c][1]]
+    missed = []
+    for i in range(len(tasks)):
+        for control in ("ground_truth", negatives[i % len(negatives)]):
+            res = _run(tasks, tmp_path, i, control, (1280, 720))
+            if not caught(res, control):
+                missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
+    assert not missed
+
+
+def test_negative_controls_fail_for_the_right_reason(tasks):
+    i = 0
+    res = {c: score_video(tasks.task(i), control_frames(tasks, i, c, FRAMES)) for c in CONTROLS}
+    target = res["ground_truth"]["metrics"]["rule_accuracy"]["target_ids"]
+    assert res["ground_truth"]["metrics"]["rule_accuracy"]["removed_ids"] == target
+    assert res["wrong_object"]["metrics"]["removed_object_count"]["pass"]
+    assert res["drift"]["metrics"]["kept_object_stability"]["mean_displacement_px"] > 3
+    assert res["drift"]["metrics"]["motion_continuity"]["pass"]
+    assert res["jump"]["metrics"]["motion_continuity"]["max_step_px"] > 0.25 * 362
+    assert res["nothing_removed"]["metrics"]["removed_object_count"]["removed"] == 0
+    n = int(tasks.num_objects[i])
+    assert res["all_removed"]["metrics"]["removed_object_count"]["removed"] == n
+    assert res["all_removed"]["metrics"]["final_object_match"]["iou"] == 0
+
+
+def test_score_video_result_is_json_and_single_image_skips_motion(tasks, tmp_path):
+    from PIL import Image
+
+    i = 4
+    res = score_video(tasks.task(i), control_frames(tasks, i, "ground_truth", FRAMES))
+    assert json.loads(json.dumps(res))["pass"] is True
+    assert res["frames"] == FRAMES and res["error"] is None
+    Image.fromarray(tasks.final_frames[i]).save(tmp_path / "final.png")
+    img = score_video(tasks.task(i), tmp_path / "final.png")
+    assert img["pass"] is True and img["frames"] == 1
+    assert img["metrics"]["motion_continuity"]["pass"] is None
+    Image.fromarray(tasks.first_frames[i]).save(tmp_path / "first.png")
+    assert score_video(tasks.task(i), tmp_path / "first.png")["pass"] is False
+
+
+def test_unscorable_inputs_give_error_records(tasks, tmp_path):
+    (tmp_path / "empty.mp4").write_bytes(b"")
+    for record, source, word in [(tasks.task(0), tmp_path / "nope.mp4", "missing"),
+                                 (tasks.task(0), tmp_path / "empty.mp4", "empty"),
+                                 ({"id": "x"}, tasks.final_frames[0], "bad task record")]:
+        res = score_video(record, source)
+        assert res["pass"] is False and word in res["error"] and res["metrics"] == {}
