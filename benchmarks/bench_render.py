@@ -116,8 +116,8 @@ def matplotlib_frames(task):
                 patch = Circle((x, y), s / 2, **style)
             elif o["shape"] == "pyramid":
                 r = s / 2
-                patch = Polygon([(x, y - r), (x + r * 0.866, y + r / 2), (x - r * 0.866, y + r / 2)],
-                                **style)
+                corners = [(x, y - r), (x + r * 0.866, y + r / 2), (x - r * 0.866, y + r / 2)]
+                patch = Polygon(corners, **style)
             else:
                 patch = Polygon([(x - s / 4, y - s / 2), (x + s / 4, y - s / 2),
                                  (x + s / 2, y + s / 2), (x - s / 2, y + s / 2)], **style)

@@ -83,7 +83,8 @@ def check_canvas(canvas_size) -> tuple[int, int]:
     """Return (W, H) from an int or a pair of ints."""
     pair = (canvas_size, canvas_size) if _is_int(canvas_size) else tuple(canvas_size)
     if len(pair) != 2 or not all(_is_int(v) for v in pair):
-        raise ValueError(f"canvas_size must be an int or a (width, height) pair; got {canvas_size!r}")
+        raise ValueError("canvas_size must be an int or a (width, height) pair; "
+                         f"got {canvas_size!r}")
     w, h = (int(v) for v in pair)
     if not (16 <= w <= 8192 and 16 <= h <= 8192):
         raise ValueError(f"canvas_size must be in [16, 8192] on each side; got {(w, h)}")

@@ -5,7 +5,7 @@ import numpy as np
 
 from .config import check_levels, check_seeds, make_config
 from .records import prompt_and_rule, task_record
-from .render import render, sprite_areas
+from .render import draw_frames, sprite_areas
 from .scenes import generate_scenes
 from .vocabulary import LEVELS
 
@@ -75,8 +75,8 @@ class Batch:
         return [self.task(i) for i in range(len(self))]
 
 
-def generate_batch(seeds, level="L1", canvas_size=256, render_frames=True, *, render=None,
-                   masks=False, num_objects=None, object_size=(20, 40), kind_weights=None):
+def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=False,
+                   num_objects=None, object_size=(20, 40), kind_weights=None):
     """Generate Object Subtraction tasks, one per seed.
 
     Parameters
@@ -108,14 +108,10 @@ def generate_batch(seeds, level="L1", canvas_size=256, render_frames=True, *, re
     ValueError
         For any bad parameter, naming it and the allowed range.
     """
-    if render is None:
-        render = render_frames
     seeds = check_seeds(seeds)
     level_codes = check_levels(level, len(seeds))
     config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights)
     scenes = generate_scenes(seeds, level_codes, config)
-    frames = _render(scenes, config, masks) if render else (None, None, None)
+    frames = draw_frames(scenes, config, masks) if render else (None, None, None)
     return Batch(seeds, level_codes, config, scenes, frames)
 
-
-_render = render

@@ -142,7 +142,7 @@ def stamp_batch(rgb, spans, size_lo, num_objects, left, top, size, color, shape,
                         instance[i, y, c] = k + 1
 
 
-def render(scenes: dict, config, masks: bool = False):
+def draw_frames(scenes: dict, config, masks: bool = False):
     """Render the first and final frames (and instance maps) of sampled ``scenes``.
 
     Returns

@@ -14,9 +14,9 @@ from numba import njit
 
 from .rng import new_stream, randint, shuffle, uniform
 from .vocabulary import (
-    ATTRIBUTE, COLORS, EDGE_MARGIN, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST,
-    KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY, ORDER,
-    ORDER_GAP, REGION, REGIONS, SHAPES, SIZE, SIZE_GAP, SIZE_RANGE,
+    ATTRIBUTE, COLORS, EDGE_MARGIN, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST,
+    KEY_NEG_CENTER_DIST, KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS,
+    MIN_SPACING, ODDITY, ORDER, ORDER_GAP, REGION, REGIONS, SHAPES, SIZE, SIZE_GAP, SIZE_RANGE,
 )
 
 N_COLORS = len(COLORS)
@@ -79,11 +79,11 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
                  region_rects, region_lines, i, variant, num_objects, left, top, size, color,
                  shape, removed, listed):
     m = n_hi
-    l = np.zeros(m, np.int64)
-    t = np.zeros(m, np.int64)
-    s = np.zeros(m, np.int64)
-    c = np.zeros(m, np.int64)
-    h = np.zeros(m, np.int64)
+    lefts = np.zeros(m, np.int64)
+    tops = np.zeros(m, np.int64)
+    sizes = np.zeros(m, np.int64)
+    colors = np.zeros(m, np.int64)
+    shapes = np.zeros(m, np.int64)
     rem = np.zeros(m, np.bool_)
     lst = np.full(MAX_LISTED, -1, np.int64)
     # Draws fixed for the whole task, before any attempt: the order rule's N, the region.
@@ -105,48 +105,51 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
         n = randint(state, n_lo, n_hi)
         rem[:] = False
         for j in range(n):
-            s[j] = randint(state, s_lo, s_hi)
-            c[j] = randint(state, 0, N_COLORS - 1)
-            h[j] = randint(state, 0, N_SHAPES - 1)
+            sizes[j] = randint(state, s_lo, s_hi)
+            colors[j] = randint(state, 0, N_COLORS - 1)
+            shapes[j] = randint(state, 0, N_SHAPES - 1)
         if fam == SIZE:
-            _size_extremes(state, n, prm, s_lo, s_hi, s, rem)
+            _size_extremes(state, n, prm, s_lo, s_hi, sizes, rem)
         elif fam == ODDITY:
             if prm == 0:
-                _odd_combo(state, n, c, h, rem)
+                _odd_combo(state, n, colors, shapes, rem)
             elif prm == 1:
-                _odd_one_out(state, n, h, N_SHAPES, c, N_COLORS, rem)
+                _odd_one_out(state, n, shapes, N_SHAPES, colors, N_COLORS, rem)
             else:
-                _odd_one_out(state, n, c, N_COLORS, h, N_SHAPES, rem)
+                _odd_one_out(state, n, colors, N_COLORS, shapes, N_SHAPES, rem)
         rect = region_rects[max(region, 0)]
         if n_inside > 0:  # objects bound for a region take a size that fits it
-            room = min(min(width - EDGE_MARGIN, math.floor(rect[1])) - max(EDGE_MARGIN, math.ceil(rect[0])),
-                       min(height - EDGE_MARGIN, math.floor(rect[3])) - max(EDGE_MARGIN, math.ceil(rect[2])))
+            room_x = (min(width - EDGE_MARGIN, math.floor(rect[1]))
+                      - max(EDGE_MARGIN, math.ceil(rect[0])))
+            room_y = (min(height - EDGE_MARGIN, math.floor(rect[3]))
+                      - max(EDGE_MARGIN, math.ceil(rect[2])))
+            room = min(room_x, room_y)
             for j in range(n_inside):
-                s[j] = randint(state, s_lo, min(s_hi, room))
-        if not _place(state, n, s, l, t, width, height, vline, hline, rect, n_inside):
+                sizes[j] = randint(state, s_lo, min(s_hi, room))
+        if not _place(state, n, sizes, lefts, tops, width, height, vline, hline, rect, n_inside):
             continue
         good = True
         if fam == ATTRIBUTE:
-            var = _attribute_target(state, n, c if prm == 0 else h,
+            var = _attribute_target(state, n, colors if prm == 0 else shapes,
                                     N_COLORS if prm == 0 else N_SHAPES, rem)
             good = var >= 0
         elif fam == ENUMERATE:
-            good = _enumerate_target(state, n, prm, c, h, lst, rem)
+            good = _enumerate_target(state, n, prm, colors, shapes, lst, rem)
         elif fam == ORDER:
-            good = _order_target(n, prm, var, l, t, s, width, height, rem)
+            good = _order_target(n, prm, var, lefts, tops, sizes, width, height, rem)
         elif fam == REGION:
-            good = _region_target(n, rect, l, t, s, max_rem, rem)
+            good = _region_target(n, rect, lefts, tops, sizes, max_rem, rem)
         if not good:
             continue
         perm = np.arange(n)
         shuffle(state, perm, n)
         for j in range(n):
             p = perm[j]
-            left[i, j] = l[p]
-            top[i, j] = t[p]
-            size[i, j] = s[p]
-            color[i, j] = c[p]
-            shape[i, j] = h[p]
+            left[i, j] = lefts[p]
+            top[i, j] = tops[p]
+            size[i, j] = sizes[p]
+            color[i, j] = colors[p]
+            shape[i, j] = shapes[p]
             removed[i, j] = rem[p]
         for j in range(MAX_LISTED):
             listed[i, j] = lst[j]
@@ -157,28 +160,28 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
 
 
 @njit(cache=True)
-def _place(state, n, s, l, t, width, height, vline, hline, rect, n_inside):
+def _place(state, n, sizes, lefts, tops, width, height, vline, hline, rect, n_inside):
     """Place n squares by rejection: inside the canvas margins, 10 px apart, not crossing the
     dividing lines; with ``n_inside >= 0`` the first n_inside inside ``rect``, the rest outside."""
     for j in range(n):
-        x_lo, x_hi = EDGE_MARGIN, width - EDGE_MARGIN - s[j]
-        y_lo, y_hi = EDGE_MARGIN, height - EDGE_MARGIN - s[j]
+        x_lo, x_hi = EDGE_MARGIN, width - EDGE_MARGIN - sizes[j]
+        y_lo, y_hi = EDGE_MARGIN, height - EDGE_MARGIN - sizes[j]
         if j < n_inside:
             x_lo = max(x_lo, math.ceil(rect[0]))
-            x_hi = min(x_hi, math.floor(rect[1]) - s[j])
+            x_hi = min(x_hi, math.floor(rect[1]) - sizes[j])
             y_lo = max(y_lo, math.ceil(rect[2]))
-            y_hi = min(y_hi, math.floor(rect[3]) - s[j])
+            y_hi = min(y_hi, math.floor(rect[3]) - sizes[j])
         if x_hi < x_lo or y_hi < y_lo:
             return False
         placed = False
         for _ in range(PLACE_TRIES):
             x = randint(state, x_lo, x_hi)
             y = randint(state, y_lo, y_hi)
-            if n_inside >= 0 and j >= n_inside and _inside(x, y, s[j], rect):
+            if n_inside >= 0 and j >= n_inside and _inside(x, y, sizes[j], rect):
                 continue
-            if _fits(x, y, s[j], l, t, s, j, vline, hline):
-                l[j] = x
-                t[j] = y
+            if _fits(x, y, sizes[j], lefts, tops, sizes, j, vline, hline):
+                lefts[j] = x
+                tops[j] = y
                 placed = True
                 break
         if not placed:
@@ -187,15 +190,15 @@ def _place(state, n, s, l, t, width, height, vline, hline, rect, n_inside):
 
 
 @njit(cache=True)
-def _fits(x, y, sz, l, t, s, count, vline, hline):
+def _fits(x, y, sz, lefts, tops, sizes, count, vline, hline):
     """True when a square at (x, y) of side sz crosses no line and keeps its spacing."""
     if vline >= 0 and x < vline < x + sz:
         return False
     if hline >= 0 and y < hline < y + sz:
         return False
     for k in range(count):
-        if (x >= l[k] + s[k] + MIN_SPACING or l[k] >= x + sz + MIN_SPACING
-                or y >= t[k] + s[k] + MIN_SPACING or t[k] >= y + sz + MIN_SPACING):
+        if (x >= lefts[k] + sizes[k] + MIN_SPACING or lefts[k] >= x + sz + MIN_SPACING
+                or y >= tops[k] + sizes[k] + MIN_SPACING or tops[k] >= y + sz + MIN_SPACING):
             continue
         return False
     return True
@@ -207,7 +210,7 @@ def _inside(x, y, sz, rect):
 
 
 @njit(cache=True)
-def _size_extremes(state, n, direction, s_lo, s_hi, s, rem):
+def _size_extremes(state, n, direction, s_lo, s_hi, sizes, rem):
     """Sizes for a largest (+1) / smallest (-1) rule: 1 or 2 extremes at least SIZE_GAP beyond
     every other object, and a scene range of at least SIZE_RANGE. Built as 'largest' and
     mirrored for 'smallest'."""
@@ -221,20 +224,20 @@ def _size_extremes(state, n, direction, s_lo, s_hi, s, rem):
             v = randint(state, s_lo, peak - SIZE_RANGE)
         else:
             v = randint(state, s_lo, peak - SIZE_GAP)
-        s[j] = v if direction > 0 else s_lo + s_hi - v
+        sizes[j] = v if direction > 0 else s_lo + s_hi - v
         rem[j] = j < extremes
 
 
 @njit(cache=True)
-def _odd_combo(state, n, c, h, rem):
+def _odd_combo(state, n, colors, shapes, rem):
     """All but one object share a colour and a shape; the last differs in both."""
     c0 = randint(state, 0, N_COLORS - 1)
     h0 = randint(state, 0, N_SHAPES - 1)
     for j in range(n - 1):
-        c[j] = c0
-        h[j] = h0
-    c[n - 1] = (c0 + randint(state, 1, N_COLORS - 1)) % N_COLORS
-    h[n - 1] = (h0 + randint(state, 1, N_SHAPES - 1)) % N_SHAPES
+        colors[j] = c0
+        shapes[j] = h0
+    colors[n - 1] = (c0 + randint(state, 1, N_COLORS - 1)) % N_COLORS
+    shapes[n - 1] = (h0 + randint(state, 1, N_SHAPES - 1)) % N_SHAPES
     rem[n - 1] = True
 
 
@@ -290,12 +293,12 @@ def _attribute_target(state, n, values, n_values, rem):
 
 
 @njit(cache=True)
-def _enumerate_target(state, n, k, c, h, lst, rem):
+def _enumerate_target(state, n, k, colors, shapes, lst, rem):
     """List k distinct (colour, shape) pairs present in the scene, leaving one pair kept."""
     pairs = np.empty(n, np.int64)
     distinct = 0
     for j in range(n):
-        code = c[j] * N_SHAPES + h[j]
+        code = colors[j] * N_SHAPES + shapes[j]
         seen = False
         for q in range(distinct):
             seen = seen or pairs[q] == code
@@ -309,7 +312,7 @@ def _enumerate_target(state, n, k, c, h, lst, rem):
     for q in range(k):
         lst[q] = pairs[q]
     for j in range(n):
-        code = c[j] * N_SHAPES + h[j]
+        code = colors[j] * N_SHAPES + shapes[j]
         rem[j] = False
         for q in range(k):
             rem[j] = rem[j] or lst[q] == code
@@ -317,13 +320,14 @@ def _enumerate_target(state, n, k, c, h, lst, rem):
 
 
 @njit(cache=True)
-def _order_target(n, key, count, l, t, s, width, height, rem):
+def _order_target(n, key, count, lefts, tops, sizes, width, height, rem):
     """Remove the ``count`` objects first in ``key`` order if the next one is ORDER_GAP behind."""
     if count >= n:
         return False
     values = np.empty(n)
     for j in range(n):
-        values[j] = order_key(key, l[j] + s[j] / 2.0, t[j] + s[j] / 2.0, width, height)
+        half = sizes[j] / 2.0
+        values[j] = order_key(key, lefts[j] + half, tops[j] + half, width, height)
     order = np.argsort(values)
     if values[order[count]] - values[order[count - 1]] < ORDER_GAP:
         return False
@@ -355,11 +359,11 @@ def order_key(key, x, y, width, height):
 
 
 @njit(cache=True)
-def _region_target(n, rect, l, t, s, max_rem, rem):
+def _region_target(n, rect, lefts, tops, sizes, max_rem, rem):
     """Remove the objects inside the region; valid with 1..n-1 of them (1..max_rem if set)."""
     inside = 0
     for j in range(n):
-        rem[j] = _inside(l[j], t[j], s[j], rect)
+        rem[j] = _inside(lefts[j], tops[j], sizes[j], rect)
         inside += rem[j]
     limit = n - 1 if max_rem == 0 else min(max_rem, n - 1)
     return 1 <= inside <= limit

@@ -10,7 +10,8 @@ ORDER_VALUE = {
     "topmost": lambda o, w, h: o["y"], "bottommost": lambda o, w, h: -o["y"],
     "farthest_center": lambda o, w, h: -math.hypot(o["x"] - w / 2, o["y"] - h / 2),
     "nearest_center": lambda o, w, h: math.hypot(o["x"] - w / 2, o["y"] - h / 2),
-    "corner": lambda o, w, h: min(math.hypot(o["x"] - a, o["y"] - b) for a in (0, w) for b in (0, h)),
+    "corner": lambda o, w, h: min(math.hypot(o["x"] - a, o["y"] - b)
+                                  for a in (0, w) for b in (0, h)),
 }
 DIVIDERS = {  # (vertical lines, horizontal lines) as fractions of W / H
     "far_left": ([0.25], []), "far_right": ([0.75], []), "upper_half": ([], [0.5]),
