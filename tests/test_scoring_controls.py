@@ -88,3 +88,23 @@ def test_unscorable_inputs_give_error_records(tasks, tmp_path):
                                  ({"id": "x"}, tasks.final_frames[0], "bad task record")]:
         res = score_video(record, source)
         assert res["pass"] is False and word in res["error"] and res["metrics"] == {}
+
+
+def test_motion_continuity_sees_reappearance_and_whole_frame_changes(tasks):
+    i = 6
+    n = 32
+    gt = control_frames(tasks, i, "ground_truth", n, style="fade")
+    # the removed objects come back for 4 frames after being gone, then vanish again
+    back = gt.copy()
+    back[-6:-2] = tasks.first_frames[i]
+    res = score_video(tasks.task(i), back)
+    mc = res["metrics"]["motion_continuity"]
+    assert not mc["pass"] and mc["reappeared"] == res["metrics"]["rule_accuracy"]["target_ids"]
+    # one frame whose background changes colour: objects fine, whole frame changes
+    flash = gt.copy()
+    bg = (flash[n // 2] == 255).all(axis=-1)
+    flash[n // 2][bg] = (120, 170, 255)  # the background turns blue-ish for one frame
+    mc = score_video(tasks.task(i), flash)["metrics"]["motion_continuity"]
+    assert not mc["pass"] and mc["max_global_change"] > 0.5 and not mc["reappeared"]
+    assert score_video(tasks.task(i), gt)["metrics"]["motion_continuity"]["max_global_change"] \
+        == 0

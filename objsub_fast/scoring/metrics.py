@@ -21,8 +21,10 @@ motion_continuity        reappear_min_run            3        a removed object t
                                                               has reappeared (shorter runs are flicker
                                                               of a fading object)
 motion_continuity        max_global_change           0.05     fraction of canvas pixels changing class
-                                                              between two frames outside the removed
-                                                              objects' zones (a scene cut changes more)
+                                                              between two frames outside every object's
+                                                              zone (its drawn square and its tracked
+                                                              boxes, grown by 3 px): background,
+                                                              lighting, scene cuts, new things
 =======================  ==========================  =======  ==========================================
 
 ``removed_object_count`` (objects absent from the final frame vs. the task's number) and
@@ -49,7 +51,7 @@ THRESHOLDS = {
 }
 
 METRICS = tuple(THRESHOLDS)
-#: Removed objects' zones (for the global-change test) are their boxes grown by this many px.
+#: Object zones (left out of the global-change test) are their boxes grown by this many px.
 ZONE_MARGIN = 3
 
 
@@ -161,7 +163,7 @@ class Tracker:
         s = model.size
         self.base_zones = [(model.left[k] - ZONE_MARGIN, model.left[k] + s[k] + ZONE_MARGIN,
                             model.top[k] - ZONE_MARGIN, model.top[k] + s[k] + ZONE_MARGIN)
-                           for k in np.flatnonzero(model.removed)]
+                           for k in range(len(s))]
         self.final_cls = None
 
     def update(self, frame: np.ndarray) -> None:
@@ -191,7 +193,7 @@ class Tracker:
         self.color_ok.append(col_ok)
         self.shape_ok.append(~hit | (shape_of == m.shape))
         zones = [tuple(comps.bbox[c] + (-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN))
-                 for c in comp_of[m.removed & hit]]
+                 for c in comp_of[hit]]
         if self.prev_cls is not None:
             diff = self.prev_cls != comps.cls
             for x0, x1, y0, y1 in self.base_zones + self.prev_zones + zones:
