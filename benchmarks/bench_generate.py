@@ -140,8 +140,8 @@ def table(title: str, header: list[str], rows: list[list]) -> str:
 def main(argv=None) -> int:
     """Run the benchmark and print its tables."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--count", type=int, default=20_000, help="tasks per throughput run")
-    ap.add_argument("--vmeval-count", type=int, default=5_000,
+    ap.add_argument("--count", type=int, default=10_000, help="tasks per throughput run")
+    ap.add_argument("--vmeval-count", type=int, default=3_000,
                     help="tasks per VMEvalKit throughput run")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--frames", type=int, default=400, help="frames for the encoder comparison")
@@ -152,7 +152,8 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=args.tmp))
     try:
         print(f"objsub-fast generation benchmark: {os.cpu_count()} cores, "
-              f"medians of {args.repeats}\n")
+              f"medians of {args.repeats}, load average at start "
+              f"{os.getloadavg()[0]:.2f}\n")
         seeds = task_seeds(0, 0, args.frames)
         frames = generate_batch(seeds, level=task_levels(LEVELS, 0, args.frames)).first_frames
         enc = bench_encoders(frames, args.repeats)
@@ -192,6 +193,7 @@ def main(argv=None) -> int:
             generate(RunConfig(count=1_000_000), out, workers=2, quiet=True)
             minutes = (time.perf_counter() - t) / 60
             print(f"\n1,000,000 tasks, webdataset, 2 workers: {minutes:.1f} min")
+        print(f"\nload average at end {os.getloadavg()[0]:.2f} (other processes skew timings)")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return 0
