@@ -329,15 +329,57 @@ def classify_shapes(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
     return d.argmin(axis=-1)
 
 
+#: Cost of an infeasible pair.
+INFEASIBLE = 1e6
+_COSTS = np.array([POSITION_SCALE, COLOR_MISMATCH_COST, SHAPE_MISMATCH_COST, AREA_LOG_COST,
+                   AREA_RATIO_MAX, TRACK_RATIO_RANGE[0], TRACK_RATIO_RANGE[1],
+                   REACQUIRE_RATIO_RANGE[0], REACQUIRE_RATIO_RANGE[1], UNMATCHED_COST,
+                   INFEASIBLE])
+
+
+@njit(cache=True)
+def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
+                 cx, cy, area, ccolor, features, scale, diag, c):
+    """Costs (M, K + M) (last M columns: "unmatched") and component shape codes (M, K)."""
+    m, k = ref_x.shape[0], cx.shape[0]
+    cost = np.full((m, k + m), c[10])
+    shapes = np.zeros((m, k), np.int64)
+    for i in range(m):
+        cost[i, k + i] = c[9]
+        for j in range(k):
+            best, best_d = 0, 1e300
+            for h in range(templates.shape[1]):
+                d = 0.0
+                for f in range(features.shape[1]):
+                    d += abs(templates[i, h, f] - features[j, f]) / scale[f]
+                if d < best_d:
+                    best, best_d = h, d
+            shapes[i, j] = best
+            dist = np.hypot(cx[j] - ref_x[i], cy[j] - ref_y[i])
+            ratio = area[j] / exp_area[i]
+            track = area[j] / ref_area[i]
+            col_bad = ccolor[j] != color[i]
+            shape_bad = best != shape[i]
+            if ratio > c[4] or track < c[5] or track > c[6] or (col_bad and dist > size[i]):
+                continue
+            if lost[i] and (col_bad or shape_bad or ratio < c[7] or ratio > c[8]):
+                continue
+            unit = diag if lost[i] else c[0] * size[i]
+            cost[i, j] = (dist / unit + c[1] * col_bad + c[2] * shape_bad
+                          + c[3] * abs(np.log(track)))
+    return cost, shapes
+
+
 def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
           comps: Components):
-    """Assign components to objects by minimum total cost.
+    """Assign components to objects by minimum total cost (see the module docstring).
 
     Parameters
     ----------
-    ref_x, ref_y, ref_area : (M,) last tracked centroid and area of the objects
+    ref_x, ref_y, ref_area : (M,) float, last tracked centroid and area of the objects
     lost : (M,) bool, objects not matched in the previous frame
-    color, shape, size, exp_area : (M,) expected colour/shape codes, size and drawn area
+    color, shape, size : (M,) int, expected colour/shape codes and size
+    exp_area : (M,) float, drawn area
     templates : (M, len(SHAPES), 3) shape templates at each object's size
     comps : Components
 
@@ -353,29 +395,13 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     shape_of = np.full(m, -1)
     if m == 0 or k == 0:
         return comp_of, shape_of
-    dist = np.hypot(comps.cx[None, :] - ref_x[:, None], comps.cy[None, :] - ref_y[:, None])
-    ratio = comps.area[None, :] / exp_area[:, None]
-    track_ratio = comps.area[None, :] / ref_area[:, None]
-    shapes = classify_shapes(comps.features, templates)
-    col_bad = comps.color[None, :] != color[:, None]
     diag = float(np.hypot(*comps.cls.shape))
-    pos_unit = np.where(lost, diag, POSITION_SCALE * size)
-    cost = (dist / pos_unit[:, None] + COLOR_MISMATCH_COST * col_bad
-            + SHAPE_MISMATCH_COST * (shapes != shape[:, None])
-            + AREA_LOG_COST * np.abs(np.log(track_ratio)))
-    feasible = ((ratio <= AREA_RATIO_MAX)
-                & (track_ratio >= TRACK_RATIO_RANGE[0]) & (track_ratio <= TRACK_RATIO_RANGE[1])
-                & ~(col_bad & (dist > size[:, None])))
-    whole = ((ratio >= REACQUIRE_RATIO_RANGE[0]) & (ratio <= REACQUIRE_RATIO_RANGE[1])
-             & ~col_bad & (shapes == shape[:, None]))
-    feasible &= ~lost[:, None] | whole
-    big = 1e6
-    full = np.full((m, k + m), big)
-    full[:, :k] = np.where(feasible, cost, big)
-    full[np.arange(m), k + np.arange(m)] = UNMATCHED_COST
-    rows, cols = linear_sum_assignment(full)
-    for r, c in zip(rows, cols):
-        if c < k and feasible[r, c]:
+    cost, shapes = _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area,
+                                templates, comps.cx, comps.cy, comps.area, comps.color,
+                                comps.features, FEATURE_SCALE, diag, _COSTS)
+    rows, cols = linear_sum_assignment(cost)
+    for r, c in zip(rows.tolist(), cols.tolist()):
+        if c < k and cost[r, c] < INFEASIBLE:
             comp_of[r] = c
             shape_of[r] = shapes[r, c]
     return comp_of, shape_of
