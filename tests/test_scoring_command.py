@@ -4,7 +4,6 @@ import csv
 import json
 import shutil
 
-import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
@@ -53,9 +52,9 @@ def test_vmevalkit_layout_with_bad_runs(batch, tmp_path, capsys):
     runs = sorted(lazy.glob("*/run_0"))
     (runs[0] / "video" / "out.mp4").write_bytes(b"")                       # empty
     data = (runs[1] / "video" / "out.mp4").read_bytes()
-    (runs[1] / "video" / "out.mp4").write_bytes(data[: len(data) // 3])     # truncated
-    (runs[2] / "question" / "question_metadata.json").unlink()              # no metadata
-    shutil.rmtree(runs[3] / "question")                                     # falls back to --questions
+    (runs[1] / "video" / "out.mp4").write_bytes(data[: len(data) // 3])  # truncated
+    (runs[2] / "question" / "question_metadata.json").unlink()           # no metadata
+    shutil.rmtree(runs[3] / "question")                          # falls back to --questions
 
     scores = tmp_path / "res" / "scores.jsonl"
     assert _run(["--questions", str(qroot), "--outputs", str(out), "--out", str(scores),

@@ -2,7 +2,6 @@
 negative control with its intended metric, at the canvas size and at 1280x720 letterboxed."""
 import json
 
-import numpy as np
 import pytest
 
 from objsub_fast.scoring import score_video, write_video

@@ -20,8 +20,8 @@ def _removed_zone(batch, i, style):
     a = task_arrays(batch, i)
     plans = plan_slides(a["left"], a["top"], a["size"], a["removed"], (w, h))
     for k in np.flatnonzero(a["removed"]):
-        l, t, s = int(a["left"][k]), int(a["top"][k]), int(a["size"][k])
-        x0, x1, y0, y1 = l, l + s, t, t + s
+        x_, t, s = int(a["left"][k]), int(a["top"][k]), int(a["size"][k])
+        x0, x1, y0, y1 = x_, x_ + s, t, t + s
         if style == "slide" and plans[k] is not None:
             dx, dy, _ = plans[k]
             x0, x1 = (0, x1) if dx < 0 else (x0, w) if dx > 0 else (x0, x1)
@@ -50,12 +50,12 @@ def test_slides_never_touch_other_objects(batch):
             if plan is None:
                 continue
             dx, dy, dist = plan
-            l, t, s = int(a["left"][k]), int(a["top"][k]), int(a["size"][k])
+            x_, t, s = int(a["left"][k]), int(a["top"][k]), int(a["size"][k])
             assert dist > 0 and a["removed"][k]
             for j in np.flatnonzero(~a["removed"]):  # kept squares stay clear of the path
                 lj, tj, sj = int(a["left"][j]), int(a["top"][j]), int(a["size"][j])
                 for step in range(0, dist + 1, 2):
-                    x, y = l + dx * step, t + dy * step
+                    x, y = x_ + dx * step, t + dy * step
                     assert x + s < lj or lj + sj < x or y + s < tj or tj + sj < y
 
 
@@ -63,8 +63,8 @@ def test_fade_goes_toward_white(batch):
     video = render_transition(batch, style="fade", num_frames=9, tasks=[0])[0]
     a = task_arrays(batch, 0)
     k = int(np.flatnonzero(a["removed"])[0])
-    l, t, s = int(a["left"][k]), int(a["top"][k]), int(a["size"][k])
-    means = video[:, t:t + s, l:l + s].reshape(9, -1).mean(axis=1)
+    x_, t, s = int(a["left"][k]), int(a["top"][k]), int(a["size"][k])
+    means = video[:, t:t + s, x_:x_ + s].reshape(9, -1).mean(axis=1)
     assert np.all(np.diff(means) >= 0) and means[-1] == 255
 
 

@@ -61,27 +61,27 @@ def _kept_object(arrs) -> int:
 
 def _move(frames, arrs, k, offsets):
     """Redraw object ``k`` shifted by ``offsets[f]`` = (dx, dy) in each frame, in place."""
-    s, l, t = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
+    s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
     sp = sprite(int(arrs["shape"][k]), s)
     fill = COLOR_RGB[arrs["color"][k]]
     for f, (dx, dy) in enumerate(offsets):
         if dx == 0 and dy == 0:
             continue
-        frames[f] = whiten(frames[f], [l], [t], [s], [0])
-        _draw(frames[f], sp, l + int(dx), t + int(dy), fill, np.array(OUTLINE_RGB, np.uint8))
+        frames[f] = whiten(frames[f], [x0], [y0], [s], [0])
+        _draw(frames[f], sp, x0 + int(dx), y0 + int(dy), fill, np.array(OUTLINE_RGB, np.uint8))
 
 
 def _free_spot(arrs, k, canvas_size):
     """Farthest top-left for object k whose square keeps 10 px from every other square."""
     w, h = canvas_size
     s = int(arrs["size"][k])
-    others = [(int(l), int(t), int(z)) for j, (l, t, z) in
+    others = [(int(ox), int(oy), int(oz)) for j, (ox, oy, oz) in
               enumerate(zip(arrs["left"], arrs["top"], arrs["size"])) if j != k]
     best, best_d = None, -1.0
     for y in range(10, h - s - 9, 2):
         for x in range(10, w - s - 9, 2):
-            if any(x < l + z + 10 and l - 10 < x + s and y < t + z + 10 and t - 10 < y + s
-                   for l, t, z in others):
+            if any(x < ox + oz + 10 and ox - 10 < x + s and y < oy + oz + 10 and oy - 10 < y + s
+                   for ox, oy, oz in others):
                 continue
             d = np.hypot(x - arrs["left"][k], y - arrs["top"][k])
             if d > best_d:

@@ -71,7 +71,7 @@ def plan_slides(left, top, size, removed, canvas_size):
     canvas_size : (W, H)
     """
     w, h = canvas_size
-    squares = [(int(l), int(l + s), int(t), int(t + s)) for l, t, s in zip(left, top, size)]
+    squares = [(int(x), int(x + s), int(y), int(y + s)) for x, y, s in zip(left, top, size)]
     swept = []
     plans = []
     for k in range(len(squares)):
@@ -97,8 +97,8 @@ def whiten(frame, left, top, size, which) -> np.ndarray:
     out = frame.copy()
     h, w = out.shape[:2]
     for k in which:
-        l, t, s = int(left[k]), int(top[k]), int(size[k])
-        out[max(t, 0):min(t + s, h), max(l, 0):min(l + s, w)] = 255
+        x, y, s = int(left[k]), int(top[k]), int(size[k])
+        out[max(y, 0):min(y + s, h), max(x, 0):min(x + s, w)] = 255
     return out
 
 
