@@ -170,7 +170,6 @@ def prepare_output(config: RunConfig, out: Path, overwrite: bool) -> dict[int, d
         entry = json.loads(rec.read_text())
         done[entry["shard"]] = entry
     if previous is None:
-        (out / PROGRESS_DIR).mkdir(exist_ok=True)
         atomic_write_bytes(manifest_path, manifest_bytes(config.to_json(), [], complete=False))
     (out / PROGRESS_DIR).mkdir(exist_ok=True)
     return {k: e for k, e in done.items() if _entry_present(out, config, e)}
