@@ -280,7 +280,8 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     out : path-like
         Output folder (created; must be shared by all workers for the Dask backend).
     workers : int, optional
-        Parallel shard jobs (default: all cores). Never changes the output.
+        Parallel shard jobs (default: all cores usable by this process, as joblib counts
+        them). Never changes the output.
     backend : {"loky", "dask"}
         joblib backend; "dask" runs on ``scheduler`` (a dask.distributed address) or, without
         one, on a local cluster of ``workers`` processes.
@@ -294,7 +295,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     config.validate()
     if backend not in BACKENDS:
         raise ConfigError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    workers = (os.cpu_count() or 1) if workers is None else workers
+    workers = joblib.cpu_count() if workers is None else workers
     if not isinstance(workers, int) or workers < 1:
         raise ConfigError(f"--workers must be an integer >= 1, got {workers!r}")
     if not isinstance(chunk_size, int) or chunk_size < 1:

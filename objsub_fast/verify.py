@@ -56,12 +56,16 @@ class TarShardReader:
         self.where = entry["name"]
         path = out / entry["name"]
         self.samples: dict[str, dict] = {}
-        self.data = path.read_bytes() if path.is_file() else None
-        if self.data is None:
+        self.sha = None
+        if not path.is_file():
             problems.append(f"{self.where}: shard file missing")
             return
+        self.sha = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                self.sha.update(block)
         try:
-            with tarfile.open(fileobj=io.BytesIO(self.data), mode="r:") as tar:
+            with tarfile.open(path, mode="r:") as tar:
                 for member in tar:
                     key, _, suffix = member.name.partition(".")
                     f = tar.extractfile(member)
@@ -70,8 +74,8 @@ class TarShardReader:
             problems.append(f"{self.where}: unreadable tar (truncated or corrupt): {e}")
 
     def digest(self) -> str | None:
-        """SHA-256 of the shard file."""
-        return None if self.data is None else hashlib.sha256(self.data).hexdigest()
+        """SHA-256 of the shard file (None if it is missing)."""
+        return None if self.sha is None else self.sha.hexdigest()
 
     def get(self, expected: dict) -> dict | None:
         """Actual members of the task ``expected`` describes (None if absent)."""

@@ -8,8 +8,11 @@ import pytest
 import webdataset as wds
 from PIL import Image
 
+from hypothesis import given, settings, strategies as st
+
 from objsub_fast.pipeline import RunConfig, generate
-from objsub_fast.writers import MEMBERS, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR, tar_member
+from objsub_fast.writers import (MEMBERS, TAR_END, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR,
+                                 tar_member)
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +80,13 @@ def test_tar_member_layout_and_long_names():
     assert len(tar_member("b", b"x" * 513)) == 512 + 1024
     with pytest.raises(ValueError, match="longer than 100"):
         tar_member("n" * 101, b"")
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.dictionaries(st.from_regex(r"[a-z0-9_]{1,40}\.[a-z]{1,9}", fullmatch=True),
+                       st.binary(max_size=3000), min_size=1, max_size=6))
+def test_tar_round_trip_through_tarfile(files):
+    raw = b"".join(tar_member(name, files[name]) for name in sorted(files)) + TAR_END
+    with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
+        assert [m.name for m in tar.getmembers()] == sorted(files)
+        assert {m.name: tar.extractfile(m).read() for m in tar.getmembers()} == files
