@@ -113,8 +113,11 @@ def _tar_template() -> tuple[bytearray, int]:
 _TAR_TEMPLATE, _TAR_TEMPLATE_SUM = _tar_template()
 
 
-def tar_member(name: str, data: bytes) -> bytes:
-    """One ustar member (header, data, zero padding) with fixed mode 0644, uid/gid 0, mtime 0."""
+_PADDING = [b"\0" * n for n in range(_TAR_BLOCK)]
+
+
+def tar_parts(name: str, data: bytes) -> tuple[bytes, bytes, bytes]:
+    """One ustar member as (header, data, zero padding); mode 0644, uid/gid 0, mtime 0."""
     bname = name.encode()
     if len(bname) > 100:
         raise ValueError(f"tar member name longer than 100 bytes: {name!r}")
@@ -123,8 +126,12 @@ def tar_member(name: str, data: bytes) -> bytes:
     size = b"%011o\0" % len(data)
     h[124:136] = size
     h[148:156] = b"%06o\0 " % (_TAR_TEMPLATE_SUM + sum(bname) + sum(size))
-    pad = -len(data) % _TAR_BLOCK
-    return bytes(h) + data + b"\0" * pad
+    return bytes(h), data, _PADDING[-len(data) % _TAR_BLOCK]
+
+
+def tar_member(name: str, data: bytes) -> bytes:
+    """One ustar member as a single byte string (see ``tar_parts``)."""
+    return b"".join(tar_parts(name, data))
 
 
 TAR_END = b"\0" * (2 * _TAR_BLOCK)
@@ -155,7 +162,8 @@ class WebDatasetShardWriter:
         """Encode and append a chunk of tasks."""
         parts = []
         for sample in encode_samples(batch, first_index, self.fmt, self.masks):
-            parts.extend(tar_member(name, data) for name, data in sample_members(sample))
+            for name, data in sample_members(sample):
+                parts.extend(tar_parts(name, data))
         self._file.write(b"".join(parts))
         self.count += len(batch)
 
