@@ -5,8 +5,6 @@ seeds below, so rerunning it reproduces the committed file.
 """
 import sys
 
-import numpy as np
-
 from objsub_fast import generate_batch
 from objsub_fast.preview import contact_sheet, save_sheet
 from objsub_fast.vocabulary import LEVELS
