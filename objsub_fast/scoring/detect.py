@@ -28,7 +28,8 @@ features. Objects never touch (10 px spacing) so each drawn object is one compon
 smaller than :data:`MIN_AREA_FRACTION` of the smallest task object are codec specks and ignored.
 A component's colour is its majority task colour when that colour covers at least
 :data:`COLOR_MIN_FRACTION` of its non-outline pixels (else unknown). Its shape is the nearest of
-the four sprite templates in (fill ratio, vertical asymmetry, aspect) feature space, the
+the four sprite templates in shape-feature space (fill ratio, vertical asymmetry,
+aspect, bottom-corner occupancy), the
 templates being computed by this very detector on ``render.sprite`` images, so detector and
 renderer can never disagree on a definition.
 
@@ -87,8 +88,8 @@ UNMATCHED_COST = 3.0
 # Component statistics columns.
 (S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1) = range(7)
 S_COL0 = 7                      # six colour counts
-S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ = 13, 14, 15, 16
-NSTATS = 17
+S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ, S_CORNER = 13, 14, 15, 16, 17
+NSTATS = 18
 
 
 @lru_cache(maxsize=1)
@@ -221,6 +222,7 @@ def analyze_frame(frame, lut, cls, labels, parent, min_area):
         x0 = int(st[j, S_X0])
         x1 = int(st[j, S_X1])
         quarter = (y1 - y0 + 1) // 4
+        qx = (x1 - x0 + 1) // 4
         for y in range(y0, y1 + 1):
             for x in range(x0, x1 + 1):
                 if labels[y, x] == j:
@@ -228,6 +230,8 @@ def analyze_frame(frame, lut, cls, labels, parent, min_area):
                         st[j, S_TOPQ] += 1
                     elif y > y1 - quarter:
                         st[j, S_BOTQ] += 1
+                        if x < x0 + qx or x > x1 - qx:
+                            st[j, S_CORNER] += 1
         out[o] = st[j]
         o += 1
     return out
@@ -242,7 +246,7 @@ class Components:
     area, cx, cy : float arrays (centroid in canvas pixels, pixel-centre coordinates)
     bbox : (K, 4) int (x0, x1, y0, y1), inclusive
     color : int array, colour code or -1 when no task colour dominates
-    features : (K, 3) shape features (fill ratio, vertical asymmetry, log aspect)
+    features : (K, 4) shape features (see ``_features``)
     cls : (H, W) uint8 pixel classes of the frame
     """
 
@@ -259,12 +263,15 @@ class Components:
 
 
 def _features(st: np.ndarray) -> np.ndarray:
-    """Scale-free shape features of component statistics rows."""
+    """Scale-free shape features of component statistics rows: fill ratio of the bounding box,
+    vertical asymmetry (bottom-quarter minus top-quarter pixels, over the area), log aspect
+    ratio, and occupancy of the two bottom corner cells (a quarter of the box each way)."""
     bw = st[:, S_X1] - st[:, S_X0] + 1
     bh = st[:, S_Y1] - st[:, S_Y0] + 1
     area = st[:, S_AREA]
+    corner_cells = 2.0 * np.maximum(bw // 4, 1) * np.maximum(bh // 4, 1)
     return np.stack([area / (bw * bh), (st[:, S_BOTQ] - st[:, S_TOPQ]) / area,
-                     np.log(bw / bh)], axis=1)
+                     np.log(bw / bh), st[:, S_CORNER] / corner_cells], axis=1)
 
 
 class Detector:
@@ -302,7 +309,7 @@ class Detector:
 
 @lru_cache(maxsize=None)
 def shape_templates(size: int) -> np.ndarray:
-    """Shape features of each sprite at ``size``, measured by the detector: (len(SHAPES), 3)."""
+    """Shape features of each sprite at ``size``, measured by the detector: (len(SHAPES), 4)."""
     pad = 4
     feats = []
     for code in range(len(SHAPES)):
@@ -317,13 +324,13 @@ def shape_templates(size: int) -> np.ndarray:
 
 
 #: Feature scales: a difference of one scale unit counts as 1 in the shape distance.
-FEATURE_SCALE = np.array([0.08, 0.08, 0.15])
+FEATURE_SCALE = np.array([0.08, 0.08, 0.15, 0.15])
 
 
 def classify_shapes(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
     """Shape codes (M, K): nearest template of each object's size for each component.
 
-    ``features`` is (K, 3); ``templates`` is (M, len(SHAPES), 3), one template set per object.
+    ``features`` is (K, 4); ``templates`` is (M, len(SHAPES), 4), one template set per object.
     """
     d = np.abs((templates[:, None] - features[None, :, None]) / FEATURE_SCALE).sum(axis=-1)
     return d.argmin(axis=-1)
@@ -380,7 +387,7 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     lost : (M,) bool, objects not matched in the previous frame
     color, shape, size : (M,) int, expected colour/shape codes and size
     exp_area : (M,) float, drawn area
-    templates : (M, len(SHAPES), 3) shape templates at each object's size
+    templates : (M, len(SHAPES), 4) shape templates at each object's size
     comps : Components
 
     Returns

@@ -75,7 +75,7 @@ class TaskModel:
     area : (M,) drawn pixels
     removed : (M,) bool, the task's target set
     expected_fg : (H, W) bool, foreground of the expected final frame
-    templates : (M, len(SHAPES), 3) shape templates at each object's size
+    templates : (M, len(SHAPES), 4) shape templates at each object's size
     """
 
     def __init__(self, record: dict):

@@ -208,6 +208,20 @@ CODEC_OPTIONS = {"libx264": {"crf": "18", "preset": "veryfast"},
                  "gif": {}}
 
 
+def _palettized(frame: np.ndarray):
+    """(indices, ARGB palette) of a frame: exact when it has <= 256 colours, else its colours
+    rounded to a 6x6x6 cube (no dithering, which would scatter foreign colours)."""
+    rgb = frame.reshape(-1, 3)
+    cols, inv = np.unique(rgb, axis=0, return_inverse=True)
+    if len(cols) > 256:
+        cube = np.rint(rgb / 51.0).astype(np.uint8) * 51
+        cols, inv = np.unique(cube, axis=0, return_inverse=True)
+    pal = np.zeros((256, 4), np.uint8)
+    pal[:len(cols), 0] = 255
+    pal[:len(cols), 1:] = cols
+    return inv.reshape(frame.shape[:2]).astype(np.uint8), pal
+
+
 def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=None,
                 bar_rgb=(0, 0, 0)) -> str:
     """Encode ``frames`` (iterable of (H, W, 3) uint8) to a video file with PyAV.
@@ -218,7 +232,8 @@ def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=No
         Output file; the container follows the extension (.mp4, .webm, .gif, ...).
     fps : int
     codec : str
-        ``libx264`` (default, yuv420p), ``libx265``, ``libvpx-vp9`` or ``gif``.
+        ``libx264`` (default, yuv420p), ``libx265``, ``libvpx-vp9`` or ``gif`` (lossless
+        palette when a frame has <= 256 colours).
     out_size : (W, H), optional
         Letterbox every frame into this size (e.g. (1280, 720)) with ``bar_rgb`` bars.
 
@@ -242,9 +257,12 @@ def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=No
                 stream = container.add_stream(codec, rate=fps,
                                               options=CODEC_OPTIONS.get(codec, {}))
                 stream.width, stream.height = frame.shape[1], frame.shape[0]
-                stream.pix_fmt = "rgb8" if codec == "gif" else "yuv420p"
+                stream.pix_fmt = "pal8" if codec == "gif" else "yuv420p"
                 stream.codec_context.thread_count = 1
-            vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
+            if codec == "gif":
+                vf = av.VideoFrame.from_ndarray(_palettized(frame), format="pal8")
+            else:
+                vf = av.VideoFrame.from_ndarray(np.ascontiguousarray(frame), format="rgb24")
             for packet in stream.encode(vf):
                 container.mux(packet)
         if stream is not None:
