@@ -107,3 +107,12 @@ def test_motion_continuity_sees_reappearance_and_whole_frame_changes(tasks):
     assert not mc["pass"] and mc["max_global_change"] > 0.5 and not mc["reappeared"]
     assert score_video(tasks.task(i), gt)["metrics"]["motion_continuity"]["max_global_change"] \
         == 0
+
+
+@pytest.mark.parametrize("name,codec", [("v.webm", "libvpx-vp9"), ("v.gif", "gif"),
+                                        ("v.mkv", "libx265")])
+def test_other_codecs_score_like_h264(tasks, tmp_path, name, codec):
+    for i, control in [(2, "ground_truth"), (9, "drift"), (15, "jump")]:
+        path = tmp_path / f"{control}_{name}"
+        write_video(path, control_frames(tasks, i, control, FRAMES), codec=codec)
+        assert caught(score_video(tasks.task(i), path), control), (codec, control)
