@@ -45,7 +45,7 @@ def _canvas(text: str) -> tuple:
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
-    from .pipeline import BACKENDS, DEFAULT_CHUNK_SIZE, DEFAULT_SHARD_SIZE
+    from .pipeline import BACKENDS, DEFAULT_SHARD_SIZE
     from .writers import FORMATS
 
     p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
@@ -71,9 +71,9 @@ def _add_generate(sub) -> None:
     p.add_argument("--masks", action="store_true", help="also write instance maps")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
-    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
+    p.add_argument("--chunk-size", type=int, default=None,
                    help="tasks per engine call in a worker; bounds memory, never changes the "
-                   "output (default: %(default)s)")
+                   "output (default: as many as fit 30 MiB of frames, 160 at 256x256)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(handler=_generate)
 

@@ -45,3 +45,11 @@ def test_plan_covers_every_index_once():
 def test_keys_sort_in_index_order():
     keys = [task_key(i) for i in (0, 9, 10, 123456)]
     assert keys == sorted(keys) and "." not in "".join(keys)
+
+
+def test_auto_chunk_keeps_a_frame_array_under_the_budget():
+    from objsub_fast.pipeline import CHUNK_FRAME_BYTES, auto_chunk_size
+    assert auto_chunk_size((256, 256)) == 160
+    for size in [(64, 64), (300, 200), (4096, 4096)]:
+        n = auto_chunk_size(size)
+        assert n >= 1 and (n == 1 or n * size[0] * size[1] * 3 <= CHUNK_FRAME_BYTES)
