@@ -21,9 +21,9 @@ def test_control_tasks_cover_every_level_and_kind(tasks):
     assert sorted(set(tasks.levels)) == list(LEVELS)
 
 
-def _run(tasks, tmp_path, i, control, out_size):
+def _run(tasks, tmp_path, i, control, out_size, bar=(0, 0, 0)):
     path = tmp_path / f"{i}_{control}.mp4"
-    write_video(path, control_frames(tasks, i, control, FRAMES), out_size=out_size)
+    write_video(path, control_frames(tasks, i, control, FRAMES), out_size=out_size, bar_rgb=bar)
     return score_video(tasks.task(i), path)
 
 
@@ -39,12 +39,13 @@ def test_every_control_at_canvas_size(tasks, tmp_path):
 
 def test_controls_letterboxed_1280x720(tasks, tmp_path):
     # Every kind gets the ground truth and one negative control (rotating), so every kind and
-    # every control appears.
+    # every control appears; the bars are black, coloured or white (the canvas background).
     negatives = [c for c in CONTROLS if CONTROLS[c][1]]
+    bars = [(0, 0, 0), (30, 90, 200), (255, 255, 255)]
     missed = []
     for i in range(len(tasks)):
         for control in ("ground_truth", negatives[i % len(negatives)]):
-            res = _run(tasks, tmp_path, i, control, (1280, 720))
+            res = _run(tasks, tmp_path, i, control, (1280, 720), bars[i % 3])
             if not caught(res, control):
                 missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
     assert not missed
