@@ -73,6 +73,7 @@ def test_score_video_result_is_json_and_single_image_skips_motion(tasks, tmp_pat
     res = score_video(tasks.task(i), control_frames(tasks, i, "ground_truth", FRAMES))
     assert json.loads(json.dumps(res))["pass"] is True
     assert res["frames"] == FRAMES and res["error"] is None
+    assert res["input"] == {"kind": "array", "size": [256, 256], "content_box": [0, 0, 256, 256]}
     Image.fromarray(tasks.final_frames[i]).save(tmp_path / "final.png")
     img = score_video(tasks.task(i), tmp_path / "final.png")
     assert img["pass"] is True and img["frames"] == 1

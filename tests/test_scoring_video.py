@@ -77,6 +77,7 @@ def test_letterboxed_video_streams_at_canvas_size(batch, tmp_path):
     got = list(stream)
     assert len(got) == 3 and got[0].shape == (256, 256, 3)
     assert stream.mapper.box[2] > 200  # pillarbox bars of about 280 px were cut
+    assert stream.mapper.source_size == (1280, 720)
 
 
 def _zero_frame_video(path):

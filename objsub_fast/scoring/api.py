@@ -35,7 +35,9 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     dict
         ``task_id``, ``level``, ``rule_kind``, ``source``, ``error`` (None, or the reason the
         task could not be scored), ``frames``, ``metrics`` (per metric a dict with ``pass`` and
-        its measurements, see ``metrics.THRESHOLDS``) and ``pass``. An unscorable input gives
+        its measurements, see ``metrics.THRESHOLDS``), ``pass``, and ``input``: the source kind,
+        its frame size (W, H) and the content box (x0, y0, x1, y1) mapped onto the canvas once
+        bars were removed. An unscorable input gives
         ``error`` set, ``pass`` False and empty ``metrics``; it never raises.
     """
     out = task_fields(task_record)
@@ -50,7 +52,11 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     except Exception as exc:  # noqa: BLE001 - a scoring run must never die on one input
         return {**out, "error": f"unexpected {type(exc).__name__}: {exc}", "frames": 0,
                 "metrics": {}, "pass": False}
-    return {**out, "error": None, **res}
+    mapper = stream.mapper
+    y0, y1, x0, x1 = (int(v) for v in mapper.box)
+    frame = {"kind": stream.kind, "size": [int(v) for v in mapper.source_size],
+             "content_box": [x0, y0, x1, y1]}
+    return {**out, "error": None, "input": frame, **res}
 
 
 __all__ = ["score_video", "THRESHOLDS"]

@@ -116,6 +116,7 @@ class CanvasMapper:
 
     def __init__(self, reference: np.ndarray, canvas_size: tuple[int, int]):
         self.canvas_size = (int(canvas_size[0]), int(canvas_size[1]))
+        self.source_size = (reference.shape[1], reference.shape[0])
         self.box = content_box(reference, self.canvas_size)
         y0, y1, x0, x1 = self.box
         self.identity = (y1 - y0, x1 - x0) == (self.canvas_size[1], self.canvas_size[0])
