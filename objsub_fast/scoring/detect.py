@@ -17,8 +17,10 @@ with their neighbour, and encoders blur edges. A tolerance of 25 keeps every fla
 of an encoded task in its class while blended edge pixels (grey between outline and
 background, dark shades between fill and outline) become *other*. *Other* pixels still count as
 foreground, so blur neither splits objects nor removes them from the IoU; they are simply not
-allowed to decide an object's colour. The 6-bit quantisation moves a colour by at most 2 RGB
-units, well under one ΔE00 unit on these references.
+allowed to decide an object's colour. CIEDE2000 weighs lightness differences less near white,
+so neutral greys down to about RGB 150 still count as background: dimmed or off-white
+backgrounds, which generative models often emit, are not mistaken for objects. The 6-bit
+quantisation moves a colour by at most 2.5 RGB units, about one ΔE00 unit on these references.
 
 Components and matching
 -----------------------
@@ -28,10 +30,9 @@ features. Objects never touch (10 px spacing) so each drawn object is one compon
 smaller than :data:`MIN_AREA_FRACTION` of the smallest task object are codec specks and ignored.
 A component's colour is its majority task colour when that colour covers at least
 :data:`COLOR_MIN_FRACTION` of its non-outline pixels (else unknown). Its shape is the nearest of
-the four sprite templates in shape-feature space (fill ratio, vertical asymmetry,
-aspect, bottom-corner occupancy), the
-templates being computed by this very detector on ``render.sprite`` images, so detector and
-renderer can never disagree on a definition.
+the four sprite templates in shape-feature space (fill ratio, vertical asymmetry, aspect,
+bottom-corner occupancy), the templates being computed by this very detector on
+``render.sprite`` images, so detector and renderer can never disagree on a definition.
 
 Components are matched to task objects frame by frame by a minimum-cost assignment (Hungarian,
 with an "unmatched" option per object at :data:`UNMATCHED_COST`). For an object matched in the
