@@ -118,3 +118,15 @@ def test_other_codecs_score_like_h264(tasks, tmp_path, name, codec):
         path = tmp_path / f"{control}_{name}"
         write_video(path, control_frames(tasks, i, control, FRAMES), codec=codec)
         assert caught(score_video(tasks.task(i), path), control), (codec, control)
+
+
+def test_verdicts_follow_the_thresholds_table(tasks, monkeypatch):
+    from objsub_fast.scoring import THRESHOLDS
+
+    i = 11
+    drift = control_frames(tasks, i, "drift", FRAMES)
+    assert not score_video(tasks.task(i), drift)["metrics"]["kept_object_stability"]["pass"]
+    monkeypatch.setitem(THRESHOLDS["kept_object_stability"], "max_mean_displacement_px", 10.0)
+    assert score_video(tasks.task(i), drift)["pass"]
+    monkeypatch.setitem(THRESHOLDS["final_object_match"], "min_iou", 1.01)
+    assert not score_video(tasks.task(i), drift)["metrics"]["final_object_match"]["pass"]
