@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.scoring import command, render_transition, write_video
+from objsub_fast.scoring import render_transition, write_video
 from objsub_fast.scoring.layout import find_jobs
 
 
@@ -27,6 +27,9 @@ def _questions(batch, root):
 
 
 def _run(argv):
+    # Imported here, not at collection: tests/test_cli.py checks the CLI without this module.
+    from objsub_fast.scoring import command
+
     parser = argparse.ArgumentParser()
     command.add_arguments(parser)
     return command.run(parser.parse_args(argv + ["--no-progress"]))
