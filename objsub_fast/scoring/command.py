@@ -31,6 +31,11 @@ SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate"
 
 def add_arguments(parser) -> None:
     """Add the ``score`` options to an argparse parser."""
+    parser.description = (
+        "Score model videos (mp4/webm/gif, frame folders or final images) against their Object "
+        "Subtraction tasks, pixel-exactly: one JSON line per output and a summary by model, "
+        "level and rule kind (printed and as CSV). Unscorable outputs become error records. "
+        "Thresholds: objsub_fast.scoring.metrics.THRESHOLDS.")
     parser.add_argument("--questions", type=Path, default=None,
                         help="folder of question folders ({task_id}/question_metadata.json, "
                              "possibly under object_subtraction_task/); optional when every "
