@@ -1,5 +1,6 @@
 """create_dataset: VMEvalKit's structure, real files, determinism."""
 import json
+import tempfile
 from pathlib import Path
 
 from objsub_fast.vmevalkit import create_dataset
@@ -22,13 +23,15 @@ def test_structure_and_files(tmp_path):
     assert ds["metadata"]["total_tasks"] == 7
 
 
-def test_same_arguments_give_identical_files(tmp_path):
+def test_same_arguments_give_identical_files(tmp_path, monkeypatch):
     create_dataset(num_samples=4, random_seed=1, output_dir=tmp_path / "a")
     create_dataset(num_samples=4, random_seed=1, output_dir=tmp_path / "b")
     files = lambda root: {str(p.relative_to(root)): p.read_bytes()
                           for p in sorted(root.rglob("*")) if p.is_file()}
     assert files(tmp_path / "a") == files(tmp_path / "b")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # default output: a temp folder
     default = create_dataset(num_samples=2)
+    assert Path(default["metadata"]["output_dir"]).parent == tmp_path
     assert Path(default["pairs"][0]["first_image_path"]).is_file()
     assert json.loads(Path(default["pairs"][0]["first_image_path"]).parent.joinpath(
         "question_metadata.json").read_text())["id"] == default["pairs"][0]["id"]
