@@ -122,8 +122,10 @@ def main(argv=None) -> None:
     with tempfile.TemporaryDirectory(prefix="bench_score_") as tmp:
         folder = Path(tmp)
         rows = speed(args, folder)
+        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
         print(f"\nScoring speed: {args.tasks} H.264 videos x {args.frames} frames, decoding "
-              f"included, median of {args.repeats} repeats")
+              f"included, median of {args.repeats} repeats ({os.cpu_count()} CPUs, load "
+              f"average after the runs: {load}; other processes lower the per-core rates)")
         print(f"{'resolution':<22}{'workers':>8}{'videos/s':>10}{'per core':>10}"
               f"{'target':>8}")
         for name, workers, rate, per_core in rows:
