@@ -171,6 +171,8 @@ def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=No
     Returns
     -------
     (N, F, H, W, 3) uint8
+        F * H * W * 3 bytes per task (6 MiB for 32 frames at 256x256): render large batches
+        in slices with ``tasks``, or write each task with :func:`write_transition`.
     """
     if style not in STYLE_NAMES:
         raise ValueError(f"style must be one of {STYLE_NAMES}, got {style!r}")
