@@ -5,6 +5,7 @@ User errors never show a traceback: they print ``objsub-fast: error: ...`` and e
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from .vocabulary import LEVELS
@@ -158,7 +159,7 @@ def _add_score(sub) -> None:
 
 def _score(args) -> int:
     try:
-        from .scoring import command
+        command = importlib.import_module("objsub_fast.scoring.command")
     except ImportError as e:
         raise UsageError(f"the score command is not available in this installation ({e})") \
             from None

@@ -112,8 +112,6 @@ def test_score_is_delegated_to_the_scoring_module(monkeypatch):
     fake.add_arguments = lambda p: p.add_argument("--videos")
     fake.run = lambda args: 7 if args.videos == "v" else 0
     monkeypatch.setitem(sys.modules, "objsub_fast.scoring.command", fake)
-    import objsub_fast.scoring as scoring
-    monkeypatch.setattr(scoring, "command", fake, raising=False)
     assert run_main(["score", "--videos", "v"]) == 7
 
 
