@@ -196,3 +196,22 @@ def _check_geometry(config: Config, used_levels) -> None:
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
 
+
+
+def check_out(out, count: int, width: int, height: int, masks: bool):
+    """Return ``out`` as (first, final, instance-or-None) after checking shapes and types."""
+    want = 3 if masks else 2
+    if not isinstance(out, (tuple, list)) or len(out) != want:
+        raise ValueError(f"out must be a tuple of {want} arrays (first, final"
+                         f"{', instance' if masks else ''}) when masks={masks}")
+    shapes = [(count, height, width, 3), (count, height, width, 3), (count, height, width)]
+    for name, array, shape in zip(("first", "final", "instance"), out, shapes):
+        if not (isinstance(array, np.ndarray) and array.dtype == np.uint8
+                and array.shape == shape and array.flags.c_contiguous and array.flags.writeable):
+            raise ValueError(f"out {name} must be a writeable C-contiguous uint8 array of shape "
+                             f"{shape}; got {getattr(array, 'dtype', type(array).__name__)} "
+                             f"{getattr(array, 'shape', '')}")
+    if len({id(a) for a in out}) != len(out) or any(
+            np.shares_memory(a, b) for i, a in enumerate(out) for b in out[i + 1:]):
+        raise ValueError("out arrays must not overlap")
+    return tuple(out) + ((None,) if not masks else ())

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import check_levels, check_seeds, make_config
+from .config import check_levels, check_out, check_seeds, make_config
 from .records import prompt_and_rule, task_record
 from .render import draw_frames, sprite_areas
 from .scenes import generate_scenes
@@ -76,7 +76,7 @@ class Batch:
 
 
 def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=False,
-                   num_objects=None, object_size=(20, 40), kind_weights=None):
+                   num_objects=None, object_size=(20, 40), kind_weights=None, out=None):
     """Generate Object Subtraction tasks, one per seed.
 
     Parameters
@@ -98,6 +98,10 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
         Object size range in pixels (bounding-square side), default (20, 40).
     kind_weights : dict, optional
         ``{level: {kind: weight}}`` (or ``{kind: weight}`` for one level); default uniform.
+    out : tuple of ndarray, optional
+        ``(first, final)`` or, with ``masks``, ``(first, final, instance)``: C-contiguous uint8
+        arrays of shape (N, H, W, 3) / (N, H, W) to draw into instead of new ones. Reusing them
+        across calls saves the page faults of fresh memory; the batch's frames are these arrays.
 
     Returns
     -------
@@ -111,7 +115,11 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     seeds = check_seeds(seeds)
     level_codes = check_levels(level, len(seeds))
     config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights)
+    if out is not None:
+        if not render:
+            raise ValueError("out needs render=True (there are no frames to draw into)")
+        out = check_out(out, len(seeds), config.width, config.height, masks)
     scenes = generate_scenes(seeds, level_codes, config)
-    frames = draw_frames(scenes, config, masks) if render else (None, None, None)
+    frames = draw_frames(scenes, config, masks, out) if render else (None, None, None)
     return Batch(seeds, level_codes, config, scenes, frames)
 

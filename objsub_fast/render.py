@@ -142,8 +142,11 @@ def stamp_batch(rgb, spans, size_lo, num_objects, left, top, size, color, shape,
                         instance[i, y, c] = k + 1
 
 
-def draw_frames(scenes: dict, config, masks: bool = False):
+def draw_frames(scenes: dict, config, masks: bool = False, out=None):
     """Render the first and final frames (and instance maps) of sampled ``scenes``.
+
+    ``out``, if given, holds arrays to draw into (validated by the caller), e.g. to reuse one
+    set of buffers across batches and skip the page faults of fresh memory.
 
     Returns
     -------
@@ -151,13 +154,14 @@ def draw_frames(scenes: dict, config, masks: bool = False):
     instance : (N, H, W) uint8 or None
     """
     n, w, h = len(scenes["num_objects"]), config.width, config.height
-    first = np.empty((n, h, w, 3), np.uint8)
-    final = np.empty((n, h, w, 3), np.uint8)
-    instance = np.empty((n if masks else 0, h, w), np.uint8)
+    if out is None:
+        out = (np.empty((n, h, w, 3), np.uint8), np.empty((n, h, w, 3), np.uint8),
+               np.empty((n, h, w), np.uint8) if masks else None)
+    first, final, instance = out
     s_lo, s_hi = config.size_range
     rgb, spans = stamp_tables(s_lo, s_hi)
     stamp_batch(rgb.reshape(rgb.shape[:-2] + (-1,)), spans, s_lo, scenes["num_objects"],
                 scenes["left"], scenes["top"], scenes["size"], scenes["color"], scenes["shape"],
                 scenes["removed"], first.reshape(n, h, w * 3), final.reshape(n, h, w * 3),
-                instance)
+                instance if masks else np.empty((0, h, w), np.uint8))
     return first, final, (instance if masks else None)

@@ -177,3 +177,16 @@ def test_structure_of_arrays_fields():
         assert 5 <= n <= 8 and not batch.removed[i, n:].any()
         objs = batch.task(i)["object_subtraction_data"]["objects"]
         assert [o["x"] for o in objs] == batch.x[i, :n].tolist()
+
+
+def test_out_buffers_are_drawn_into_and_match_fresh_frames():
+    seeds, levels = [3, 9, 27], ["L1", "L3", "L4"]
+    fresh = generate_batch(seeds, level=levels, masks=True)
+    buffers = (np.zeros((3, 256, 256, 3), np.uint8), np.zeros((3, 256, 256, 3), np.uint8),
+               np.full((3, 256, 256), 7, np.uint8))
+    for _ in range(2):  # reuse: a second call overwrites every pixel again
+        batch = generate_batch(seeds, level=levels, masks=True, out=buffers)
+        assert batch.first_frames is buffers[0] and batch.instance_maps is buffers[2]
+        assert np.array_equal(buffers[0], fresh.first_frames)
+        assert np.array_equal(buffers[1], fresh.final_frames)
+        assert np.array_equal(buffers[2], fresh.instance_maps)

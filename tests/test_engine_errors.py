@@ -1,4 +1,5 @@
 """Bad input to generate_batch: a ValueError naming the parameter, before Numba runs."""
+import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
@@ -46,3 +47,23 @@ def test_task_index_out_of_range():
     batch = generate_batch([1, 2], render=False)
     with pytest.raises(IndexError):
         batch.task(2)
+
+
+FRAME = (2, 256, 256, 3)
+OUT_CASES = [
+    ({"out": (np.empty(FRAME, np.uint8),)}, "out must be a tuple of 2"),
+    ({"out": (np.empty(FRAME, np.uint8),) * 2, "masks": True}, "out must be a tuple of 3"),
+    ({"out": (np.empty(FRAME, np.float32), np.empty(FRAME, np.uint8))}, "out first"),
+    ({"out": (np.empty(FRAME, np.uint8), np.empty((3, 256, 256, 3), np.uint8))}, "out final"),
+    ({"out": (np.empty((2, 256, 512, 3), np.uint8)[:, :, ::2], np.empty(FRAME, np.uint8))},
+     "C-contiguous"),
+    ({"out": (np.empty(FRAME, np.uint8),) * 2}, "overlap"),
+    ({"out": (np.empty(FRAME, np.uint8), np.empty(FRAME, np.uint8)), "render": False},
+     "render=True"),
+]
+
+
+@pytest.mark.parametrize("kwargs,message", OUT_CASES)
+def test_bad_out_buffers(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        generate_batch([1, 2], **kwargs)
