@@ -16,11 +16,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
+
 MASK63 = np.uint64(2**63 - 1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: (shift, odd multiplier) rounds of the 63-bit mixer.
 _ROUNDS = ((31, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (33, 0xD6E8FEB86659FD93))
-MAX_SEED = 2**63 - 1
 
 
 def mix63(x: np.ndarray) -> np.ndarray:
