@@ -110,16 +110,21 @@ def generator_version() -> str:
 
 # --------------------------------------------------------------------------- shard jobs
 
-def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None) -> dict:
-    """Generate, encode and write one shard; record it as done; return its manifest entry."""
+def shard_batches(config: RunConfig, shard: Shard, chunk_size: int | None):
+    """Yield (first task index, engine batch) for each chunk of ``shard``, one chunk at a time."""
     from .engine import generate_batch
 
+    for start, stop in chunks(shard, chunk_size or auto_chunk_size(config.canvas_size)):
+        yield start, generate_batch(task_seeds(config.seed, start, stop),
+                                    level=task_levels(config.levels, start, stop),
+                                    canvas_size=config.canvas_size, masks=config.masks)
+
+
+def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None) -> dict:
+    """Generate, encode and write one shard; record it as done; return its manifest entry."""
     out = Path(out)
     with WRITERS[config.format](out, shard, config.masks) as writer:
-        for start, stop in chunks(shard, chunk_size or auto_chunk_size(config.canvas_size)):
-            batch = generate_batch(task_seeds(config.seed, start, stop),
-                                   level=task_levels(config.levels, start, stop),
-                                   canvas_size=config.canvas_size, masks=config.masks)
+        for start, batch in shard_batches(config, shard, chunk_size):
             writer.write_batch(batch, start)
             del batch
         entry = writer.finish()

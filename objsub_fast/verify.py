@@ -17,8 +17,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .pipeline import RunConfig, auto_chunk_size
-from .shards import Shard, chunks, plan_shards, task_levels, task_seeds
+from .pipeline import RunConfig, shard_batches
+from .shards import Shard, plan_shards
 from .writers import (MANIFEST, MEMBERS, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR, encode_samples,
                       folder_digest, folder_files, shard_filename)
 
@@ -180,8 +180,6 @@ def check_task(actual: dict, expected: dict, batch, j: int, config: RunConfig) -
 def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
                  chunk_size: int | None = None) -> Report:
     """Verify one shard against its manifest entry and the generator."""
-    from .engine import generate_batch
-
     out = Path(out)
     report = Report(shards=1)
     name = shard_filename(config.format, shard.index)
@@ -190,10 +188,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
         entry = {"name": name}
     reader = READERS[config.format](out, entry, report.problems)
     found = 0
-    for start, stop in chunks(shard, chunk_size or auto_chunk_size(config.canvas_size)):
-        batch = generate_batch(task_seeds(config.seed, start, stop),
-                               level=task_levels(config.levels, start, stop),
-                               canvas_size=config.canvas_size, masks=config.masks)
+    for start, batch in shard_batches(config, shard, chunk_size):
         for j, expected in enumerate(encode_samples(batch, start, config.format, config.masks)):
             where = f"{name}: task {start + j} ({expected['__id__']})"
             actual = reader.get(expected)
