@@ -52,8 +52,8 @@ from functools import lru_cache
 import numpy as np
 from numba import njit
 
-from ..render import sprite
-from ..vocabulary import BACKGROUND_RGB, COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
+from ..render import palette, sprite
+from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
 
 #: Pixel classes.
 BG, OUTLINE, OTHER = 0, 1, 8
@@ -101,7 +101,7 @@ def class_lut() -> np.ndarray:
     q = (np.arange(64) * 4 + 1.5) / 255.0
     grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
     lab = rgb2lab(grid)
-    refs = np.vstack([BACKGROUND_RGB, OUTLINE_RGB, COLOR_RGB]).astype(float) / 255.0
+    refs = palette().astype(float) / 255.0  # background, outline, task colours
     ref_lab = rgb2lab(refs[None])[0]
     dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
