@@ -13,11 +13,15 @@ def task_id(level: str, seed: int) -> str:
     return f"object_subtraction_{level.lower()}_{seed}"
 
 
-def _listed_items(pair_codes, colors, shapes, count):
+def _listed_pairs(pair_codes, count):
+    """The (colour code, shape code) of each listed pair (codes are colour * 4 + shape)."""
+    return [divmod(int(code), len(SHAPES)) for code in pair_codes[:count]]
+
+
+def _listed_items(pairs, colors, shapes):
     """'the red cube' / 'all red cubes' for each listed (colour, shape) pair, joined."""
     items = []
-    for code in pair_codes[:count]:
-        c, h = divmod(int(code), len(SHAPES))
+    for c, h in pairs:
         matches = sum(1 for cc, hh in zip(colors, shapes) if cc == c and hh == h)
         name = f"{COLORS[c]} {SHAPES[h]}"
         items.append(f"the {name}" if matches == 1 else f"all {name}s")
@@ -43,10 +47,9 @@ def prompt_and_rule(kind_code, variant, colors, shapes, removed_ids, pair_codes)
     elif kind.family == SIZE:
         params["size_type"] = kind.name
     elif kind.family == ENUMERATE:
-        fields["items"] = _listed_items(pair_codes, colors, shapes, kind.param)
-        params["targets"] = [
-            {"color": COLORS[int(p) // len(SHAPES)], "shape": SHAPES[int(p) % len(SHAPES)]}
-            for p in pair_codes[: kind.param]]
+        pairs = _listed_pairs(pair_codes, kind.param)
+        fields["items"] = _listed_items(pairs, colors, shapes)
+        params["targets"] = [{"color": COLORS[c], "shape": SHAPES[h]} for c, h in pairs]
     elif kind.family == ORDER:
         params["n"] = n_removed
     elif kind.family == REGION:

@@ -66,9 +66,12 @@ def sprite_atlas(size_lo: int, size_hi: int) -> np.ndarray:
     return atlas
 
 
+@lru_cache(maxsize=8)
 def sprite_areas(size_lo: int, size_hi: int) -> np.ndarray:
     """Drawn pixels (outline included) per (shape, size - size_lo)."""
-    return np.count_nonzero(sprite_atlas(size_lo, size_hi), axis=(2, 3))
+    areas = np.count_nonzero(sprite_atlas(size_lo, size_hi), axis=(2, 3))
+    areas.flags.writeable = False
+    return areas
 
 
 def palette() -> np.ndarray:
