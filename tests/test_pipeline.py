@@ -14,16 +14,12 @@ from objsub_fast import writers
 from objsub_fast.atomic import AtomicWriter
 from objsub_fast.pipeline import ConfigError, RunConfig, generate
 
+from filetree import tree
+
 CONFIGS = {
     "webdataset": RunConfig(count=30, shard_size=8, seed=11, masks=True),
     "vmevalkit": RunConfig(count=13, shard_size=5, seed=11, format="vmevalkit"),
 }
-
-
-def tree(root: Path) -> dict:
-    """Every file under ``root`` (relative path -> bytes)."""
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file()}
 
 
 @pytest.fixture(scope="module")

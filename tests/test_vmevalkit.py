@@ -5,6 +5,8 @@ from pathlib import Path
 
 from objsub_fast.vmevalkit import create_dataset
 
+from filetree import tree
+
 PAIR_KEYS = {"id", "prompt", "first_image_path", "final_image_path", "task_category", "level",
              "object_subtraction_data", "difficulty", "created_at"}
 
@@ -26,9 +28,7 @@ def test_structure_and_files(tmp_path):
 def test_same_arguments_give_identical_files(tmp_path, monkeypatch):
     create_dataset(num_samples=4, random_seed=1, output_dir=tmp_path / "a")
     create_dataset(num_samples=4, random_seed=1, output_dir=tmp_path / "b")
-    files = lambda root: {str(p.relative_to(root)): p.read_bytes()
-                          for p in sorted(root.rglob("*")) if p.is_file()}
-    assert files(tmp_path / "a") == files(tmp_path / "b")
+    assert tree(tmp_path / "a") == tree(tmp_path / "b")
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # default output: a temp folder
     default = create_dataset(num_samples=2)
     assert Path(default["metadata"]["output_dir"]).parent == tmp_path

@@ -1,4 +1,5 @@
 """Writers: deterministic tar shards readable by the webdataset library, VMEvalKit folders."""
+import errno
 import io
 import json
 import tarfile
@@ -10,9 +11,13 @@ from PIL import Image
 
 from hypothesis import given, settings, strategies as st
 
-from objsub_fast.pipeline import RunConfig, generate
+from objsub_fast import writers
+from objsub_fast.pipeline import RunConfig, generate, shard_batches
+from objsub_fast.shards import Shard
 from objsub_fast.writers import (MEMBERS, TAR_END, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR,
-                                 tar_member)
+                                 VMEvalKitShardWriter, tar_member)
+
+from filetree import tree
 
 
 @pytest.fixture(scope="module")
@@ -90,3 +95,36 @@ def test_tar_round_trip_through_tarfile(files):
     with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
         assert [m.name for m in tar.getmembers()] == sorted(files)
         assert {m.name: tar.extractfile(m).read() for m in tar.getmembers()} == files
+
+
+def _write_vmeval_shard(out, count=6, chunk=4):
+    config = RunConfig(count=count, format="vmevalkit", shard_size=count)
+    shard = Shard(0, 0, count)
+    with VMEvalKitShardWriter(out, shard, masks=False) as writer:
+        for start, batch in shard_batches(config, shard, chunk):
+            writer.write_batch(batch, start)
+        return writer.finish()
+
+
+def test_vmevalkit_rewrite_keeps_complete_folders_and_fills_gaps(tmp_path):
+    entry = _write_vmeval_shard(tmp_path)
+    before = tree(tmp_path / VMEVAL_TASK_DIR)
+    assert len(before) == 6 * 4
+    gap = sorted((tmp_path / VMEVAL_TASK_DIR).iterdir())[2]
+    for f in gap.iterdir():
+        f.unlink()
+    gap.rmdir()
+    # as after a killed run: some folders complete, one missing; every rename but one collides
+    assert _write_vmeval_shard(tmp_path) == entry
+    assert tree(tmp_path / VMEVAL_TASK_DIR) == before
+    assert not [p for p in (tmp_path / VMEVAL_TASK_DIR).iterdir() if p.name.startswith(".")]
+
+
+def test_vmevalkit_io_error_surfaces_and_leaves_no_temp_folder(tmp_path, monkeypatch):
+    def fail(*args):
+        raise OSError(errno.EIO, "simulated I/O error")
+
+    monkeypatch.setattr(writers, "write_file", fail)
+    with pytest.raises(OSError, match="simulated I/O error"):
+        _write_vmeval_shard(tmp_path)
+    assert list((tmp_path / VMEVAL_TASK_DIR).iterdir()) == []
