@@ -101,16 +101,18 @@ def _generate(args) -> int:
 def _add_verify(sub) -> None:
     p = sub.add_parser("verify", help="check a dataset against its manifest and the generator")
     p.add_argument("dir", help="dataset folder (holds manifest.json)")
-    p.add_argument("--workers", type=int, default=1, help="parallel workers (default: 1)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="parallel workers (default: all cores)")
+    p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(handler=_verify)
 
 
 def _verify(args) -> int:
     from .verify import format_report, verify
 
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         raise UsageError(f"--workers must be an integer >= 1, got {args.workers}")
-    report = verify(args.dir, workers=args.workers)
+    report = verify(args.dir, workers=args.workers, quiet=args.quiet)
     print(format_report(report, args.dir))
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 

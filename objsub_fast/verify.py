@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .pipeline import RunConfig, shard_batches
+from .pipeline import Progress, RunConfig, shard_batches
 from .shards import Shard, plan_shards
 from .writers import (MANIFEST, MEMBERS, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR, encode_samples,
                       folder_digest, folder_files, shard_filename)
@@ -247,12 +247,27 @@ def load_manifest(out: Path) -> tuple[RunConfig, dict]:
     return config, manifest
 
 
-def verify(out, workers: int = 1) -> Report:
-    """Verify the dataset in ``out``; return a Report listing every problem found."""
+def verify(out, workers: int | None = None, quiet: bool = True, stream=None) -> Report:
+    """Verify the dataset in ``out``; return a Report listing every problem found.
+
+    Parameters
+    ----------
+    out : path
+        Dataset folder (holds ``manifest.json``).
+    workers : int, optional
+        Parallel worker processes (default: all cores).
+    quiet : bool
+        No progress bar (the default for library use; the command line shows one).
+    stream : file, optional
+        Where progress goes (default: standard error).
+    """
     import joblib
 
     out = Path(out).absolute()
     config, manifest = load_manifest(out)
+    workers = joblib.cpu_count() if workers is None else workers
+    if not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"--workers must be an integer >= 1, got {workers!r}")
     report = Report()
     if not manifest.get("complete"):
         report.problems.append(f"{MANIFEST}: run is incomplete (rerun the same command to "
@@ -261,8 +276,14 @@ def verify(out, workers: int = 1) -> Report:
     plan = plan_shards(config.count, config.shard_size)
     jobs = [joblib.delayed(verify_shard)(str(out), config, s, entries.get(s.index))
             for s in plan]
-    for r in joblib.Parallel(n_jobs=workers)(jobs):
-        report.merge(r)
+    progress = Progress(config.count, 0, stream=stream, quiet=quiet)
+    try:
+        results = joblib.Parallel(n_jobs=min(workers, len(plan)), return_as="generator")(jobs)
+        for shard, result in zip(plan, results):
+            report.merge(result)
+            progress.update(shard.count)
+    finally:
+        progress.close()
     if config.format == "webdataset":
         names = {shard_filename(config.format, s.index) for s in plan}
         report.problems += [f"{p.name}: shard not part of the dataset"

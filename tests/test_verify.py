@@ -45,15 +45,17 @@ def rewrite_tar(path, edit):
 
 
 def problems(out):
-    return "\n".join(verify(out).problems)
+    return "\n".join(verify(out, workers=1).problems)
 
 
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
 def test_clean_dataset_passes(clean, fmt, capsys):
-    report = verify(clean[fmt])
+    report = verify(clean[fmt], workers=1)
     assert report.ok and report.tasks == 12 and report.shards == 3
-    assert main(["verify", str(clean[fmt])]) == 0
-    assert "OK" in capsys.readouterr().out
+    assert main(["verify", str(clean[fmt])]) == 0  # all cores, with progress lines
+    captured = capsys.readouterr()
+    assert "OK" in captured.out
+    assert "objsub-fast: 12/12 tasks (100.0%)" in captured.err.splitlines()[-1]
 
 
 def test_flipped_byte_in_png_is_caught(copy, capsys):
@@ -137,3 +139,12 @@ def test_wrong_frame_size_is_caught(copy):
         out / VMEVAL_TASK_DIR / pair["id"] / "first_frame.png")
     found = problems(out)
     assert "task 3 " in found and "first.png is RGB 128x128, expected RGB 256x256" in found
+
+
+def test_bad_worker_count_is_a_clear_error(clean, capsys):
+    with pytest.raises(ValueError, match="--workers must be an integer >= 1, got 0"):
+        verify(clean["webdataset"], workers=0)
+    with pytest.raises(SystemExit) as exit_:
+        main(["verify", "--workers", "0", str(clean["webdataset"])])
+    assert exit_.value.code == 2
+    assert "--workers must be an integer >= 1" in capsys.readouterr().err
