@@ -110,8 +110,6 @@ def _add_verify(sub) -> None:
 def _verify(args) -> int:
     from .verify import format_report, verify
 
-    if args.workers is not None and args.workers < 1:
-        raise UsageError(f"--workers must be an integer >= 1, got {args.workers}")
     report = verify(args.dir, workers=args.workers, quiet=args.quiet)
     print(format_report(report, args.dir))
     return EXIT_OK if report.ok else EXIT_PROBLEMS

@@ -45,6 +45,16 @@ class ConfigError(ValueError):
     """A user-facing problem with the run's parameters or output folder."""
 
 
+def worker_count(workers: int | None) -> int:
+    """``workers`` checked (an integer >= 1), or all cores when None."""
+    import joblib
+
+    workers = joblib.cpu_count() if workers is None else workers
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ConfigError(f"--workers must be an integer >= 1, got {workers!r}")
+    return workers
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that determines the dataset's bytes (and nothing that does not).
@@ -312,9 +322,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     config.validate()
     if backend not in BACKENDS:
         raise ConfigError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    workers = joblib.cpu_count() if workers is None else workers
-    if not isinstance(workers, int) or workers < 1:
-        raise ConfigError(f"--workers must be an integer >= 1, got {workers!r}")
+    workers = worker_count(workers)
     if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
         raise ConfigError(f"chunk size must be an integer >= 1, got {chunk_size!r}")
     out = Path(out).absolute()

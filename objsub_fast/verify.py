@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from .pipeline import Progress, RunConfig, shard_batches
+from .pipeline import Progress, RunConfig, shard_batches, worker_count
 from .shards import Shard, plan_shards
 from .writers import (MANIFEST, MEMBERS, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR, encode_samples,
                       folder_digest, folder_files, shard_filename)
@@ -265,9 +265,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None) -> 
 
     out = Path(out).absolute()
     config, manifest = load_manifest(out)
-    workers = joblib.cpu_count() if workers is None else workers
-    if not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"--workers must be an integer >= 1, got {workers!r}")
+    workers = worker_count(workers)
     report = Report()
     if not manifest.get("complete"):
         report.problems.append(f"{MANIFEST}: run is incomplete (rerun the same command to "
