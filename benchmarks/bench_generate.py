@@ -120,26 +120,30 @@ def wait_until_disk_idle(path: Path, timeout: float = 300.0) -> float:
     return time.perf_counter() - t0
 
 
-def bench_throughput(fmt: str, count: int, shard_size: int, workers: int, repeats: int,
-                     place: Path):
-    """Median and best tasks/s, cores busy (median) and bytes/task of full runs.
+def bench_throughput(fmt: str, count: int, shard_size: int, repeats: int, place: Path,
+                     workers=(1, 2)) -> dict:
+    """Per worker count: median and best tasks/s, cores busy (median) and bytes/task.
 
-    Every run writes a fresh folder under ``place`` on an idle disk; nothing is deleted between
-    runs (the caller removes ``place`` after all timings).
+    The worker counts take turns within each repeat, so a change in machine load between
+    repeats affects them alike and their ratio stays fair. Every run writes a fresh folder
+    under ``place`` on an idle disk; nothing is deleted between runs (the caller removes
+    ``place`` after all timings).
     """
     config = RunConfig(count=count, format=fmt, shard_size=shard_size)
-    generate(config, place / f"{fmt}-{workers}-warm-up", workers=workers, quiet=True)
-    times, cores = [], []
+    times = {w: [] for w in workers}
+    cores = {w: [] for w in workers}
+    for w in workers:  # warm-up: JIT caches, worker pool
+        generate(config, place / f"{fmt}-{w}-warm-up", workers=w, quiet=True)
     for r in range(repeats):
-        out = place / f"{fmt}-{workers}-{r}"
-        wait_until_disk_idle(place)
-        t, cpu = time.perf_counter(), busy_cpu_seconds()
-        manifest = generate(config, out, workers=workers, quiet=True)
-        times.append(time.perf_counter() - t)
-        cores.append((busy_cpu_seconds() - cpu) / times[-1])
-    nbytes = sum(s["bytes"] for s in manifest["shards"])
-    return (count / statistics.median(times), count / min(times), statistics.median(cores),
-            nbytes / count)
+        for w in workers:
+            wait_until_disk_idle(place)
+            t, cpu = time.perf_counter(), busy_cpu_seconds()
+            manifest = generate(config, place / f"{fmt}-{w}-{r}", workers=w, quiet=True)
+            times[w].append(time.perf_counter() - t)
+            cores[w].append((busy_cpu_seconds() - cpu) / times[w][-1])
+    per_task = sum(s["bytes"] for s in manifest["shards"]) / count
+    return {w: (count / statistics.median(times[w]), count / min(times[w]),
+                statistics.median(cores[w]), per_task) for w in workers}
 
 
 def file_create_us(folder: Path, n: int = 500) -> float:
@@ -231,7 +235,7 @@ def main(argv=None) -> int:
                     [[k, f"{us:.1f}", f"{b:.0f}", f"{base / us:.1f}x"]
                      for k, (us, b) in enc.items()]))
         print()
-        rows, rates = [], {}
+        rows = []
         places = [tmp] + ([Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=SHM))]
                           if os.path.isdir(SHM) and args.tmp is None else [])
         # (format, tasks, shards, folder): 8 WebDataset shards balance two workers; VMEvalKit
@@ -242,13 +246,11 @@ def main(argv=None) -> int:
         for fmt, count, shards, place in runs:
             fs = f"{fs_type(place)} ({file_create_us(place / 'fc'):.0f} us/file)"
             shard_size = -(-count // shards)
-            for workers in (1, 2):
-                rate, best, cores, per_task = bench_throughput(fmt, count, shard_size, workers,
-                                                               args.repeats, place)
-                rates[fmt, fs, workers] = rate, best
+            results = bench_throughput(fmt, count, shard_size, args.repeats, place)
+            for workers, (rate, best, cores, per_task) in results.items():
+                rate1, best1 = results[1][:2]
                 rows.append([fmt, fs, workers, count, shard_size, f"{rate:,.0f}", f"{best:,.0f}",
-                             f"{rate / rates[fmt, fs, 1][0]:.2f}x "
-                             f"({best / rates[fmt, fs, 1][1]:.2f}x)", f"{cores:.2f}",
+                             f"{rate / rate1:.2f}x ({best / best1:.2f}x)", f"{cores:.2f}",
                              f"{per_task:,.0f}", f"{per_task * 1e6 / 1e9:.2f}",
                              f"{1e6 / rate / 60:.1f}"])
         for p in places[1:]:
