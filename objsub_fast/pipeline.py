@@ -24,9 +24,9 @@ from .writers import (FORMATS, MANIFEST, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR, W
 
 PROGRESS_DIR = ".objsub-progress"
 DEFAULT_SHARD_SIZE = 10_000
-#: Byte budget of one chunk's frame array (N, H, W, 3). glibc hands out blocks above 32 MiB as
-#: fresh mmaps, so larger arrays are page-faulted and zeroed on every chunk (measured: ~25% of
-#: the run time at 200 tasks of 256x256); below it, freed blocks are reused.
+#: Byte budget of one chunk's frame array (N, H, W, 3): bounds a worker's memory (two such
+#: arrays, plus instance maps with masks, reused for every chunk of a shard). At 256x256 that
+#: is 160 tasks; 32 or 64 tasks per chunk measured 5-15% slower (per-call overhead).
 CHUNK_FRAME_BYTES = 30 * 2**20
 
 
@@ -121,13 +121,25 @@ def generator_version() -> str:
 # --------------------------------------------------------------------------- shard jobs
 
 def shard_batches(config: RunConfig, shard: Shard, chunk_size: int | None):
-    """Yield (first task index, engine batch) for each chunk of ``shard``, one chunk at a time."""
+    """Yield (first task index, engine batch) for each chunk of ``shard``, one chunk at a time.
+
+    Every chunk is drawn into the same frame buffers (``generate_batch(out=...)``): fresh
+    arrays would be page-faulted and zeroed by the kernel on every chunk. So a batch's frames
+    are valid only until the next one is requested.
+    """
+    import numpy as np
+
     from .engine import generate_batch
 
-    for start, stop in chunks(shard, chunk_size or auto_chunk_size(config.canvas_size)):
+    size = min(chunk_size or auto_chunk_size(config.canvas_size), shard.count)
+    w, h = config.canvas_size
+    shapes = [(size, h, w, 3)] * 2 + ([(size, h, w)] if config.masks else [])
+    buffers = [np.empty(shape, dtype=np.uint8) for shape in shapes]
+    for start, stop in chunks(shard, size):
         yield start, generate_batch(task_seeds(config.seed, start, stop),
                                     level=task_levels(config.levels, start, stop),
-                                    canvas_size=config.canvas_size, masks=config.masks)
+                                    canvas_size=config.canvas_size, masks=config.masks,
+                                    out=tuple(b[:stop - start] for b in buffers))
 
 
 def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None) -> dict:
