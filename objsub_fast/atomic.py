@@ -13,10 +13,15 @@ from pathlib import Path
 TMP_PREFIX = ".tmp-"
 
 
+def tmp_name(name: str) -> str:
+    """Return the temp file name used while ``name`` is being written by this process."""
+    return f"{TMP_PREFIX}{name}.{os.getpid()}"
+
+
 def tmp_path(final: Path) -> Path:
     """Return the temp name used while ``final`` is being written (same directory)."""
     final = Path(final)
-    return final.with_name(f"{TMP_PREFIX}{final.name}.{os.getpid()}")
+    return final.with_name(tmp_name(final.name))
 
 
 def fsync_dir(path: Path) -> None:

@@ -148,7 +148,6 @@ def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None)
     with WRITERS[config.format](out, shard, config.masks) as writer:
         for start, batch in shard_batches(config, shard, chunk_size):
             writer.write_batch(batch, start)
-            del batch
         entry = writer.finish()
     progress = out / PROGRESS_DIR
     if config.format == "vmevalkit":

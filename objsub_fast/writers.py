@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from . import png
-from .atomic import AtomicWriter, TMP_PREFIX, remove_path
+from .atomic import AtomicWriter, remove_path, tmp_name
 from .shards import Shard, task_key
 
 #: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
@@ -241,7 +241,6 @@ class VMEvalKitShardWriter:
         self.count = self.size = 0
         self.pairs: list[bytes] = []
         self._pending: list[str] = []
-        self._suffix = f".{os.getpid()}"
         self._root_fd = -1
         self._io = None
         self._in_flight = None
@@ -273,7 +272,7 @@ class VMEvalKitShardWriter:
         """
         moves, root_fd = [], self._root_fd
         for tid, files in folders:
-            tmp = f"{TMP_PREFIX}{tid}{self._suffix}"
+            tmp = tmp_name(tid)
             self._pending.append(tmp)
             os.mkdir(tmp, dir_fd=root_fd)
             for name, data in files:
