@@ -1,10 +1,17 @@
 """Lean PNG encoder: ordinary 8-bit greyscale/RGB PNG written directly from numpy arrays.
 
-The container (signature, IHDR, one IDAT, IEND, each chunk with its CRC-32) is built by hand;
-rows are filtered by a small Numba kernel into a reused buffer and deflated with
-Intel ISA-L (``isal.isal_zlib``, a zlib-compatible stream) or stdlib ``zlib``. Measured on engine
-frames (``benchmarks/bench_generate.py``), ISA-L level 1 is about ten times faster than zlib
-level 1 and gives smaller files, so it is the default.
+The container (signature, IHDR, one IDAT, IEND, each chunk with its CRC-32) is built by hand.
+Rows are PNG-filtered by a small Numba kernel and deflated by one of three back-ends, all of
+which write a standard zlib stream:
+
+- ``"rle"`` (default): ``objsub_fast.deflate``, fed row by row. Its bytes are a pure function
+  of the pixels on every CPU and in every process, which the dataset's byte-identical promise
+  needs; a row that repeats the one above is coded without being filtered or scanned.
+- ``"isal"``: Intel ISA-L level 1 (the optional ``isal`` package). Fast, but its bytes depend on
+  the CPU code path it picks at run time.
+- ``"zlib"``: the standard library, level 1.
+
+Speed and size of each are measured in ``benchmarks/bench_generate.py``.
 """
 from __future__ import annotations
 
@@ -13,7 +20,8 @@ import zlib
 
 import numba
 import numpy as np
-from isal import isal_zlib
+
+from . import deflate
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -21,15 +29,12 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 FILTER_NONE, FILTER_SUB, FILTER_UP = 0, 1, 2
 FILTERS = {"none": FILTER_NONE, "sub": FILTER_SUB, "up": FILTER_UP}
 
-#: Deflate back-ends: name -> (compress(data, level), default level).
-DEFLATE = {"isal": (isal_zlib.compress, 1), "zlib": (zlib.compress, 1)}
-
 #: PNG colour type by channel count (0 = greyscale, 2 = truecolour RGB).
 COLOR_TYPE = {1: 0, 3: 2}
 
 #: Defaults chosen by measurement (see benchmarks/bench_generate.py).
 DEFAULT_FILTER = FILTER_UP
-DEFAULT_DEFLATE = "isal"
+DEFAULT_DEFLATE = "rle"
 
 
 def _chunk(tag: bytes, data: bytes) -> bytes:
@@ -47,27 +52,122 @@ def png_header(width: int, height: int, channels: int) -> bytes:
     return SIGNATURE + _chunk(b"IHDR", ihdr)
 
 
+# --------------------------------------------------------------------------- filters
+
+@numba.njit(cache=True, nogil=True)
+def filter_row(rows: np.ndarray, y: int, filter_type: int, bpp: int, dst: np.ndarray) -> None:
+    """PNG-filter row ``y`` of ``rows`` (H, W*C) into ``dst[:1 + W*C]``, filter byte first.
+
+    ``filter_type`` is FILTER_NONE, FILTER_SUB or FILTER_UP; ``bpp`` the bytes per pixel (C).
+    """
+    n = rows.shape[1]
+    dst[0] = filter_type
+    if filter_type == FILTER_UP and y > 0:
+        for x in range(n):
+            dst[x + 1] = rows[y, x] - rows[y - 1, x]
+    elif filter_type == FILTER_SUB:
+        for x in range(min(bpp, n)):
+            dst[x + 1] = rows[y, x]
+        for x in range(bpp, n):
+            dst[x + 1] = rows[y, x] - rows[y, x - bpp]
+    else:
+        for x in range(n):
+            dst[x + 1] = rows[y, x]
+
+
 @numba.njit(cache=True, nogil=True)
 def filter_into(rows: np.ndarray, out: np.ndarray, filter_type: int, bpp: int) -> None:
-    """PNG-filter the scanlines ``rows`` (H, W*C) into ``out`` (H, 1 + W*C), filter byte first.
+    """PNG-filter every row of ``rows`` (H, W*C) into ``out`` (H, 1 + W*C)."""
+    for y in range(rows.shape[0]):
+        filter_row(rows, y, filter_type, bpp, out[y])
 
-    One filter type (FILTER_NONE, FILTER_SUB or FILTER_UP) is used on every row; ``bpp`` is
-    the number of bytes per pixel (C).
+
+@numba.njit(cache=True, inline="always")
+def _filters_to_zeros(rows, row_words, y, filter_type):
+    """Whether row ``y`` filters to all zeros after its filter byte: with Up, when it repeats
+    the row above; under any filter, when it is all zero itself. ``row_words`` is ``rows``
+    viewed as uint64 when each row is whole 8-byte words (then compared word by word), else
+    empty."""
+    above = y - 1 if filter_type == FILTER_UP and y > 0 else -1
+    if row_words.shape[1] > 0:
+        diff = np.uint64(0)
+        for x in range(row_words.shape[1]):
+            diff |= row_words[y, x] ^ (row_words[above, x] if above >= 0 else np.uint64(0))
+        return diff == 0
+    diff = 0
+    for x in range(rows.shape[1]):
+        diff |= rows[y, x] ^ (rows[above, x] if above >= 0 else 0)
+    return diff == 0
+
+
+@numba.njit(cache=True, nogil=True)
+def rle_idat(rows, row_words, filter_type, bpp, row, words, out):
+    """Write the zlib stream of the filtered scanlines of ``rows`` (H, R) into ``out`` with
+    ``objsub_fast.deflate``; return its length.
+
+    ``row_words`` is ``rows`` as uint64 words, or empty (see ``_filters_to_zeros``). A row that
+    filters to zeros is added as two known runs; any other is filtered into ``row`` (R + 1
+    bytes, whole 8-byte ``words`` of it as uint64) and scanned.
     """
-    h, n = rows.shape
-    for y in range(h):
-        out[y, 0] = filter_type
-        if filter_type == FILTER_UP and y > 0:
-            for x in range(n):
-                out[y, x + 1] = rows[y, x] - rows[y - 1, x]
-        elif filter_type == FILTER_SUB:
-            for x in range(min(bpp, n)):
-                out[y, x + 1] = rows[y, x]
-            for x in range(bpp, n):
-                out[y, x + 1] = rows[y, x] - rows[y, x - bpp]
+    n = rows.shape[1]
+    st = deflate.new_stream(out)
+    for y in range(rows.shape[0]):
+        if not _filters_to_zeros(rows, row_words, y, filter_type):
+            filter_row(rows, y, filter_type, bpp, row)
+            st = deflate.add_runs(out, st, row, words, n + 1)
+        elif filter_type == 0:
+            st = deflate.add_run(out, st, 0, n + 1)
         else:
-            for x in range(n):
-                out[y, x + 1] = rows[y, x]
+            st = deflate.add_run(out, st, filter_type, 1)
+            st = deflate.add_run(out, st, 0, n)
+    return deflate.end_stream(out, st)
+
+
+# --------------------------------------------------------------------------- back-ends
+
+class _RleDeflate:
+    """IDAT data by ``rle_idat``, with buffers reused across the images of a batch."""
+
+    def __init__(self, height: int, row_bytes: int, filter_type: int, bpp: int, level):
+        if level is not None:
+            raise ValueError("level applies to the isal and zlib back-ends only; rle has none")
+        row = np.zeros(-(-(row_bytes + 1) // 8) * 8, np.uint8)  # whole, aligned words
+        self._out = np.empty(deflate.max_stream_size(height * (row_bytes + 1)), np.uint8)
+        self._args = (filter_type, bpp, row, row.view(np.uint64), self._out)
+
+    def __call__(self, rows: np.ndarray) -> bytes:
+        row_words = (rows.view(np.uint64) if rows.shape[1] % 8 == 0
+                     else np.empty((rows.shape[0], 0), np.uint64))
+        return self._out[:rle_idat(rows, row_words, *self._args)].tobytes()
+
+
+class _LibraryDeflate:
+    """IDAT data by a zlib-compatible library: the image is filtered into a buffer first."""
+
+    def __init__(self, compress, height: int, row_bytes: int, filter_type: int, bpp: int,
+                 level):
+        self._buf = np.empty((height, row_bytes + 1), np.uint8)
+        self._compress, self._level = compress, 1 if level is None else level
+        self._filter = (filter_type, bpp)
+
+    def __call__(self, rows: np.ndarray) -> bytes:
+        filter_into(rows, self._buf, *self._filter)
+        return self._compress(self._buf, self._level)
+
+
+def _isal_compress(data, level):
+    from isal import isal_zlib  # optional: compared in the benchmark, not needed to generate
+
+    return isal_zlib.compress(data, level)
+
+
+#: Deflate back-ends: name -> factory(height, row bytes, filter type, bpp, level) of a
+#: callable that returns the IDAT data of one image's rows (H, row bytes).
+DEFLATE = {
+    "rle": _RleDeflate,
+    "isal": lambda *args: _LibraryDeflate(_isal_compress, *args),
+    "zlib": lambda *args: _LibraryDeflate(zlib.compress, *args),
+}
 
 
 def encode_batch(images: np.ndarray, filter_type: int = DEFAULT_FILTER,
@@ -79,10 +179,10 @@ def encode_batch(images: np.ndarray, filter_type: int = DEFAULT_FILTER,
     images : ndarray of uint8, shape (N, H, W) greyscale or (N, H, W, 3) RGB
     filter_type : int
         Row filter applied to every row (see ``FILTERS``).
-    deflate : {"isal", "zlib"}
-        Deflate back-end; both produce a standard zlib stream.
+    deflate : {"rle", "isal", "zlib"}
+        Deflate back-end (see the module docstring); all produce a standard zlib stream.
     level : int, optional
-        Compression level of the back-end (default: its entry in ``DEFLATE``).
+        Compression level of "isal" (0-3) or "zlib" (0-9), default 1; "rle" has none.
 
     Returns
     -------
@@ -96,21 +196,15 @@ def encode_batch(images: np.ndarray, filter_type: int = DEFAULT_FILTER,
                          f"got {images.dtype} {images.shape}")
     if deflate not in DEFLATE:
         raise ValueError(f"deflate must be one of {sorted(DEFLATE)}, got {deflate!r}")
-    compress, default_level = DEFLATE[deflate]
-    level = default_level if level is None else level
-    n, h, w = images.shape[:3]
     if filter_type not in FILTERS.values():
         raise ValueError(f"filter_type must be one of {sorted(FILTERS.values())}, "
                          f"got {filter_type!r}")
+    n, h, w = images.shape[:3]
     channels = 1 if images.ndim == 3 else 3
     head = png_header(w, h, channels)
     rows = np.ascontiguousarray(images).reshape(n, h, w * channels)
-    buf = np.empty((h, w * channels + 1), dtype=np.uint8)
-    out = []
-    for i in range(n):
-        filter_into(rows[i], buf, filter_type, channels)
-        out.append(head + _chunk(b"IDAT", compress(buf, level)) + _IEND)
-    return out
+    idat = DEFLATE[deflate](h, w * channels, filter_type, channels, level)
+    return [head + _chunk(b"IDAT", idat(rows[i])) + _IEND for i in range(n)]
 
 
 def encode_png(image: np.ndarray, **kwargs) -> bytes:
