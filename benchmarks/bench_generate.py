@@ -34,14 +34,18 @@ from objsub_fast.pipeline import RunConfig, generate
 from objsub_fast.shards import task_levels, task_seeds
 
 LEVELS = ("L1", "L2", "L3", "L4")
-#: Encoder variants: label -> encode_batch keyword arguments.
+#: Encoder variants: label -> (encode_batch keyword arguments, what the bytes depend on).
 ENCODERS = {
-    "zlib-1, filter none": dict(deflate="zlib", level=1, filter_type=png.FILTER_NONE),
-    "zlib-1, filter up": dict(deflate="zlib", level=1, filter_type=png.FILTER_UP),
-    "isal-0, filter up": dict(deflate="isal", level=0, filter_type=png.FILTER_UP),
-    "isal-1, filter none": dict(deflate="isal", level=1, filter_type=png.FILTER_NONE),
-    "isal-1, filter sub": dict(deflate="isal", level=1, filter_type=png.FILTER_SUB),
-    "isal-1, filter up (default)": dict(deflate="isal", level=1, filter_type=png.FILTER_UP),
+    "zlib-1, filter none": (dict(deflate="zlib", level=1, filter_type=png.FILTER_NONE),
+                            "pixels, zlib build"),
+    "zlib-1, filter up": (dict(deflate="zlib", level=1, filter_type=png.FILTER_UP),
+                          "pixels, zlib build"),
+    "isal-0, filter up": (dict(deflate="isal", level=0, filter_type=png.FILTER_UP),
+                          "pixels, CPU code path"),
+    "isal-1, filter up": (dict(deflate="isal", level=1, filter_type=png.FILTER_UP),
+                          "pixels, CPU code path"),
+    "rle, filter none": (dict(deflate="rle", filter_type=png.FILTER_NONE), "pixels only"),
+    "rle, filter up (default)": (dict(deflate="rle", filter_type=png.FILTER_UP), "pixels only"),
 }
 
 SHM = "/dev/shm"
@@ -162,16 +166,23 @@ def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
     """µs/frame and bytes/frame of every encoder variant on the same frames.
 
     Variants are timed round-robin within each repeat, so machine load affects them alike.
+    The isal variants are skipped when the optional ``isal`` package is not installed.
     """
-    times = {label: [] for label in ENCODERS}
-    for label, kwargs in ENCODERS.items():
+    try:
+        import isal  # noqa: F401
+        encoders = ENCODERS
+    except ImportError:
+        encoders = {k: v for k, v in ENCODERS.items() if v[0]["deflate"] != "isal"}
+    times = {label: [] for label in encoders}
+    for label, (kwargs, _) in encoders.items():
         png.encode_batch(frames[:2], **kwargs)  # JIT warm-up
     for _ in range(repeats):
-        for label, kwargs in ENCODERS.items():
+        for label, (kwargs, _) in encoders.items():
             times[label].append(median_time(lambda: png.encode_batch(frames, **kwargs), 1))
     return {label: (statistics.median(times[label]) / len(frames) * 1e6,
-                    float(np.mean([len(b) for b in png.encode_batch(frames, **kwargs)])))
-            for label, kwargs in ENCODERS.items()}
+                    float(np.mean([len(b) for b in png.encode_batch(frames, **kwargs)])),
+                    depends)
+            for label, (kwargs, depends) in encoders.items()}
 
 
 def peak_rss_mb(fmt: str, count: int, tmp: Path) -> float:
@@ -232,9 +243,9 @@ def main(argv=None) -> int:
         enc = bench_encoders(frames, args.repeats)
         base = enc["zlib-1, filter none"][0]
         print(table(f"PNG encoding of {args.frames} engine frames (256x256 RGB)",
-                    ["encoder", "us/frame", "bytes/frame", "speed vs zlib-1"],
-                    [[k, f"{us:.1f}", f"{b:.0f}", f"{base / us:.1f}x"]
-                     for k, (us, b) in enc.items()]))
+                    ["encoder", "us/frame", "bytes/frame", "speed vs zlib-1", "bytes depend on"],
+                    [[k, f"{us:.1f}", f"{b:.0f}", f"{base / us:.1f}x", depends]
+                     for k, (us, b, depends) in enc.items()]))
         print()
         rows = []
         places = [tmp] + ([Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=SHM))]

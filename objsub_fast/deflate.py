@@ -34,7 +34,8 @@ CL_ORDER = (16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15)
 #: engine frames (first, final and instance-map PNGs, Up filter; ``scripts/deflate_profile.py``),
 #: in thousands and rounded. Every other symbol weighs 1, so any input can still be coded.
 WEIGHTS = {0: 400, 285: 200, 2: 160, 1: 150, 284: 120, 255: 80, 128: 33,
-           **{s: 8 for s in range(257, 284)}, **{b: 3 for b in (3, 4, 5, 6, 7, 253, 254)}}
+           91: 9, 165: 9, **{s: 8 for s in range(257, 284)},
+           **{b: 3 for b in (3, 4, 5, 6, 7, 253, 254)}}
 
 
 # --------------------------------------------------------------------------- the fixed code
@@ -183,6 +184,9 @@ def _tables():
 
 
 TOKEN_CODE, TOKEN_BITS, START, START_TAIL, START_TAIL_BITS, END_CODE, END_BITS = _tables()
+LENGTH_SYMBOL = np.zeros(MAX_MATCH + 1, np.int64)
+for _length, (_symbol, _, _) in _length_tables().items():
+    LENGTH_SYMBOL[_length] = _symbol
 
 
 def max_stream_size(n: int) -> int:
@@ -225,14 +229,22 @@ def add_run(out, st, b, r):
     st = _emit(out, (acc, nbits, pos, s1, s2), b)
     rest = r - 1
     while rest >= MIN_MATCH:
-        length = min(rest, MAX_MATCH)
-        if rest != length and rest - length < MIN_MATCH:  # leave 3 for a last match
-            length = rest - MIN_MATCH
+        length = _match_length(rest)
         st = _emit(out, st, 256 + length)
         rest -= length
     for _ in range(rest):
         st = _emit(out, st, b)
     return st
+
+
+@njit(cache=True, inline="always")
+def _match_length(rest):
+    """Length of the next match of a run with ``rest`` (>= 3) bytes left after its first: up
+    to 258, leaving at least 3 for a last match rather than 1-2 literals."""
+    length = min(rest, MAX_MATCH)
+    if rest != length and rest - length < MIN_MATCH:
+        length = rest - MIN_MATCH
+    return length
 
 
 ONES = np.uint64(0x0101010101010101)
@@ -294,6 +306,23 @@ def add_runs(out, st, data, words, end):
         st = add_run(out, st, np.int64(data[i]), j - i)
         i = j
     return st
+
+
+@njit(cache=True)
+def count_symbols(data, words, end, counts):
+    """Add the literal/length symbols that ``add_runs`` would write for ``data[:end]`` to
+    ``counts`` (286 int64); used to measure the profile ``WEIGHTS`` comes from."""
+    i = 0
+    while i < end:
+        j = min(_run_end(data, words, i, end), i + MAX_RUN)
+        b, rest = data[i], j - i - 1
+        counts[b] += 1
+        while rest >= MIN_MATCH:
+            length = _match_length(rest)
+            counts[LENGTH_SYMBOL[length]] += 1
+            rest -= length
+        counts[b] += rest
+        i = j
 
 
 @njit(cache=True, inline="always")
