@@ -184,9 +184,6 @@ def _tables():
 
 
 TOKEN_CODE, TOKEN_BITS, START, START_TAIL, START_TAIL_BITS, END_CODE, END_BITS = _tables()
-LENGTH_SYMBOL = np.zeros(MAX_MATCH + 1, np.int64)
-for _length, (_symbol, _, _) in _length_tables().items():
-    LENGTH_SYMBOL[_length] = _symbol
 
 
 def max_stream_size(n: int) -> int:
@@ -247,8 +244,8 @@ def _match_length(rest):
     return length
 
 
-ONES = np.uint64(0x0101010101010101)
-ALL = np.uint64(0xFFFFFFFFFFFFFFFF)
+#: LOW_BYTES[p]: a uint64 with bytes 0..p set, to clear a word's bytes up to p.
+LOW_BYTES = np.array([(1 << 8 * (p + 1)) - 1 for p in range(8)], np.uint64)
 DEBRUIJN = 0x03F79D71B4CB0A89
 
 
@@ -273,56 +270,38 @@ def _lowest_byte(x):
 
 
 @njit(cache=True, inline="always")
-def _run_end(data, words, i, end):
-    """End (<= ``end``) of the run of ``data[i]`` starting at ``i``.
-
-    Compares whole aligned 8-byte words against the repeated byte and finds the first
-    difference in a word by its lowest nonzero byte, so a run costs a few word operations
-    rather than a branch per byte. ``words`` is ``data`` viewed as uint64 (little-endian).
-    """
-    b = data[i]
-    pattern = np.uint64(b) * ONES
-    j = i + 1
-    k = j >> 3
-    skip = np.uint64(8 * (j & 7))  # bytes of the first word before j
-    while (k + 1) * 8 <= end:
-        x = (words[k] ^ pattern) & (ALL << skip)
-        if x != 0:
-            return k * 8 + _lowest_byte(x)
-        skip = np.uint64(0)
-        k += 1
-    j = max(j, k * 8)
-    while j < end and data[j] == b:
-        j += 1
-    return j
+def _add_long_run(out, st, b, r):
+    """``add_run`` for any ``r`` (cut into pieces of MAX_RUN)."""
+    while r > MAX_RUN:
+        st = add_run(out, st, b, MAX_RUN)
+        r -= MAX_RUN
+    return add_run(out, st, b, r)
 
 
 @njit(cache=True, inline="always")
 def add_runs(out, st, data, words, end):
-    """Append ``data[:end]``, found as runs of one byte (``words``: ``data`` as uint64)."""
-    i = 0
-    while i < end:
-        j = min(_run_end(data, words, i, end), i + MAX_RUN)
-        st = add_run(out, st, np.int64(data[i]), j - i)
-        i = j
-    return st
+    """Append ``data[:end]``, found as runs of one byte.
 
-
-@njit(cache=True)
-def count_symbols(data, words, end, counts):
-    """Add the literal/length symbols that ``add_runs`` would write for ``data[:end]`` to
-    ``counts`` (286 int64); used to measure the profile ``WEIGHTS`` comes from."""
-    i = 0
-    while i < end:
-        j = min(_run_end(data, words, i, end), i + MAX_RUN)
-        b, rest = data[i], j - i - 1
-        counts[b] += 1
-        while rest >= MIN_MATCH:
-            length = _match_length(rest)
-            counts[LENGTH_SYMBOL[length]] += 1
-            rest -= length
-        counts[b] += rest
-        i = j
+    ``words`` is ``data`` viewed as little-endian uint64 and must cover ``end`` bytes (pad the
+    data to whole words). Each word is compared with itself shifted by one byte, so the run
+    boundaries in it are its nonzero bytes: a word costs one step, a boundary a few more.
+    """
+    if end == 0:
+        return st
+    start = 0
+    before = np.uint64(data[0])  # the byte before each word (none before the first)
+    for q in range((end + 7) >> 3):
+        w = words[q]
+        changes = w ^ ((w << np.uint64(8)) | before)  # byte p: data[p] != data[p - 1]
+        before = w >> np.uint64(56)
+        while changes != 0:
+            p = _lowest_byte(changes)
+            if q * 8 + p >= end:
+                break
+            st = _add_long_run(out, st, np.int64(data[start]), q * 8 + p - start)
+            start = q * 8 + p
+            changes &= ~LOW_BYTES[p]
+    return _add_long_run(out, st, np.int64(data[start]), end - start)
 
 
 @njit(cache=True, inline="always")

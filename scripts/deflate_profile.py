@@ -22,17 +22,31 @@ from objsub_fast.shards import task_levels, task_seeds
 LEVELS = ("L1", "L2", "L3", "L4")
 
 
+def row_symbols(row: np.ndarray, counts: np.ndarray, length_symbol: dict) -> None:
+    """Add the literal/length symbols the encoder writes for one filtered row to ``counts``:
+    per run of one byte, the byte, then matches as ``deflate._match_length`` cuts them."""
+    starts = np.flatnonzero(np.diff(row, prepend=~row[:1]))
+    for start, stop in zip(starts, list(starts[1:]) + [row.size]):
+        counts[row[start]] += 1
+        rest = int(stop - start - 1)
+        while rest >= deflate.MIN_MATCH:
+            length = deflate._match_length(rest)
+            counts[length_symbol[length][0]] += 1
+            rest -= length
+        counts[row[start]] += rest
+
+
 def symbol_counts(images: np.ndarray, channels: int) -> np.ndarray:
-    """Symbols written for every image of ``images``, Up filter, rows as the encoder cuts them."""
+    """Symbols written for every image of ``images`` (Up filter)."""
     n, h, w = images.shape[:3]
     rows = images.reshape(n, h, w * channels)
-    filtered = np.zeros((h, -(-(w * channels + 1) // 8) * 8), np.uint8)
+    filtered = np.empty((h, w * channels + 1), np.uint8)
     counts = np.zeros(286, np.int64)
+    length_symbol = deflate._length_tables()
     for i in range(n):
-        png.filter_into(rows[i], filtered[:, :w * channels + 1], png.FILTER_UP, channels)
+        png.filter_into(rows[i], filtered, png.FILTER_UP, channels)
         for y in range(h):
-            deflate.count_symbols(filtered[y], filtered[y].view(np.uint64), w * channels + 1,
-                                  counts)
+            row_symbols(filtered[y], counts, length_symbol)
     return counts
 
 
