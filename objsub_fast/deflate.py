@@ -3,8 +3,8 @@
 The dataset promises that its bytes are a pure function of the configuration, on any worker,
 process, machine or backend, so a PNG's bytes must be a pure function of its pixels. Deflate
 libraries do not promise that: ISA-L, for one, runs CPU-specific code paths whose match choices
-differ, and two processes on one machine were measured writing different (valid) PNG bytes for
-the same mask. This encoder is plain integer code whose every choice depends on the input alone.
+differ, and processes on one machine were measured writing different (valid) PNG bytes for the
+same pixels. This encoder is plain integer code whose every choice depends on the input alone.
 
 It is made for PNG-filtered images of flat colour, and does two things only:
 

@@ -137,3 +137,25 @@ def test_png_bytes_are_the_same_in_every_process():
         got = subprocess.run([sys.executable, "-c", _DIGEST_SCRIPT], capture_output=True,
                              text=True, check=True, env={**os.environ, **env}).stdout.strip()
         assert got == here.hexdigest()
+
+
+def _synthetic_image() -> np.ndarray:
+    """Flat rectangles and a gradient on white, built with numpy only (no rasterizer)."""
+    image = np.full((64, 96, 3), 255, np.uint8)
+    image[10:30, 5:40] = (200, 30, 30)
+    image[20:60, 50:90] = (30, 30, 200)
+    image[40:44, :] = np.arange(96, dtype=np.uint8)[:, None] * 2
+    return image
+
+
+#: sha256 of ``encode_png(_synthetic_image())``, pinned when the fixed Huffman code was built.
+SYNTHETIC_PNG_SHA256 = "cee52ae41033505ab07a29c47a5df594c04fd214caaa5368db8078e4df78887d"
+
+
+def test_png_bytes_are_pinned_across_machines_and_versions():
+    """The dataset's bytes must not depend on the machine, Numba, NumPy or Python version that
+    writes them. A change here changes every dataset's bytes: only ever on purpose, with a new
+    generator version."""
+    data = png.encode_png(_synthetic_image())
+    assert np.array_equal(_decode(data), _synthetic_image())
+    assert hashlib.sha256(data).hexdigest() == SYNTHETIC_PNG_SHA256
