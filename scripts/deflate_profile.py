@@ -24,15 +24,16 @@ LEVELS = ("L1", "L2", "L3", "L4")
 
 def row_symbols(row: np.ndarray, counts: np.ndarray, length_symbol: dict) -> None:
     """Add the literal/length symbols the encoder writes for one filtered row to ``counts``:
-    per run of one byte, the byte, then matches as ``deflate._match_length`` cuts them."""
+    per run of one byte, the byte, then matches as ``deflate.add_run`` cuts them."""
     starts = np.flatnonzero(np.diff(row, prepend=~row[:1]))
     for start, stop in zip(starts, list(starts[1:]) + [row.size]):
         counts[row[start]] += 1
         rest = int(stop - start - 1)
+        cut = deflate._first_match_length
         while rest >= deflate.MIN_MATCH:
-            length = deflate._match_length(rest)
+            length = cut(rest)
             counts[length_symbol[length][0]] += 1
-            rest -= length
+            rest, cut = rest - length, deflate._match_length
         counts[row[start]] += rest
 
 
