@@ -17,6 +17,7 @@ same code a pool worker runs), so it is an upper bound of one worker's footprint
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import shutil
 import statistics
@@ -162,8 +163,18 @@ def file_create_us(folder: Path, n: int = 500) -> float:
     return seconds / n * 1e6
 
 
+def pillow_decode(files: list[bytes]) -> None:
+    """Decode PNG files to arrays with Pillow (what a training data loader does)."""
+    from PIL import Image
+
+    for data in files:
+        with Image.open(io.BytesIO(data)) as im:
+            np.asarray(im)
+
+
 def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
-    """µs/frame and bytes/frame of every encoder variant on the same frames.
+    """µs/frame to encode, bytes/frame, and µs/frame for Pillow to decode, of every encoder
+    variant on the same frames.
 
     Variants are timed round-robin within each repeat, so machine load affects them alike.
     The isal variants are skipped when the optional ``isal`` package is not installed.
@@ -173,16 +184,18 @@ def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
         encoders = ENCODERS
     except ImportError:
         encoders = {k: v for k, v in ENCODERS.items() if v[0]["deflate"] != "isal"}
-    times = {label: [] for label in encoders}
-    for label, (kwargs, _) in encoders.items():
-        png.encode_batch(frames[:2], **kwargs)  # JIT warm-up
+    files = {label: png.encode_batch(frames, **kwargs) for label, (kwargs, _) in encoders.items()}
+    encode = {label: [] for label in encoders}
+    decode = {label: [] for label in encoders}
     for _ in range(repeats):
         for label, (kwargs, _) in encoders.items():
-            times[label].append(median_time(lambda: png.encode_batch(frames, **kwargs), 1))
-    return {label: (statistics.median(times[label]) / len(frames) * 1e6,
-                    float(np.mean([len(b) for b in png.encode_batch(frames, **kwargs)])),
-                    depends)
-            for label, (kwargs, depends) in encoders.items()}
+            encode[label].append(median_time(lambda: png.encode_batch(frames, **kwargs), 1))
+            decode[label].append(median_time(lambda: pillow_decode(files[label]), 1))
+    n = len(frames)
+    return {label: (statistics.median(encode[label]) / n * 1e6,
+                    float(np.mean([len(b) for b in files[label]])),
+                    statistics.median(decode[label]) / n * 1e6, depends)
+            for label, (_, depends) in encoders.items()}
 
 
 def peak_rss_mb(fmt: str, count: int, tmp: Path) -> float:
@@ -243,9 +256,10 @@ def main(argv=None) -> int:
         enc = bench_encoders(frames, args.repeats)
         base = enc["zlib-1, filter none"][0]
         print(table(f"PNG encoding of {args.frames} engine frames (256x256 RGB)",
-                    ["encoder", "us/frame", "bytes/frame", "speed vs zlib-1", "bytes depend on"],
-                    [[k, f"{us:.1f}", f"{b:.0f}", f"{base / us:.1f}x", depends]
-                     for k, (us, b, depends) in enc.items()]))
+                    ["encoder", "encode us/frame", "bytes/frame", "encode vs zlib-1",
+                     "Pillow decode us/frame", "bytes depend on"],
+                    [[k, f"{us:.1f}", f"{b:.0f}", f"{base / us:.1f}x", f"{dec:.0f}", depends]
+                     for k, (us, b, dec, depends) in enc.items()]))
         print()
         rows = []
         places = [tmp] + ([Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=SHM))]
