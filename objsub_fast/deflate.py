@@ -8,14 +8,19 @@ same pixels. This encoder is plain integer code whose every choice depends on th
 
 It is made for PNG-filtered images of flat colour, and does two things only:
 
-- the only matches it codes are runs of one repeated byte (LZ77 distance 1, like zlib's RLE
-  strategy), which is what a flat-colour image filtered with Up mostly is;
+- the only matches it codes are runs of one repeated byte, which is what a flat-colour image
+  filtered with Up mostly is: the byte, one match at distance 1, then matches at distance FAR
+  (faster to decode than overlapping copies at distance 1);
 - every stream is one deflate block with one fixed Huffman code (sent in the block header as a
   dynamic code), built once from symbol counts measured on engine frames. So bits are written
   while scanning, in one pass, and a run that is known in advance (a row that repeats the one
   above) costs a few table lookups.
 
 Any input is encoded correctly; data unlike engine frames merely compresses worse.
+
+The tables built here are frozen into the compiled code of their callers, and Numba's cache
+checks only a function's own file: after changing ``FAR`` or ``WEIGHTS``, delete
+``objsub_fast/__pycache__/*.nb*`` (``tests/test_deflate.py`` pins the resulting bytes).
 """
 from __future__ import annotations
 
@@ -233,7 +238,7 @@ def _emit(out, st, token):
 
 
 @njit(cache=True, inline="always")
-def add_run(out, st, b, r):
+def _add_piece(out, st, b, r):
     """Append ``r`` (<= MAX_RUN) copies of byte ``b``: the byte, a match at distance 1, then
     matches at distance FAR."""
     acc, nbits, pos, s1, s2 = st
@@ -300,12 +305,12 @@ def _lowest_byte(x):
 
 
 @njit(cache=True, inline="always")
-def _add_long_run(out, st, b, r):
-    """``add_run`` for any ``r`` (cut into pieces of MAX_RUN)."""
+def add_run(out, st, b, r):
+    """Append ``r`` copies of byte ``b`` (in pieces of at most MAX_RUN)."""
     while r > MAX_RUN:
-        st = add_run(out, st, b, MAX_RUN)
+        st = _add_piece(out, st, b, MAX_RUN)
         r -= MAX_RUN
-    return add_run(out, st, b, r)
+    return _add_piece(out, st, b, r)
 
 
 @njit(cache=True, inline="always")
@@ -328,10 +333,10 @@ def add_runs(out, st, data, words, end):
             p = _lowest_byte(changes)
             if q * 8 + p >= end:
                 break
-            st = _add_long_run(out, st, np.int64(data[start]), q * 8 + p - start)
+            st = add_run(out, st, np.int64(data[start]), q * 8 + p - start)
             start = q * 8 + p
             changes &= ~LOW_BYTES[p]
-    return _add_long_run(out, st, np.int64(data[start]), end - start)
+    return add_run(out, st, np.int64(data[start]), end - start)
 
 
 @njit(cache=True, inline="always")

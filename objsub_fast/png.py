@@ -115,7 +115,7 @@ def rle_idat(rows, row_words, filter_type, bpp, row, words, out):
         if not _filters_to_zeros(rows, row_words, y, filter_type):
             filter_row(rows, y, filter_type, bpp, row)
             st = deflate.add_runs(out, st, row, words, n + 1)
-        elif filter_type == 0:
+        elif filter_type == FILTER_NONE:
             st = deflate.add_run(out, st, 0, n + 1)
         else:
             st = deflate.add_run(out, st, filter_type, 1)
