@@ -110,33 +110,28 @@ def test_engine_frames_decode_exactly_and_beat_zlib_in_size():
         assert sum(map(len, ours)) < sum(map(len, stdlib))
 
 
-_DIGEST_SCRIPT = """
-import hashlib, sys
-from objsub_fast import png
-from objsub_fast.engine import generate_batch
-b = generate_batch(range(8), level=["L1", "L2", "L3", "L4"] * 2, masks=True)
-h = hashlib.sha256()
-for frames in (b.first_frames, b.final_frames, b.instance_maps):
-    for data in png.encode_batch(frames):
-        h.update(data)
-print(h.hexdigest())
-"""
+def engine_png_digest() -> str:
+    """sha256 of the PNGs (first, final, mask) of eight engine tasks, one of each level twice."""
+    digest = hashlib.sha256()
+    b = generate_batch(range(8), level=["L1", "L2", "L3", "L4"] * 2, masks=True)
+    for frames in (b.first_frames, b.final_frames, b.instance_maps):
+        for data in png.encode_batch(frames):
+            digest.update(data)
+    return digest.hexdigest()
 
 
 def test_png_bytes_are_the_same_in_every_process():
     """The failure this encoder replaces ISA-L to prevent: same pixels, different PNG bytes
     in another process. Fresh interpreters with different hash seeds and heaps must agree
     with this one."""
-    here = hashlib.sha256()
-    b = generate_batch(range(8), level=["L1", "L2", "L3", "L4"] * 2, masks=True)
-    for frames in (b.first_frames, b.final_frames, b.instance_maps):
-        for data in png.encode_batch(frames):
-            here.update(data)
+    script = (f"import sys; sys.path.insert(0, {os.path.dirname(__file__)!r}); "
+              "from test_deflate import engine_png_digest; print(engine_png_digest())")
+    here = engine_png_digest()
     for seed in ("0", "1"):
         env = {"PYTHONHASHSEED": seed, "MALLOC_PERTURB_": "85" if seed == "1" else "0"}
-        got = subprocess.run([sys.executable, "-c", _DIGEST_SCRIPT], capture_output=True,
+        got = subprocess.run([sys.executable, "-c", script], capture_output=True,
                              text=True, check=True, env={**os.environ, **env}).stdout.strip()
-        assert got == here.hexdigest()
+        assert got == here
 
 
 def _synthetic_image() -> np.ndarray:
