@@ -1,5 +1,5 @@
 """objsub-fast: a vectorized batch engine for the Object Subtraction benchmark."""
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: F401
 
 from .engine import Batch, generate_batch  # noqa: E402
 from .vmevalkit import create_dataset  # noqa: E402

@@ -1,0 +1,24 @@
+"""The one Numba decorator every kernel of the package uses.
+
+``kernel`` is ``numba.njit`` with the on-disk cache switched on (compiled machine code is kept
+beside the sources, so only the first run of a machine pays the compile time). Options add up:
+``@kernel`` or ``@kernel(nogil=True, inline="always")``.
+
+Examples
+--------
+>>> from objsub_fast._numba import kernel
+>>> @kernel
+... def _twice(x):
+...     return 2 * x
+>>> _twice(21)
+42
+"""
+from __future__ import annotations
+
+from functools import partial
+
+from numba import njit
+
+__all__ = ["kernel"]
+
+kernel = partial(njit, cache=True)
