@@ -7,11 +7,8 @@ beside the sources, so only the first run of a machine pays the compile time). O
 Examples
 --------
 >>> from objsub_fast._numba import kernel
->>> @kernel
-... def _twice(x):
-...     return 2 * x
->>> _twice(21)
-42
+>>> kernel.func.__name__, kernel.keywords
+('njit', {'cache': True})
 """
 from __future__ import annotations
 
