@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .config import check_levels, check_out, check_seeds, make_config
+from .errors import ParameterError
 from .records import prompt_and_rule, task_record
 from .render import draw_frames, sprite_areas
 from .scenes import generate_scenes
@@ -117,7 +118,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights)
     if out is not None:
         if not render:
-            raise ValueError("out needs render=True (there are no frames to draw into)")
+            raise ParameterError("out needs render=True (there are no frames to draw into)")
         out = check_out(out, len(seeds), config.width, config.height, masks)
     scenes = generate_scenes(seeds, level_codes, config)
     frames = draw_frames(scenes, config, masks, out) if render else (None, None, None)

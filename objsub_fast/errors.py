@@ -1,0 +1,27 @@
+"""The errors a user can cause, in one place.
+
+The command line catches :class:`UsageError` (and only it): it prints the message as one line
+and exits with status 2. Anything else is a bug and shows its traceback. Every class derives
+from ``ValueError`` so that library callers can keep catching that.
+
+Examples
+--------
+>>> from objsub_fast.errors import ParameterError, UsageError
+>>> issubclass(ParameterError, UsageError) and issubclass(UsageError, ValueError)
+True
+"""
+from __future__ import annotations
+
+__all__ = ["UsageError", "ParameterError", "InterpretError"]
+
+
+class UsageError(ValueError):
+    """A problem with what the user asked for: reported as one line, exit status 2."""
+
+
+class ParameterError(UsageError):
+    """A parameter outside its allowed range; the message names both."""
+
+
+class InterpretError(ValueError):
+    """A prompt whose words do not fit the scene (``interpret_prompt`` refuses to guess)."""
