@@ -14,7 +14,7 @@ from PIL import Image
 
 from objsub_fast.atomic import AtomicWriter
 from objsub_fast.cli import main
-from objsub_fast.pipeline import Progress
+from objsub_fast.dataset.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,8 +64,10 @@ def test_full_disk_is_a_clear_error(tmp_path, monkeypatch, capsys):
         real(self, data)
 
     monkeypatch.setattr(AtomicWriter, "write", write)
-    assert run_main(["generate", "--out", str(tmp_path), "--count", "3", "--workers", "1"]) == 2
-    assert "objsub-fast: error: No space left on device" in capsys.readouterr().err
+    assert run_main(["generate", "--out", str(tmp_path), "--count", "3", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("objsub-fast: error: No space left on device") and "Traceback" not in err
+    assert err.strip().endswith("free some space, then rerun the same command to resume")
     assert not list(tmp_path.glob("*.tar")) and not list(tmp_path.glob(".tmp-*"))
 
 

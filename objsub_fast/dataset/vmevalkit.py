@@ -94,6 +94,7 @@ class ShardWriter(FolderShardWriter):
     def finish(self) -> dict:
         """Wait for the last folders; keep the pair lines for ``finalize``; return the entry."""
         entry = super().finish()
+        (self.out / PROGRESS_DIR).mkdir(exist_ok=True)
         atomic_write_bytes(_pairs_file(self.out / PROGRESS_DIR, self.shard.index),
                            b"\n".join(self.pairs))
         return entry
