@@ -2,8 +2,9 @@
 
 Shared by the folder formats (VMEvalKit today). A format describes its folders with a
 ``FolderLayout``: the folder holding the task folders (relative to the output), the name of a
-task's folder, the file name of each member, and the shard's name in the manifest. The shard's hash covers every folder's files
-(``folder_digest``), so the manifest pins a folder shard like a tar shard.
+task's folder, the file name of each member, and the shard's name in the manifest. The shard's
+hash covers every folder's files (``folder_digest``), so the manifest pins a folder shard like a
+tar shard.
 """
 from __future__ import annotations
 

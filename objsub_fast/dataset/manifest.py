@@ -7,7 +7,8 @@ from pathlib import Path
 from ..errors import UsageError
 from ..shards import Shard
 
-__all__ = ["MANIFEST", "PROGRESS_DIR", "shard_entry", "manifest_bytes", "read_manifest", "load_manifest"]
+__all__ = ["MANIFEST", "PROGRESS_DIR", "shard_entry", "manifest_bytes", "read_manifest",
+           "load_manifest"]
 
 MANIFEST = "manifest.json"
 #: Run state of an unfinished run: one record per finished shard (and whatever a format keeps
