@@ -4,9 +4,9 @@
 (which fixes what one *task* looks like): it adds the task count, base seed, level list, output
 format and shard size, and it is what ``manifest.json`` records.
 
-Canvas limits: the engine accepts any side in [16, 8192] for library use; a *run* is limited to
-[64, 4096] per side, the range in which the default scene model places its objects and one
-chunk of frames stays within ``plan.CHUNK_FRAME_BYTES`` at a useful chunk size.
+Canvas limits: the engine accepts any side in [16, 8192] for library use (one batch in memory);
+a *run*, which writes every frame to disk and keeps a chunk of frames per worker, is limited to
+[64, 4096] per side (at 4096x4096 a chunk is a single task: 48 MiB per frame array).
 """
 from __future__ import annotations
 
