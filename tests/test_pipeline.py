@@ -180,3 +180,15 @@ def test_unwritable_output_is_refused(tmp_path, monkeypatch):
     with pytest.raises(OutputError, match="is not writable"):
         generate(RunConfig(count=1), tmp_path, workers=1, quiet=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_one_version_in_manifest_and_records(tmp_path):
+    import json
+
+    from objsub_fast import __version__
+
+    generate(RunConfig(count=2), tmp_path, workers=1, quiet=True)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    with tarfile.open(tmp_path / "objsub-000000.tar") as tar:
+        record = json.loads(tar.extractfile("0000000000.json").read())
+    assert manifest["config"]["generator_version"] == record["generator_version"] == __version__
