@@ -1,9 +1,17 @@
-"""Independent checks of DESIGN.md's guarantees on one task record (shared by the tests)."""
+"""Independent checks of docs/design.md's guarantees on one task record (shared by the tests).
+
+The lengths are given for a 256 px canvas and scale with min(W, H)/256 (rounded half up, at
+least 1 px)."""
 import math
 
 from objsub_fast.interpret import interpret_prompt
 
-EDGE, SPACING, ORDER_GAP, SIZE_GAP, SIZE_RANGE = 10, 10, 10, 12, 15
+LENGTHS_256 = {"edge": 10, "spacing": 10, "order_gap": 10, "size_gap": 12, "size_range": 15}
+
+
+def lengths(w, h):
+    scale = min(w, h) / 256
+    return {k: max(1, math.floor(v * scale + 0.5)) for k, v in LENGTHS_256.items()}
 
 ORDER_VALUE = {
     "leftmost": lambda o, w, h: o["x"], "rightmost": lambda o, w, h: -o["x"],
@@ -25,10 +33,13 @@ def square(o):
 
 
 def check_task(task):
-    """Assert every guarantee of DESIGN.md on ``task``; return the removed ids."""
+    """Assert every guarantee of docs/design.md on ``task``; return the removed ids."""
     data = task["object_subtraction_data"]
     objects, rule = data["objects"], data["rule"]
     w, h = task["canvas_size"]
+    px = lengths(w, h)
+    EDGE, SPACING, ORDER_GAP = px["edge"], px["spacing"], px["order_gap"]
+    SIZE_GAP, SIZE_RANGE = px["size_gap"], px["size_range"]
     removed, kept = data["remove_object_ids"], data["keep_object_ids"]
     assert removed and kept, "every task removes at least one object and keeps at least one"
     assert sorted(removed + kept) == list(range(len(objects))) == [o["id"] for o in objects]
