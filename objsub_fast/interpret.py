@@ -179,7 +179,7 @@ def interpret_prompt(prompt: str, objects, canvas_size=(256, 256)) -> list:
     Examples
     --------
     >>> objects = [{"id": 0, "color": "red", "shape": "cube", "size": 20, "x": 40, "y": 40},
-    ...            {"id": 1, "color": "cyan", "shape": "star", "size": 30, "x": 200, "y": 90}]
+    ...            {"id": 1, "color": "cyan", "shape": "hourglass", "size": 30, "x": 200, "y": 90}]
     >>> interpret_prompt("Make all cyan objects disappear. Do not do anything to other "
     ...                  "objects.", objects)
     [1]

@@ -27,13 +27,11 @@ TRANSPARENT, OUTLINE, FILL = 0, 1, 2  # sprite values
 MAX_TABLE_BYTES = 64 << 20
 
 
-def _star(size, points=5, inner=0.4):
-    """A five-pointed star pointing up, circumradius size/2, centred vertically in its box."""
-    half = size / 2.0
-    drop = (size - half * (1 + np.cos(np.pi / points))) / 2.0  # centre the box vertically
-    angles = -np.pi / 2 + np.arange(2 * points) * np.pi / points
-    radii = np.where(np.arange(2 * points) % 2 == 0, half, inner * half)
-    return list(zip(half + radii * np.cos(angles), drop + half + radii * np.sin(angles)))
+def _hourglass(size, waist=0.25):
+    """Two triangles tip to tip, top and bottom edges ``size`` wide, a waist of ``waist * size``
+    (so the halves stay one piece with a visible neck at 12 px)."""
+    half, neck = size / 2.0, waist * size / 2.0
+    return [(0, 0), (size, 0), (half + neck, half), (size, size), (0, size), (half - neck, half)]
 
 
 def _dome(size, steps=64):
@@ -51,7 +49,7 @@ SHAPE_OUTLINES = {
                           (s / 2 - s / 2 * np.sqrt(3) / 2, s / 2 + s / 4)],
     "cone": lambda s: [(s / 4, 0), (s - s / 4, 0), (s, s), (0, s)],
     "diamond": lambda s: [(s / 2, 0), (s, s / 2), (s / 2, s), (0, s / 2)],
-    "star": _star,
+    "hourglass": _hourglass,
     "dome": _dome,
     "pillar": lambda s: [(s / 4, 0), (s - s / 4, 0), (s - s / 4, s), (s / 4, s)],
 }
@@ -125,8 +123,8 @@ def stamp_tables(size_lo: int, size_hi: int, shapes=(0, 1, 2, 3), colors=None,
     """Sprites ready to stamp: RGB per colour and each row's drawn span.
 
     ``colors`` are colour names (default: the classic six). Stamping copies each sprite row's
-    span [first drawn, last drawn] as one contiguous slice; a row of a non-convex shape (the
-    star's legs) spans background pixels, which are white like the canvas under it (an object's
+    span [first drawn, last drawn] as one contiguous slice; a row of a shape that is not one
+    run per row would span background pixels, which are white like the canvas under it (an object's
     bounding square is its own: no other object comes within the spacing).
 
     Returns
@@ -226,7 +224,7 @@ def draw_frames(scenes: dict, config, masks: bool = False, out=None):
     vocab = config.vocabulary
     rgb, spans, atlas = stamp_tables(s_lo, s_hi, vocab.shapes, vocab.colors,
                                      config.lengths.outline)
-    _stamp_batch(rgb.reshape(rgb.shape[:-2] + (-1,)), spans, atlas, palette(vocab.rgb), s_lo,
+    _stamp_batch(rgb.reshape(rgb.shape[:-2] + (rgb.shape[-2] * 3,)), spans, atlas, palette(vocab.rgb), s_lo,
                  scenes["num_objects"], scenes["left"], scenes["top"], scenes["size"],
                  scenes["color"], scenes["shape"], scenes["removed"],
                  first.reshape(n, h, w * 3), final.reshape(n, h, w * 3),

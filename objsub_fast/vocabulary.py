@@ -47,12 +47,13 @@ COLOR_TABLE = {
 
 #: Every shape the engine can draw as (solid name, flat name); a shape's global code is its index
 #: here (the classic four first, in ``SHAPES`` order). Its geometry is ``render.SHAPE_OUTLINES``.
-#: The extended four were chosen because the scorer's shape features tell each silhouette from
-#: every other at every size (a hexagon or a plus-shaped cross comes too close to a disk or a
-#: diamond below 20 px). Every name takes "s" for its plural.
+#: The extended four were chosen because they stay recognisable at 12 px and the scorer's shape
+#: features tell each silhouette from every other at every size (a hexagon or a plus-shaped
+#: cross comes too close to a disk or a diamond below 20 px; a five-pointed star's arms are
+#: lost in its outline at 12 px). Every name takes "s" for its plural.
 SHAPE_TABLE = (
     ("cube", "square"), ("sphere", "circle"), ("pyramid", "triangle"), ("cone", "trapezoid"),
-    ("diamond", "diamond"), ("star", "star"), ("dome", "semicircle"), ("pillar", "bar"),
+    ("diamond", "diamond"), ("hourglass", "hourglass"), ("dome", "semicircle"), ("pillar", "bar"),
 )
 #: How shapes are named: "solid" (the original task's cube, sphere, ...) or "flat".
 SHAPE_NAMINGS = ("solid", "flat")
@@ -199,7 +200,7 @@ def shape_code(name: str) -> int:
 
     Examples
     --------
-    >>> shape_code("cube"), shape_code("circle"), shape_code("star")
+    >>> shape_code("cube"), shape_code("circle"), shape_code("hourglass")
     (0, 1, 5)
     """
     for code, names in enumerate(SHAPE_TABLE):
@@ -225,7 +226,7 @@ class Vocabulary:
     --------
     >>> v = Vocabulary(("red", "cyan"), (0, 5), "flat")
     >>> v.shape_labels, v.is_classic
-    (('square', 'star'), False)
+    (('square', 'hourglass'), False)
     >>> CLASSIC.is_classic, CLASSIC.shape_labels == SHAPES
     (True, True)
     """
@@ -315,11 +316,11 @@ def parse_colors(text, option: str = "--colors") -> tuple:
 
 
 def parse_shapes(text, option: str = "--shapes") -> tuple:
-    """Global shape codes from solid or flat names (``"cube,star"`` or a sequence).
+    """Global shape codes from solid or flat names (``"cube,hourglass"`` or a sequence).
 
     Examples
     --------
-    >>> parse_shapes("cube,circle,star")
+    >>> parse_shapes("cube,circle,hourglass")
     (0, 1, 5)
     """
     names = _names(option, text, [n for pair in SHAPE_TABLE for n in pair])
