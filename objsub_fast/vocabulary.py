@@ -323,7 +323,7 @@ def parse_shapes(text, option: str = "--shapes") -> tuple:
     >>> parse_shapes("cube,circle,hourglass")
     (0, 1, 5)
     """
-    names = _names(option, text, [n for pair in SHAPE_TABLE for n in pair])
+    names = _names(option, text, list(dict.fromkeys(n for pair in SHAPE_TABLE for n in pair)))
     codes = tuple(shape_code(n) for n in names)
     if len(set(codes)) != len(codes):
         raise _option_error(option, f"names one shape twice (solid and flat name): {names}")

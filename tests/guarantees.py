@@ -93,3 +93,36 @@ def check_task(task):
             counts = [sum(o[key] == v for o in objects) for v in {o[key] for o in objects}]
             assert len(counts) >= 2 and min(counts) >= 2
     return removed
+
+
+def check_pixels(batch, i):
+    """Assert that task ``i``'s frames show its record: one 8-connected blob per object with the
+    object's area and exactly its colour (besides the black outline), instance maps that agree,
+    and a final frame that is the first with the removed objects' pixels white. Returns the
+    (region, object) pairs for further checks."""
+    import numpy as np
+    from skimage.measure import label, regionprops
+
+    from objsub_fast.vocabulary import COLOR_TABLE
+
+    task = batch.task(i)
+    objects = task["object_subtraction_data"]["objects"]
+    removed = task["object_subtraction_data"]["remove_object_ids"]
+    first, final, inst = batch.first_frames[i], batch.final_frames[i], batch.instance_maps[i]
+    drawn = np.any(first != 255, axis=2)
+    np.testing.assert_array_equal(drawn, inst > 0)
+    blobs = label(drawn, connectivity=2)
+    assert blobs.max() == len(objects)
+    pairs = []
+    for region in regionprops(blobs):
+        ids = np.unique(inst[blobs == region.label])
+        assert len(ids) == 1
+        obj = objects[ids[0] - 1]
+        assert region.area == obj["area"]
+        colors = {tuple(p) for p in first[blobs == region.label]} - {(0, 0, 0)}
+        assert colors == {tuple(COLOR_TABLE[obj["color"]])}
+        pairs.append((region, obj))
+    erased = np.isin(inst, [k + 1 for k in removed])
+    assert (final[erased] == 255).all()
+    np.testing.assert_array_equal(final[~erased], first[~erased])
+    return pairs

@@ -36,9 +36,9 @@ CASES = [
     (dict(seeds=[1], prompt_variants=5), r"prompt_variants: must be an integer in \[1, 4\]"),
     (dict(seeds=[1], prompt_variants=0), "prompt_variants"),
     (dict(seeds=[1], colors="red"), "rule 'color' of L1 needs at least 2 colours"),
-    (dict(seeds=[1], level="L4", shapes="star"), "rule 'combo' of L4 needs at least 2 colours "
+    (dict(seeds=[1], level="L4", shapes="hourglass"), "rule 'combo' of L4 needs at least 2 colours "
      "and 2 shapes"),
-    (dict(seeds=[1], level="L2", colors="red", shapes="cube,star,dome"),
+    (dict(seeds=[1], level="L2", colors="red", shapes="cube,hourglass,dome"),
      "enumerate_3.*needs 4 pairs.*give 3"),
     (dict(seeds=[1], canvas_size=128, num_objects=(20, 40)), "num_objects.*too many"),
     (dict(seeds=[1], num_objects=(6, 3)), "num_objects.*empty"),

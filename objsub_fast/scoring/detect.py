@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit
 
 from ..render import palette, sprite
-from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
+from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB
 
 #: Pixel classes.
 BG, OUTLINE, OTHER = 0, 1, 8
