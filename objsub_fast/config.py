@@ -20,7 +20,8 @@ from .errors import ParameterError
 
 from .vocabulary import (
     ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY,
-    ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SIZE, SIZE_GAP, SIZE_RANGE, Vocabulary, parse_colors, parse_shape_names, parse_shapes,
+    ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE,
+    Vocabulary, parse_colors, parse_shape_names, parse_shapes,
     parse_prompt_variants,
 )
 
@@ -242,11 +243,16 @@ def check_vocabulary(vocabulary, colors, shapes, shape_names) -> Vocabulary:
     elif not isinstance(vocabulary, Vocabulary):
         raise ParameterError(f"vocabulary must be one of {list(PRESETS)} or a Vocabulary; "
                              f"got {vocabulary!r}")
+    shape_codes = vocabulary.shapes if shapes is None else parse_shapes(shapes, "shapes")
+    if (not shape_codes or len(set(shape_codes)) != len(shape_codes)
+            or not all(_is_int(h) and 0 <= h < len(SHAPE_TABLE) for h in shape_codes)):
+        raise ParameterError(f"vocabulary shapes must be distinct codes in [0, "
+                             f"{len(SHAPE_TABLE) - 1}]; got {shape_codes!r}")
     return Vocabulary(
-        vocabulary.colors if colors is None else parse_colors(colors, "colors"),
-        vocabulary.shapes if shapes is None else parse_shapes(shapes, "shapes"),
-        vocabulary.shape_names if shape_names is None else parse_shape_names(shape_names,
-                                                                             "shape_names"))
+        parse_colors(vocabulary.colors if colors is None else colors, "colors"),
+        tuple(int(h) for h in shape_codes),
+        parse_shape_names(vocabulary.shape_names if shape_names is None else shape_names,
+                          "shape_names"))
 
 
 def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,

@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
+from objsub_fast.vocabulary import Vocabulary
 
 CASES = [
     (dict(seeds=[]), "seeds"),
@@ -35,6 +36,10 @@ CASES = [
     (dict(seeds=[1], shape_names="round"), "shape_names: must be one of"),
     (dict(seeds=[1], prompt_variants=5), r"prompt_variants: must be an integer in \[1, 4\]"),
     (dict(seeds=[1], prompt_variants=0), "prompt_variants"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "mauve"), (0, 1))), "colors: unknown"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "blue"), (0, 0))), "distinct codes"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "blue"), (0, 99))), "distinct codes"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "blue"), (0, 1), "round")), "shape_names"),
     (dict(seeds=[1], colors="red"), "rule 'color' of L1 needs at least 2 colours"),
     (dict(seeds=[1], level="L4", shapes="hourglass"), "rule 'combo' of L4 needs at least 2 colours "
      "and 2 shapes"),
