@@ -83,8 +83,8 @@ def test_extended_pixels_match_metadata(level):
     assert {h for _, h in seen} == {names[0] for names in SHAPE_TABLE}
 
 
-def test_pixel_by_pixel_stamping_equals_the_sprite_table(monkeypatch):
-    """Large canvases stamp from the masks (no per-colour table): the same pixels."""
+def test_painted_rows_equal_the_sprite_table(monkeypatch):
+    """Large canvases paint each sprite row (no per-colour table): the same pixels."""
     from objsub_fast import render
     kwargs = dict(seeds=range(40), level=["L1", "L2", "L3", "L4"] * 10, masks=True,
                   vocabulary="extended")
