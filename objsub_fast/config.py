@@ -114,11 +114,10 @@ class Config:
         return max(hi for _, hi in self.object_counts.values())
 
     @property
-    def is_classic(self) -> bool:
-        """True when the output is the original generator's: classic vocabulary, exact prompts
-        and the 256 px lengths."""
-        return (self.vocabulary.is_classic and self.prompt_variants == 1
-                and self.lengths == Lengths())
+    def classic(self) -> bool:
+        """True for the classic vocabulary with the exact original prompts (records then carry
+        no vocabulary; see ``_version.generator_version``)."""
+        return self.vocabulary.is_classic and self.prompt_variants == 1
 
 
 def check_seeds(seeds) -> np.ndarray:

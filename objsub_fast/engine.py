@@ -26,6 +26,7 @@ class Batch:
     size : (N, M) int16; color, shape : (N, M) int8 codes into ``config.vocabulary``; removed : (N, M) bool;
     area : (N, M) int32 drawn pixels. Entries at or beyond ``num_objects[i]`` are padding.
     prompts : list of str
+    wording : (N,) int8, the index into ``vocabulary.WORDINGS`` of each prompt (0: original)
     first_frames, final_frames : (N, H, W, 3) uint8, or None when not rendered.
     instance_maps : (N, H, W) uint8 (0 background, k+1 object k), or None.
     canvas_size : (W, H)

@@ -125,9 +125,8 @@ def task_record(batch, i: int) -> dict:
         "seed": int(batch.seeds[i]),
         "canvas_size": [batch.canvas_size[0], batch.canvas_size[1]],
         "generator": "objsub-fast",
-        "generator_version": generator_version(
-            batch.canvas_size, classic=vocabulary.is_classic and config.prompt_variants == 1),
+        "generator_version": generator_version(batch.canvas_size, classic=config.classic),
     }
-    if not (vocabulary.is_classic and config.prompt_variants == 1):
+    if not config.classic:
         record["vocabulary"] = vocabulary.record(colors, shapes)
     return record
