@@ -27,7 +27,7 @@ from .vocabulary import (
 
 __all__ = [
     "Config", "Lengths", "make_config", "check_seeds", "check_levels", "check_canvas",
-    "check_range", "check_weights", "check_vocabulary", "check_out", "scale_lengths",
+    "check_range", "check_weights", "check_vocabulary", "is_classic", "check_out", "scale_lengths",
     "default_object_size", "parse_range", "parse_kind_weights", "active_kinds",
     "MAX_SEED", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
 ]
@@ -252,6 +252,23 @@ def check_vocabulary(vocabulary, colors, shapes, shape_names) -> Vocabulary:
         tuple(int(h) for h in shape_codes),
         parse_shape_names(vocabulary.shape_names if shape_names is None else shape_names,
                           "shape_names"))
+
+
+def is_classic(vocabulary="classic", colors=None, shapes=None, shape_names=None,
+               prompt_variants=1) -> bool:
+    """Whether ``generate_batch`` options (the same names and values) give the classic
+    vocabulary with the exact prompts: the ``classic`` argument of
+    ``_version.generator_version``.
+
+    Examples
+    --------
+    >>> is_classic(), is_classic(colors="red,green,blue,yellow,orange,purple")
+    (True, True)
+    >>> is_classic("extended"), is_classic(shape_names="flat"), is_classic(prompt_variants=2)
+    (False, False, False)
+    """
+    vocab = check_vocabulary(vocabulary, colors, shapes, shape_names)
+    return vocab.is_classic and parse_prompt_variants(prompt_variants, "prompt_variants") == 1
 
 
 def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,
