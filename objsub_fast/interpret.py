@@ -37,7 +37,12 @@ def _with(objects, key, value):
 
 
 def _by_attribute(key):
-    return lambda m, objects, canvas: _with(objects, key, m.group(key))
+    def select(m, objects, canvas):
+        ids = _with(objects, key, m.group(key))
+        if not ids:
+            raise ValueError(f"no object is {m.group(key)}: the prompt does not fit the scene")
+        return ids
+    return select
 
 
 def _by_size(m, objects, canvas):
@@ -208,5 +213,5 @@ def interpret_prompt(prompt: str, objects, canvas_size=(256, 256)) -> list:
                     errors.append(str(error))
                 break
     if errors:
-        raise InterpretError(errors[0])
+        raise InterpretError(errors[-1])  # the last frame that read is the most specific
     raise InterpretError(f"not a prompt of this benchmark: {prompt!r}")

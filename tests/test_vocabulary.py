@@ -269,3 +269,23 @@ def test_option_parsers_name_the_option():
     for parse, text, option in bad:
         with pytest.raises(ParameterError, match=option):
             parse(text)
+
+
+SCENE = [{"id": 0, "color": "red", "shape": "cube", "x": 40, "y": 40, "size": 30},
+         {"id": 1, "color": "teal", "shape": "hourglass", "x": 140, "y": 40, "size": 30}]
+
+
+@pytest.mark.parametrize("prompt,reason", [
+    ("Delete all pink objects.", "no object is pink"),
+    ("Remove all pink objects from the scene.", "no object is pink"),
+    ("Make all hexagon objects disappear.", "cannot read the list"),
+    ("Delete the red cube.", "cannot read the list"),
+    ("Get rid of the 3 leftmost objects.", "asks for 3 of 2"),
+    ("Delete the red cube and the red cube.", "list names red cube twice"),
+    ("Remove all teal objects.", "not a prompt of this benchmark"),
+    ("Erase all teal objects.", "not a prompt of this benchmark"),
+])
+def test_reworded_prompts_that_do_not_fit_are_refused(prompt, reason):
+    with pytest.raises(ValueError, match=reason):
+        interpret_prompt(prompt + PROMPT_SUFFIX, SCENE)
+    assert interpret_prompt("Get rid of all teal objects." + PROMPT_SUFFIX, SCENE) == [1]
