@@ -1,11 +1,11 @@
-"""Independent checks of docs/design.md's guarantees on one task record (shared by the tests).
-
-The lengths are given for a 256 px canvas and scale with min(W, H)/256 (rounded half up, at
-least 1 px)."""
+"""Independent checks of the guarantees of docs/design.md on one task record (shared by the
+tests)."""
 import math
 
 from objsub_fast.interpret import interpret_prompt
 
+# The lengths are given for a 256 px canvas and scale with min(W, H)/256 (rounded half up, at
+# least 1 px).
 LENGTHS_256 = {"edge": 10, "spacing": 10, "order_gap": 10, "size_gap": 12, "size_range": 15}
 
 
