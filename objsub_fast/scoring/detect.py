@@ -53,7 +53,7 @@ import numpy as np
 from numba import njit
 
 from ..render import palette, sprite
-from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
+from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB
 
 #: Pixel classes.
 BG, OUTLINE, OTHER = 0, 1, 8
@@ -93,15 +93,23 @@ S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ, S_CORNER = 13, 14, 15, 16, 17
 NSTATS = 18
 
 
-@lru_cache(maxsize=1)
-def class_lut() -> np.ndarray:
-    """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class."""
+@lru_cache(maxsize=16)
+def class_lut(colors_rgb=None) -> np.ndarray:
+    """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class.
+
+    ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette; at most
+    six); class c + COLOR_CLASS0 is colour c. Default: the classic six.
+    """
     from skimage.color import deltaE_ciede2000, rgb2lab
 
+    if colors_rgb is not None and not 1 <= len(colors_rgb) <= OTHER - COLOR_CLASS0:
+        raise ValueError(f"class_lut takes 1..{OTHER - COLOR_CLASS0} colours; "
+                         f"got {len(colors_rgb)}")
     q = (np.arange(64) * 4 + 1.5) / 255.0
     grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
     lab = rgb2lab(grid)
-    refs = palette().astype(float) / 255.0  # background, outline, task colours
+    refs = palette(COLOR_RGB if colors_rgb is None else np.array(colors_rgb)).astype(float)
+    refs = refs / 255.0  # background, outline, task colours
     ref_lab = rgb2lab(refs[None])[0]
     dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
@@ -309,11 +317,12 @@ class Detector:
 
 
 @lru_cache(maxsize=None)
-def shape_templates(size: int) -> np.ndarray:
-    """Shape features of each sprite at ``size``, measured by the detector: (len(SHAPES), 4)."""
+def shape_templates(size: int, shapes=(0, 1, 2, 3)) -> np.ndarray:
+    """Shape features of the sprites of global shape codes ``shapes`` (default: the classic
+    four) at ``size``, measured by the detector: (len(shapes), 4)."""
     pad = 4
     feats = []
-    for code in range(len(SHAPES)):
+    for code in shapes:
         sp = sprite(code, size)
         img = np.full((size + 2 * pad, size + 2 * pad, 3), 255, np.uint8)
         view = img[pad:pad + size, pad:pad + size]

@@ -42,8 +42,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..render import sprite
-from ..vocabulary import COLORS, SHAPES
-from .detect import BG, MIN_AREA_FRACTION, Detector, match, shape_templates
+from ..vocabulary import Vocabulary
+from .detect import BG, MIN_AREA_FRACTION, Detector, class_lut, match, shape_templates
 
 THRESHOLDS = {
     "final_object_match": {"min_iou": 0.80},
@@ -75,7 +75,9 @@ class TaskModel:
     area : (M,) drawn pixels
     removed : (M,) bool, the task's target set
     expected_fg : (H, W) bool, foreground of the expected final frame
-    templates : (M, len(SHAPES), 4) shape templates at each object's size
+    templates : (M, shapes, 4) shape templates at each object's size
+    palette : tuple of (r, g, b) of the scene's colours, or None for the classic six; colour
+        codes index it (shape codes index the record's shapes)
     """
 
     def __init__(self, record: dict):
@@ -83,8 +85,9 @@ class TaskModel:
             data = record["object_subtraction_data"]
             objects = sorted(data["objects"], key=lambda o: o["id"])
             w, h = (int(v) for v in record.get("canvas_size", (256, 256)))
-            self.color = np.array([COLORS.index(o["color"]) for o in objects], int)
-            self.shape = np.array([SHAPES.index(o["shape"]) for o in objects], int)
+            vocab = Vocabulary.from_record(record)
+            self.color = np.array([vocab.colors.index(o["color"]) for o in objects], int)
+            self.shape = np.array([vocab.shape_labels.index(o["shape"]) for o in objects], int)
             self.size = np.array([int(o["size"]) for o in objects], int)
             x = np.array([float(o["x"]) for o in objects])
             y = np.array([float(o["y"]) for o in objects])
@@ -104,14 +107,18 @@ class TaskModel:
         m = len(objects)
         self.cx, self.cy, self.area = np.zeros(m), np.zeros(m), np.zeros(m)
         self.expected_fg = np.zeros((h, w), bool)
+        if len(vocab.colors) > 6:
+            raise TaskError(f"the detector reads at most 6 colours per scene; this one has "
+                            f"{len(vocab.colors)}")
+        self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
         for k in range(m):
-            mask = sprite(int(self.shape[k]), int(self.size[k])) > 0
+            mask = sprite(vocab.shapes[self.shape[k]], int(self.size[k])) > 0
             rr, cc = np.nonzero(mask)
             self.cy[k], self.cx[k] = self.top[k] + rr.mean(), self.left[k] + cc.mean()
             self.area[k] = rr.size
             if not self.removed[k]:
                 self._paste(self.expected_fg, mask, k)
-        self.templates = np.stack([shape_templates(int(s)) for s in self.size])
+        self.templates = np.stack([shape_templates(int(s), vocab.shapes) for s in self.size])
         self.min_area = MIN_AREA_FRACTION * self.area.min()
 
     def _paste(self, canvas, mask, k):
@@ -157,6 +164,7 @@ class Tracker:
         w, h = model.canvas_size
         self.diag = float(np.hypot(w, h))
         self.detect = Detector(model.canvas_size, model.min_area)
+        self.detect.lut = class_lut(model.palette)
         self.ref_x, self.ref_y = model.cx.copy(), model.cy.copy()
         self.ref_area = model.area.copy()
         self.last_seen = np.full(len(model.cx), -1)
