@@ -14,14 +14,14 @@ from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from ..vocabulary import LEVELS
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
 from .members import MEMBERS
 
 __all__ = ["NAME", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME", "FINAL_FRAME",
            "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair", "task_metadata",
-           "ShardWriter", "ShardReader", "owned_paths", "temp_folders", "shard_present",
-           "finalize", "check_dataset", "dataset_parts", "create_dataset"]
+           "stored_bytes", "ShardWriter", "ShardReader", "owned_paths", "temp_folders",
+           "shard_present", "extend", "finalize", "check_dataset", "dataset_parts", "create_dataset"]
 
 NAME = "vmevalkit"
 #: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
@@ -77,6 +77,12 @@ def task_metadata(record: dict) -> bytes:
 
 def _pairs_file(progress: Path, k: int) -> Path:
     return Path(progress) / f"{k:06d}.pairs"
+
+
+def stored_bytes(samples: list[dict], block: int) -> int:
+    """Disk bytes of the samples' task folders plus their lines in ``vmeval_dataset.json`` and
+    in the progress folder (kept until ``finalize``)."""
+    return folder_blocks(LAYOUT, samples, block) + sum(2 * (len(s["json"]) + 2) for s in samples)
 
 
 class ShardWriter(FolderShardWriter):
@@ -136,6 +142,21 @@ def dataset_parts(config: dict, pair_lines):
         yield (b"" if first else b",\n") + line
         first = False
     yield b"\n]}\n"
+
+
+def extend(out: Path, kept: list[dict], progress: Path) -> None:
+    """Before a larger run: split a finished ``vmeval_dataset.json`` back into the pair lines of
+    the ``kept`` shards (its lines are the shards' lines in task order), then remove it."""
+    dataset = Path(out) / DATASET_FILE
+    if not dataset.exists():
+        return  # an unfinished run: the kept shards' pair lines are still in ``progress``
+    text = dataset.read_bytes()
+    body = text[text.index(b"\n") + 1: text.rindex(b"\n]}")]
+    lines = body.split(b",\n") if body else []
+    for entry in kept:
+        atomic_write_bytes(_pairs_file(progress, entry["shard"]),
+                           b"\n".join(lines[entry["start"]:entry["stop"]]))
+    dataset.unlink()
 
 
 def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
