@@ -47,8 +47,8 @@ def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None)
     return entry
 
 
-def _resumable(e: OSError, need: int, tasks: int) -> GenerationError:
-    where = f" ({e.filename})" if e.filename else ""
+def _resumable(e: OSError, out: Path, need: int, tasks: int) -> GenerationError:
+    where = f" ({e.filename or out})"
     hint = (f"the {tasks:,} tasks not yet written need about {format_bytes(need)} more; "
             "free some space, then rerun the same command to resume" if e.errno == errno.ENOSPC
             else "complete shards are kept; rerun the same command to resume")
@@ -171,7 +171,7 @@ def _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite
         raise
     except OSError as e:
         left = config.count - progress.done
-        raise _resumable(e, needed_bytes(sample, left), left) from e
+        raise _resumable(e, out, needed_bytes(sample, left), left) from e
     finally:
         progress.close()
     manifest = json.loads((out / MANIFEST).read_text())

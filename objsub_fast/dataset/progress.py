@@ -42,7 +42,8 @@ def compile_notice(stream=None, quiet: bool = False, after: float = 2.0):
         yield
     finally:
         timer.cancel()
-        timer.join()
+        if not quiet:
+            timer.join()
         if shown.is_set():
             print(f"objsub-fast: kernels ready in {time.perf_counter() - t0:.0f} s",
                   file=stream, flush=True)
