@@ -8,7 +8,10 @@ into ``vmeval_dataset.json`` (so a resumed run needs no task folder re-read).
 """
 from __future__ import annotations
 
+import atexit
 import json
+import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -111,9 +114,17 @@ def ShardReader(out: Path, entry: dict, problems: list[str]) -> FolderShardReade
     return FolderShardReader(LAYOUT, out)
 
 
+#: A task folder's name (``records.task_id``): what ``owned_paths`` claims in the task root.
+_TASK_FOLDER = re.compile(r"^object_subtraction_l\d+_\d+$")
+
+
 def owned_paths(out: Path) -> list[Path]:
-    """The task root and the dataset file, if present."""
-    return [p for p in (Path(out) / TASK_ROOT, Path(out) / DATASET_FILE) if p.exists()]
+    """The task folders (named like task ids; nothing else in the task root) and the dataset
+    file, if present."""
+    root, dataset = Path(out) / TASK_ROOT, Path(out) / DATASET_FILE
+    folders = sorted(p for p in root.iterdir() if _TASK_FOLDER.match(p.name)) \
+        if root.is_dir() else []
+    return folders + ([dataset] if dataset.exists() else [])
 
 
 def temp_folders(out: Path) -> list[Path]:
@@ -196,6 +207,13 @@ def check_dataset(config, out: Path, plan) -> list[str]:
     return problems
 
 
+def _process_temp_folder() -> Path:
+    """A new temporary folder, removed (with everything in it) when this process exits."""
+    folder = tempfile.mkdtemp(prefix="objsub_fast_")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(folder)
+
+
 def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
                    output_dir=None, canvas_size=(256, 256), workers: int = 1) -> dict:
     """Generate an object subtraction dataset in VMEvalKit's format and return it.
@@ -214,8 +232,10 @@ def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
     random_seed : int
         Base seed; the same arguments always give byte-identical files.
     output_dir : path-like, optional
-        Where ``object_subtraction_task/{task_id}/...`` and ``vmeval_dataset.json`` are written
-        (default: a new temporary folder, like VMEvalKit's generator).
+        Where ``object_subtraction_task/{task_id}/...`` and ``vmeval_dataset.json`` are written.
+        Default: a new temporary folder (``metadata["output_dir"]``), removed when the Python
+        process exits; its files are there for the life of the process. Pass ``output_dir`` to
+        keep them.
     canvas_size : (int, int)
         Frame size (W, H).
     workers : int
@@ -243,8 +263,7 @@ def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
     from ..pipeline import generate
     from .config import RunConfig
 
-    out = Path(output_dir) if output_dir is not None else Path(
-        tempfile.mkdtemp(prefix="objsub_fast_"))
+    out = Path(output_dir) if output_dir is not None else _process_temp_folder()
     config = RunConfig(count=num_samples, levels=tuple(levels), seed=random_seed,
                        format=NAME, canvas_size=canvas_size)
     generate(config, out, workers=workers, quiet=True)
