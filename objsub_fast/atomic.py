@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .dataset import crashpoint
 
-__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "fsync_dir", "remove_path",
+__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fsync_dir", "remove_path",
            "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]
 
 TMP_PREFIX = ".tmp-objsub-"
@@ -53,6 +53,22 @@ def tmp_writer(name: str) -> tuple[str, int] | None:
     """
     match = _TMP_NAME.match(name)
     return (match["host"], int(match["pid"])) if match else None
+
+
+def final_path(path: str) -> str:
+    """``path`` with a temp name of ``tmp_name`` replaced by the final name it stands for (what
+    an error message should show the user).
+
+    Examples
+    --------
+    >>> final_path("/data/" + tmp_name("sheet.png"))
+    '/data/sheet.png'
+    >>> final_path("/data/.tmp-build")
+    '/data/.tmp-build'
+    """
+    head, _, name = str(path).rpartition("/")
+    match = _TMP_NAME.match(name)
+    return f"{head}/{match['name']}" if match else str(path)
 
 
 def _alive(pid: int) -> bool:

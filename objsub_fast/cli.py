@@ -256,7 +256,9 @@ def main(argv=None) -> int:
     except UsageError as e:
         _fail(str(e))
     except OSError as e:  # generate's own errors say how to resume; others name the path
-        where = f" ({e.filename})" if e.filename else ""
+        from .atomic import final_path
+
+        where = f" ({final_path(e.filename)})" if e.filename else ""
         _fail(f"{e.strerror or e}{where}", EXIT_FAILED)
     except KeyboardInterrupt:
         hint = "; rerun the same command to resume" if args.handler is _generate else ""

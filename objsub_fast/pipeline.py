@@ -14,6 +14,7 @@ import errno
 import json
 from pathlib import Path
 
+from .atomic import final_path
 from .dataset.config import RunConfig
 from .dataset.formats import get_format
 from .dataset.manifest import MANIFEST
@@ -47,11 +48,20 @@ def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None)
     return entry
 
 
+#: What to do about a file-system error while writing, by errno (complete shards are kept).
+_REMEDY = {errno.EACCES: "fix the permissions of that path",
+           errno.EPERM: "fix the permissions of that path",
+           errno.EROFS: "make that file system writable"}
+
+
 def _resumable(e: OSError, out: Path, need: int, tasks: int) -> GenerationError:
-    where = f" ({e.filename or out})"
-    hint = (f"the {tasks:,} tasks not yet written need about {format_bytes(need)} more; "
-            "free some space, then rerun the same command to resume" if e.errno == errno.ENOSPC
-            else "complete shards are kept; rerun the same command to resume")
+    where = f" ({final_path(e.filename) if e.filename else out})"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        hint = (f"the {tasks:,} tasks not yet written need about {format_bytes(need)} more; "
+                "free some space, then rerun the same command to resume")
+    else:
+        hint = (f"{_REMEDY.get(e.errno, 'fix the cause')}, then rerun the same command to resume "
+                "(complete shards are kept)")
     return GenerationError(e.errno, f"{e.strerror or e}{where}; {hint}")
 
 

@@ -364,3 +364,24 @@ def test_create_dataset_temp_folder_is_removed_when_the_process_exits():
     assert proc.returncode == 0, proc.stderr
     folder = proc.stdout.strip().splitlines()[-1]
     assert folder and not os.path.exists(folder)
+
+
+def test_error_messages_name_the_final_path_and_the_true_remedy(tmp_path, monkeypatch, capsys):
+    import errno
+
+    from objsub_fast.atomic import AtomicWriter
+
+    real = AtomicWriter.write
+
+    def denied(self, data):
+        if self.final.suffix == ".tar":
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(self.tmp))
+        real(self, data)
+
+    monkeypatch.setattr(AtomicWriter, "write", denied)
+    assert run_main(["generate", "--out", str(tmp_path), "--count", "2", "--workers", "1",
+                     "--quiet"]) == 1
+    line = capsys.readouterr().err.strip()
+    assert line == (f"objsub-fast: error: Permission denied ({tmp_path}/objsub-000000.tar); fix "
+                    "the permissions of that path, then rerun the same command to resume "
+                    "(complete shards are kept)")
