@@ -18,8 +18,8 @@ from pathlib import Path
 
 from .dataset import crashpoint
 
-__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fsync_dir", "remove_path",
-           "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]
+__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fsync_dir",
+           "remove_path", "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]
 
 TMP_PREFIX = ".tmp-objsub-"
 _TMP_NAME = re.compile(r"^\.tmp-objsub-(?P<name>.+)\.(?P<host>[A-Za-z0-9_-]+)\.(?P<pid>\d+)$")

@@ -26,7 +26,7 @@ from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .errors import ParameterError, UsageError
 from .lock import FolderLock
-from .scheduler import DEFAULT_TIMEOUT, check_scheduler
+from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout
 from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
@@ -72,10 +72,7 @@ def _check_run_options(config, workers, backend, scheduler, scheduler_timeout, c
         raise ParameterError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
     if scheduler and backend != "dask":
         raise UsageError("--scheduler needs --backend dask")
-    if isinstance(scheduler_timeout, bool) or not isinstance(scheduler_timeout, (int, float)) \
-            or not 0 < scheduler_timeout <= 3600:
-        raise ParameterError(f"--scheduler-timeout must be in (0, 3600] seconds, got "
-                             f"{scheduler_timeout!r}")
+    check_timeout(scheduler_timeout)
     worker_count(workers)
     check_chunk_size(chunk_size, config.canvas_size, config.masks)
 

@@ -24,7 +24,8 @@ from .members import MEMBERS
 __all__ = ["NAME", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME", "FINAL_FRAME",
            "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair", "task_metadata",
            "stored_bytes", "ShardWriter", "ShardReader", "owned_paths", "temp_folders",
-           "shard_present", "extend", "finalize", "check_dataset", "dataset_parts", "create_dataset"]
+           "shard_present", "extend", "finalize", "check_dataset", "dataset_parts",
+           "create_dataset"]
 
 NAME = "vmevalkit"
 #: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
