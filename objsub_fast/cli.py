@@ -87,10 +87,12 @@ def _add_generate(sub) -> None:
     p.add_argument("--format", default="webdataset", choices=None,
                    help=f"{' | '.join(FORMATS)} (default: %(default)s)")
     p.add_argument("--shard-size", type=int, default=None,
-                   help="tasks per shard (default: that of the dataset in OUT if any, else "
+                   help="tasks per shard (default: that of the dataset in OUT unless "
+                   "--overwrite, else "
                    f"count/{DEFAULT_SHARDS} rounded up, at most {DEFAULT_SHARD_SIZE:,})")
     p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores)")
+                   help="parallel workers (default: all cores; never more than the shards to "
+                   "write)")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
     p.add_argument("--scheduler", default=None,
                    help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")
@@ -131,7 +133,7 @@ def _generate(args) -> int:
     from .dataset.sample import format_bytes
     from .pipeline import RunConfig, generate
 
-    shard_size = (args.shard_size if args.shard_size is not None
+    shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out))
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
                        shard_size=shard_size,
