@@ -164,7 +164,7 @@ def _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite
     shards_left = num_shards(config.count, config.shard_size) - len(done)
     n_workers = worker_count(workers, shards_left)
     progress = Progress(config.count, state.done_tasks, stream=stream, quiet=quiet)
-    if workers is not None and workers > n_workers and not scheduler:
+    if workers is not None and workers > n_workers and shards_left and not scheduler:
         progress.note(f"--workers {workers} capped at {n_workers}: one worker per shard, "
                       f"{shards_left} shard(s) to write")
     jobs = (joblib.delayed(run_shard)(config, str(out), s, chunk_size) for s in _todo(config, done))
