@@ -22,7 +22,8 @@ __all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fs
            "remove_path", "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]
 
 TMP_PREFIX = ".tmp-objsub-"
-_TMP_NAME = re.compile(r"^\.tmp-objsub-(?P<name>.+)\.(?P<host>[A-Za-z0-9_-]+)\.(?P<pid>\d+)$")
+_TMP_NAME = re.compile(r"\.tmp-objsub-(?P<name>.+)\.(?P<host>[A-Za-z0-9_-]+)\.(?P<pid>\d+)",
+                       re.S)
 
 
 def _host() -> str:
@@ -51,7 +52,7 @@ def tmp_writer(name: str) -> tuple[str, int] | None:
     >>> tmp_writer(".tmp-build") is None, tmp_writer(".tmp-objsub-x.tar.node-1.42")
     (True, ('node-1', 42))
     """
-    match = _TMP_NAME.match(name)
+    match = _TMP_NAME.fullmatch(name)
     return (match["host"], int(match["pid"])) if match else None
 
 
@@ -67,7 +68,7 @@ def final_path(path: str) -> str:
     '/data/.tmp-build'
     """
     head, _, name = str(path).rpartition("/")
-    match = _TMP_NAME.match(name)
+    match = _TMP_NAME.fullmatch(name)
     return f"{head}/{match['name']}" if match else str(path)
 
 

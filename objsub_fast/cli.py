@@ -89,7 +89,7 @@ def _add_generate(sub) -> None:
     p.add_argument("--shard-size", type=int, default=None,
                    help="tasks per shard (default: that of the dataset in OUT unless "
                    "--overwrite, else "
-                   f"count/{DEFAULT_SHARDS} rounded up, at most {DEFAULT_SHARD_SIZE:,})")
+                   f"count/{DEFAULT_SHARDS} rounded down, at most {DEFAULT_SHARD_SIZE:,})")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel workers (default: all cores; never more than the shards to "
                    "write)")

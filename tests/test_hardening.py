@@ -294,9 +294,9 @@ def test_extending_with_the_default_shard_size_keeps_the_datasets_shards(tmp_pat
     assert run_main(["generate", "--out", out, "--count", "100", "--quiet"]) == 0
     assert run_main(["generate", "--out", out, "--count", "200", "--quiet"]) == 0
     manifest = json.loads((tmp_path / "grown" / "manifest.json").read_text())
-    assert manifest["config"]["shard_size"] == 13 and manifest["num_shards"] == 16
+    assert manifest["config"]["shard_size"] == 12 and manifest["num_shards"] == 17
     assert run_main(["generate", "--out", str(tmp_path / "fresh"), "--count", "200",
-                     "--shard-size", "13", "--quiet"]) == 0
+                     "--shard-size", "12", "--quiet"]) == 0
     assert tree(tmp_path / "grown") == tree(tmp_path / "fresh")
 
 
@@ -385,3 +385,37 @@ def test_error_messages_name_the_final_path_and_the_true_remedy(tmp_path, monkey
     assert line == (f"objsub-fast: error: Permission denied ({tmp_path}/objsub-000000.tar); fix "
                     "the permissions of that path, then rerun the same command to resume "
                     "(complete shards are kept)")
+
+
+# ------------------------------------------------------------------------ properties
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from objsub_fast.atomic import final_path  # noqa: E402
+from objsub_fast.dataset.config import MAX_SHARDS, default_shard_size  # noqa: E402
+from objsub_fast.dataset.plan import MAX_CHUNK_BYTES, max_chunk_size  # noqa: E402
+from objsub_fast.shards import num_shards  # noqa: E402
+
+NAMES = st.text(st.characters(blacklist_characters="/\0", blacklist_categories=("Cs",)),
+                min_size=1, max_size=40)
+
+
+@given(NAMES)
+def test_temp_names_are_recognised_and_map_back_to_their_final_name(name):
+    tmp = tmp_name(name)
+    assert tmp_writer(tmp)[1] == os.getpid()
+    assert final_path(f"/d/{tmp}") == f"/d/{name}"
+    assert tmp_writer(name) is None or name.startswith(".tmp-objsub-")
+
+
+@given(st.integers(2, 10**10))
+def test_default_shard_size_gives_every_dataloader_worker_a_shard(count):
+    shards = num_shards(count, default_shard_size(count))
+    assert min(8, count) <= shards <= MAX_SHARDS
+
+
+@given(st.integers(189, 4096), st.integers(189, 4096), st.booleans())
+def test_the_chunk_bound_keeps_frames_within_a_gibibyte(w, h, masks):
+    top = max_chunk_size((w, h), masks)
+    assert top * w * h * (7 if masks else 6) <= max(MAX_CHUNK_BYTES, w * h * 7)
+    assert (top + 1) * w * h * (7 if masks else 6) > MAX_CHUNK_BYTES

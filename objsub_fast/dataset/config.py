@@ -14,8 +14,8 @@ Limits of a run (each named in its error message):
 - count: at most ``MAX_COUNT`` = 10**10 tasks (a task key has 10 digits) in at most
   ``MAX_SHARDS`` = 10**6 shards (a shard name has 6 digits, so that brace patterns and sorted
   names list every shard in order).
-- shard size: ``default_shard_size(count)`` unless given: 1/8 of the count (so that a
-  DataLoader with up to 8 workers gets a shard each), at most 10,000 tasks.
+- shard size: ``default_shard_size(count)`` unless given: 1/8 of the count rounded down (so
+  that a DataLoader with up to 8 workers gets a shard each), at most 10,000 tasks.
 """
 from __future__ import annotations
 
@@ -40,15 +40,16 @@ MAX_SHARDS = 10**6
 
 
 def default_shard_size(count: int) -> int:
-    """Tasks per shard when ``--shard-size`` is not given: ``count / 8`` rounded up, at most
-    10,000 (so the default 1,000 tasks are 8 shards of 125).
+    """Tasks per shard when ``--shard-size`` is not given: ``count / 8`` rounded down (at least
+    1), at most 10,000. So a run has at least min(8, count) shards (the default 1,000 tasks are 8
+    shards of 125), enough for a DataLoader of up to 8 workers.
 
     Examples
     --------
     >>> default_shard_size(1000), default_shard_size(10**6), default_shard_size(3)
     (125, 10000, 1)
     """
-    return max(1, min(DEFAULT_SHARD_SIZE, -(-count // DEFAULT_SHARDS)))
+    return max(1, min(DEFAULT_SHARD_SIZE, count // DEFAULT_SHARDS))
 
 
 @lru_cache(maxsize=None)
