@@ -28,8 +28,8 @@ from ..shards import MAX_SEED
 from ..vocabulary import LEVELS
 from .formats import FORMATS
 
-__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MAX_CANVAS", "MAX_COUNT",
-           "MAX_SHARDS", "default_shard_size", "min_canvas_side"]
+__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS", "MAX_CANVAS",
+           "MAX_COUNT", "MAX_SHARDS", "default_shard_size", "min_canvas_side"]
 
 #: Largest default shard size, and how many shards a smaller default count is split into.
 DEFAULT_SHARD_SIZE = 10_000
@@ -80,6 +80,10 @@ def min_canvas_side() -> int:
     return lo
 
 
+#: Smallest canvas side of a run (``min_canvas_side()``, computed once at import).
+MIN_CANVAS = min_canvas_side()
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that determines the dataset's bytes (and nothing that does not).
@@ -110,7 +114,7 @@ class RunConfig:
 
     def validate(self) -> "RunConfig":
         """Raise ParameterError naming the first bad parameter and its allowed range."""
-        low = min_canvas_side()
+        low = MIN_CANVAS
         shards = (-(-self.count // self.shard_size) if _is_int(self.count) and _is_int(
             self.shard_size) and self.shard_size >= 1 else 0)
         checks = (
