@@ -167,7 +167,8 @@ def _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite
     if workers is not None and workers > n_workers and shards_left and not scheduler:
         progress.note(f"--workers {workers} capped at {n_workers}: one worker per shard, "
                       f"{shards_left} shard(s) to write")
-    jobs = (joblib.delayed(run_shard)(config, str(out), s, chunk_size) for s in _todo(config, done))
+    jobs = (joblib.delayed(run_shard)(config, str(out), s, chunk_size)
+            for s in _todo(config, state.done))
     try:
         for entry in run_jobs(jobs, n_workers, backend, scheduler):
             done[entry["shard"]] = entry
