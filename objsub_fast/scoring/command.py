@@ -1,7 +1,7 @@
 """``objsub-fast score``: score a folder of model outputs, write JSONL and a summary table.
 
     objsub-fast score --questions DIR --outputs DIR [--out scores.jsonl] [--summary-csv PATH]
-                      [--workers N] [--no-progress]
+                      [--workers N] [--quiet]
 
 One JSON line per job (task record fields, ``model``, ``run_id``, ``error``, ``metrics``,
 ``pass``). An unscorable job (missing/empty/undecodable video, question without metadata, ...)
@@ -53,7 +53,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", "-j", type=int, default=None,
                         help="parallel worker processes (default: all cores; at most one per "
                              "output)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
+                        help="no progress output (--no-progress: the same)")
 
 
 def score_job(job) -> dict:
