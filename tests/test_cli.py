@@ -37,9 +37,10 @@ def run_main(argv):
     (["--chunk-size", "100000"], "--chunk-size must be an integer in [1, 2730] at 256x256 "
      "(at most 1 GiB of frames per worker), got 100000"),
     (["--chunk-size", "3000", "--canvas-size", "128x4096"], "--canvas-size must be W or WxH "
-     "with each side in [189, 4096] (the default 5-8 objects of 20-40 px need at least 189), "
+     "with each side in [128, 4096] (below 128 the default objects, scaled with the canvas, "
+     "are too small to show their shape), "
      "got 128x4096"),
-    (["--canvas-size", "64x4096"], "--canvas-size must be W or WxH with each side in [189, "
+    (["--canvas-size", "64x4096"], "--canvas-size must be W or WxH with each side in [128, "
      "4096]"),
     (["--levels", "L1,,L2"], "argument --levels: expected comma-separated levels such as "
      "L1,L3, got 'L1,,L2' (an empty item)"),

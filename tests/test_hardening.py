@@ -250,7 +250,7 @@ def test_a_second_concurrent_run_is_refused_naming_the_first(tmp_path, capsys):
 def test_a_refused_configuration_writes_nothing_and_blocks_nothing(tmp_path, capsys):
     out = tmp_path / "out"
     assert run_main(["generate", "--out", str(out), "--canvas-size", "64x4096"]) == 2
-    assert "each side in [189, 4096]" in capsys.readouterr().err
+    assert "each side in [128, 4096]" in capsys.readouterr().err
     assert not out.exists()
     # a run killed before its first shard (manifest written, nothing complete) ...
     env = dict(os.environ, **{crashpoint.ENV: "1"})
@@ -414,7 +414,7 @@ def test_default_shard_size_gives_every_dataloader_worker_a_shard(count):
     assert min(8, count) <= shards <= MAX_SHARDS
 
 
-@given(st.integers(189, 4096), st.integers(189, 4096), st.booleans())
+@given(st.integers(128, 4096), st.integers(128, 4096), st.booleans())
 def test_the_chunk_bound_keeps_frames_within_a_gibibyte(w, h, masks):
     top = max_chunk_size((w, h), masks)
     assert top * w * h * (7 if masks else 6) <= max(MAX_CHUNK_BYTES, w * h * 7)

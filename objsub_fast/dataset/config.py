@@ -7,9 +7,9 @@ format and shard size, and it is what ``manifest.json`` records.
 Limits of a run (each named in its error message):
 
 - canvas: each side in [``min_canvas_side()``, 4096]. The engine accepts any side in [16, 8192]
-  for library use (one batch in memory), but the default objects (5-8 objects of 20-40 px, 10 px
-  apart and from the edges) need a canvas of at least 189x189 to be placed reliably; the
-  minimum is computed from the engine's own geometry check. At 4096x4096 a chunk is a single
+  for library use (one batch in memory). A run's default objects scale with the canvas (5-8
+  objects of 20-40 px at 256, 10-20 px at 128); below 128 they shrink under 10 px, too small to
+  show a shape, so 128 is the floor, and the engine's own geometry check must accept it too. At 4096x4096 a chunk is a single
   task (48 MiB per frame array).
 - count: at most ``MAX_COUNT`` = 10**10 tasks (a task key has 10 digits) in at most
   ``MAX_SHARDS`` = 10**6 shards (a shard name has 6 digits, so that brace patterns and sorted
@@ -52,15 +52,19 @@ def default_shard_size(count: int) -> int:
     return max(1, min(DEFAULT_SHARD_SIZE, count // DEFAULT_SHARDS))
 
 
+#: Below this side the default objects (scaled with the canvas) are under 10 px wide.
+RECOGNISABLE_SIDE = 128
+
+
 @lru_cache(maxsize=None)
 def min_canvas_side() -> int:
-    """Smallest square canvas side on which the engine places the default objects of every
-    level reliably (its own geometry check decides; 189 for 5-8 objects of 20-40 px).
+    """Smallest canvas side of a run: ``RECOGNISABLE_SIDE``, or more if the engine's geometry
+    check does not place the default (scaled) objects of every level reliably there.
 
     Examples
     --------
     >>> min_canvas_side()
-    189
+    128
     """
     from ..config import check_levels, make_config
 
@@ -68,12 +72,12 @@ def min_canvas_side() -> int:
 
     def fits(side: int) -> bool:
         try:
-            make_config(codes, (side, side), None, (20, 40), None)
+            make_config(codes, (side, side), None, None, None)
         except ValueError:
             return False
         return True
 
-    lo, hi = 16, MAX_CANVAS  # fits(hi); the check is monotone in the side
+    lo, hi = RECOGNISABLE_SIDE, MAX_CANVAS  # fits(hi); the check is monotone in the side
     while lo < hi:
         mid = (lo + hi) // 2
         lo, hi = (lo, mid) if fits(mid) else (mid + 1, hi)
@@ -136,8 +140,8 @@ class RunConfig:
              f"{-(-self.count // MAX_SHARDS) if shards else 1}"),
             (len(self.canvas_size) == 2
              and all(_is_int(v) and low <= v <= MAX_CANVAS for v in self.canvas_size),
-             f"--canvas-size must be W or WxH with each side in [{low}, {MAX_CANVAS}] (the "
-             f"default 5-8 objects of 20-40 px need at least {low}), "
+             f"--canvas-size must be W or WxH with each side in [{low}, {MAX_CANVAS}] (below {low} "
+             f"the default objects, scaled with the canvas, are too small to show their shape), "
              f"got {'x'.join(map(str, self.canvas_size))}"),
             (isinstance(self.masks, bool), f"masks must be True or False, got {self.masks!r}"),
         )
