@@ -168,7 +168,7 @@ def transition_frames(first, left, top, size, color, shape, removed, style, num_
     >>> b = generate_batch([7])
     >>> frames = [f.copy() for f in transition_frames(b.first_frames[0], style="fade",
     ...                                               num_frames=8, **task_arrays(b, 0))]
-    >>> (frames[0] == b.first_frames[0]).all() and (frames[-1] == b.final_frames[0]).all()
+    >>> bool((frames[0] == b.first_frames[0]).all() and (frames[-1] == b.final_frames[0]).all())
     True
     """
     check_style(style)
