@@ -29,16 +29,18 @@ STYLE_NAMES = ("fade", "shrink", "slide")
 
 
 def _draw(frame, mask, left, top, fill, line):
-    """Draw sprite ``mask`` (1 outline, 2 fill) at (left, top) into ``frame``, clipped."""
+    """Draw sprite ``mask`` (1 outline, 2 fill) at (left, top) into ``frame``, clipped; return
+    the rectangle (y0, y1, x0, x1) it may have changed, or None."""
     h, w = frame.shape[:2]
     s = mask.shape[0]
     y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, h), min(left + s, w)
     if y1 <= y0 or x1 <= x0:
-        return
+        return None
     sub = mask[y0 - top:y1 - top, x0 - left:x1 - left]
     view = frame[y0:y1, x0:x1]
     view[sub == 1] = line
     view[sub == 2] = fill
+    return y0, y1, x0, x1
 
 
 def _progress(num_frames: int) -> np.ndarray:
@@ -104,34 +106,41 @@ def whiten(frame, left, top, size, which) -> np.ndarray:
 
 def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size):
     """A function ``draw(frame, t)`` that draws the removed objects at progress ``t`` in (0, 1)
-    onto ``frame`` (which holds the final frame): the per-style rule of the module docstring."""
+    onto ``frame`` (which holds the final frame), by the per-style rule of the module docstring,
+    and returns the rectangles (y0, y1, x0, x1) it drew in."""
     ks = np.flatnonzero(removed)
     plans = (plan_slides(left, top, size, removed, canvas_size) if style == "slide"
              else [None] * len(size))
-    line = np.array(OUTLINE_RGB, float)
+    line = np.array(OUTLINE_RGB, np.uint8)
     white = np.full(3, 255.0)
 
+    def place(k, tf):
+        """(sprite side, left, top, fill, outline) of removed object k at progress tf, or None
+        when it is not drawn (shrunk below 3 px)."""
+        s, x, y = int(size[k]), int(left[k]), int(top[k])
+        fill = COLOR_RGB[color[k]].astype(np.uint8)
+        if style == "slide" and plans[k] is not None:
+            dx, dy, dist = plans[k]
+            off = int(round(tf * dist))
+            return s, x + dx * off, y + dy * off, fill, line
+        if style == "shrink":
+            s2 = int(round(s * (1.0 - tf)))
+            if s2 < 3:
+                return None
+            return (s2, int(round(left[k] + s / 2 - s2 / 2)), int(round(top[k] + s / 2 - s2 / 2)),
+                    fill, line)
+        # fade (also the fallback of a slide without a clear exit)
+        blend = lambda c: np.rint((1 - tf) * c.astype(float) + tf * white).astype(np.uint8)  # noqa: E731
+        return s, x, y, blend(fill), blend(line)
+
     def draw(frame, tf):
+        drawn = []
         for k in ks:
-            s = int(size[k])
-            fill = COLOR_RGB[color[k]].astype(float)
-            plan = plans[k]
-            if style == "slide" and plan is not None:
-                dx, dy, dist = plan
-                off = int(round(tf * dist))
-                _draw(frame, sprite(int(shape[k]), s), int(left[k]) + dx * off,
-                      int(top[k]) + dy * off, fill.astype(np.uint8), line.astype(np.uint8))
-            elif style == "shrink":
-                s2 = int(round(s * (1.0 - tf)))
-                if s2 >= 3:
-                    l2 = int(round(left[k] + s / 2 - s2 / 2))
-                    t2 = int(round(top[k] + s / 2 - s2 / 2))
-                    _draw(frame, sprite(int(shape[k]), s2), l2, t2, fill.astype(np.uint8),
-                          line.astype(np.uint8))
-            else:  # fade (also the fallback of a slide without a clear exit)
-                blend = lambda c: np.rint((1 - tf) * c + tf * white).astype(np.uint8)  # noqa: E731
-                _draw(frame, sprite(int(shape[k]), s), int(left[k]), int(top[k]),
-                      blend(fill), blend(line))
+            placed = place(k, tf)
+            if placed is not None:
+                s, x, y, fill, outline = placed
+                drawn.append(_draw(frame, sprite(int(shape[k]), s), x, y, fill, outline))
+        return [r for r in drawn if r is not None]
 
     return draw
 
@@ -141,6 +150,43 @@ def check_style(style) -> str:
     if style not in STYLE_NAMES:
         raise ParameterError(f"style must be one of {', '.join(STYLE_NAMES)}, got {style!r}")
     return style
+
+
+def transition_updates(first, left, top, size, color, shape, removed, style, num_frames,
+                       final=None, out=None):
+    """Yield ``(frame, changed)`` for each frame of one task's transition, drawn into ``out``.
+
+    Only the removed objects' pixels are redrawn from one frame to the next; ``changed`` lists
+    the rectangles (y0, y1, x0, x1), half-open, outside of which ``frame`` equals the previous
+    frame (None for the first frame: everything is new). Arguments as in
+    :func:`transition_frames`.
+    """
+    check_style(style)
+    ks = np.flatnonzero(removed)
+    if final is None:
+        final = whiten(first, left, top, size, ks)
+    out = np.empty_like(first) if out is None else out
+    draw = _removed_drawer(left, top, size, color, shape, removed, style, first.shape[1::-1])
+    h, w = first.shape[:2]
+    squares = [(max(int(top[k]), 0), min(int(top[k] + size[k]), h),
+                max(int(left[k]), 0), min(int(left[k] + size[k]), w)) for k in ks]
+    previous = None  # rectangles in which `out` differs from `final` (None: not drawn yet)
+    for tf in _progress(num_frames):
+        if tf <= 0.0:  # the held first frame: it differs from `final` in the removed squares
+            changed = None if previous is None else []
+            if previous is None:
+                np.copyto(out, first)
+            previous = squares
+        else:
+            fresh = previous is None
+            if fresh:
+                np.copyto(out, final)
+            restored = [] if fresh else previous
+            for y0, y1, x0, x1 in restored:
+                out[y0:y1, x0:x1] = final[y0:y1, x0:x1]
+            previous = draw(out, tf) if tf < 1.0 else []
+            changed = None if fresh else restored + previous
+        yield out, changed
 
 
 def transition_frames(first, left, top, size, color, shape, removed, style, num_frames,
@@ -171,16 +217,9 @@ def transition_frames(first, left, top, size, color, shape, removed, style, num_
     >>> bool((frames[0] == b.first_frames[0]).all() and (frames[-1] == b.final_frames[0]).all())
     True
     """
-    check_style(style)
-    if final is None:
-        final = whiten(first, left, top, size, np.flatnonzero(removed))
-    out = np.empty_like(first) if out is None else out
-    draw = _removed_drawer(left, top, size, color, shape, removed, style, first.shape[1::-1])
-    for tf in _progress(num_frames):
-        np.copyto(out, first if tf <= 0.0 else final)
-        if 0.0 < tf < 1.0:
-            draw(out, tf)
-        yield out
+    for frame, _ in transition_updates(first, left, top, size, color, shape, removed, style,
+                                       num_frames, final, out):
+        yield frame
 
 
 def task_frames(first, left, top, size, color, shape, removed, style, num_frames) -> np.ndarray:

@@ -36,7 +36,7 @@ import numpy as np
 from ._numba import kernel
 from .errors import ParameterError
 from .transitions import STYLE_NAMES, check_style, render_transition, task_arrays, \
-    transition_frames
+    transition_updates
 
 #: Every setting that decides a ground-truth video's bytes (besides the pixels and the build).
 #: ``x264_params`` is x264's "ultrafast" preset with compression turned back on, except the
@@ -183,11 +183,23 @@ class Mp4Encoder:
         self._shape = (height, width, 3)
         self._count = 0
 
-    def add(self, rgb: np.ndarray) -> None:
-        """Encode one (H, W, 3) uint8 RGB frame."""
+    def add(self, rgb: np.ndarray, changed=None) -> None:
+        """Encode one (H, W, 3) uint8 RGB frame.
+
+        ``changed``, if given, lists the rectangles (y0, y1, x0, x1) outside of which ``rgb``
+        equals the previous frame: only those are converted to YUV again.
+        """
         if rgb.shape != self._shape or rgb.dtype != np.uint8:
             raise ValueError(f"frames must be {self._shape} uint8, got {rgb.shape} {rgb.dtype}")
-        rgb_to_yuv420(rgb, *self._planes)
+        if changed is None or self._count == 0:
+            rgb_to_yuv420(rgb, *self._planes)
+        else:
+            y_plane, u_plane, v_plane = self._planes
+            for y0, y1, x0, x1 in changed:  # widened to whole 2x2 chroma blocks
+                y0, y1, x0, x1 = y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2
+                rgb_to_yuv420(rgb[y0:y1, x0:x1], y_plane[y0:y1, x0:x1],
+                              u_plane[y0 // 2:y1 // 2, x0 // 2:x1 // 2],
+                              v_plane[y0 // 2:y1 // 2, x0 // 2:x1 // 2])
         self._frame.pts = self._count
         self._count += 1
         _mux(self._container, self._stream, self._frame)
@@ -224,7 +236,8 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     """Ground-truth videos (mp4 bytes) of an engine batch's tasks.
 
     Every frame is drawn into one reused buffer and encoded at once, so memory is one frame
-    plus the encoder's state, whatever the batch or frame count.
+    plus the encoder's state, whatever the batch or frame count; from one frame to the next
+    only the removed objects' rectangles are redrawn and converted to YUV.
 
     Parameters
     ----------
@@ -245,12 +258,16 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
         raise ParameterError("the batch has no frames; generate it with render=True")
     check_canvas(*batch.canvas_size)
     buffer = np.empty_like(batch.first_frames[0])
+    h, w = buffer.shape[:2]
     videos = []
     for i in range(len(batch)) if tasks is None else tasks:
-        frames = transition_frames(batch.first_frames[i], style=spec.style,
-                                   num_frames=spec.num_frames, final=batch.final_frames[i],
-                                   out=buffer, **task_arrays(batch, i))
-        videos.append(encode_video(frames, spec.fps, settings))
+        encoder = Mp4Encoder(w, h, spec.fps, settings)
+        for frame, changed in transition_updates(batch.first_frames[i], style=spec.style,
+                                                 num_frames=spec.num_frames,
+                                                 final=batch.final_frames[i], out=buffer,
+                                                 **task_arrays(batch, i)):
+            encoder.add(frame, changed)
+        videos.append(encoder.finish())
     return videos
 
 

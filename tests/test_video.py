@@ -16,7 +16,7 @@ from hypothesis.extra.numpy import arrays
 
 from objsub_fast import generate_batch
 from objsub_fast.errors import ParameterError
-from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames, transition_frames
+from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames, transition_updates
 from objsub_fast.video import (ENCODER, Mp4Encoder, VideoSpec, encode_transitions, encode_video,
                                encoder_build, rgb_to_yuv420)
 
@@ -45,15 +45,22 @@ def digest(videos) -> str:
 
 # --------------------------------------------------------------------------- pixels in
 
-def test_frames_streamed_into_one_buffer_equal_the_stacked_transition(batch):
+@pytest.mark.parametrize("style", STYLE_NAMES)
+def test_frames_streamed_into_one_buffer_equal_the_stacked_transition(batch, style):
     buffer = np.empty_like(batch.first_frames[0])
     for i in range(len(batch)):
         a = task_arrays(batch, i)
-        stacked = task_frames(batch.first_frames[i], style="slide", num_frames=FRAMES, **a)
-        streamed = transition_frames(batch.first_frames[i], style="slide", num_frames=FRAMES,
-                                     final=batch.final_frames[i], out=buffer, **a)
-        for f, frame in enumerate(streamed):
+        stacked = task_frames(batch.first_frames[i], style=style, num_frames=FRAMES, **a)
+        streamed = transition_updates(batch.first_frames[i], style=style, num_frames=FRAMES,
+                                      final=batch.final_frames[i], out=buffer, **a)
+        for f, (frame, changed) in enumerate(streamed):
             assert frame is buffer and np.array_equal(frame, stacked[f]), (i, f)
+            assert (changed is None) == (f == 0)
+            if f:  # outside the changed rectangles, the frame is the previous one
+                same = np.ones(frame.shape[:2], bool)
+                for y0, y1, x0, x1 in changed:
+                    same[y0:y1, x0:x1] = False
+                assert np.array_equal(frame[same], stacked[f - 1][same]), (style, i, f)
 
 
 @settings(max_examples=40, deadline=None)
