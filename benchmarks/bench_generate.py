@@ -3,6 +3,7 @@
 
     python benchmarks/bench_generate.py            # default: a few minutes on 2 cores
     python benchmarks/bench_generate.py --full     # adds a 1,000,000-task run on 2 workers
+    python benchmarks/bench_generate.py --only-verify --verify-count 100000   # verify vs generate
 
 Reports medians (and the best) over ``--repeats`` runs; ratios are computed from the same run.
 On a shared machine other processes take cores, so the best run shows what the code does when
@@ -33,6 +34,7 @@ from objsub_fast import png
 from objsub_fast.engine import generate_batch
 from objsub_fast.pipeline import RunConfig, generate
 from objsub_fast.shards import task_levels, task_seeds
+from objsub_fast.verify import verify
 
 LEVELS = ("L1", "L2", "L3", "L4")
 #: Encoder variants: label -> (encode_batch keyword arguments, what the bytes depend on).
@@ -151,6 +153,31 @@ def bench_throughput(fmt: str, count: int, shard_size: int, repeats: int, place:
                 statistics.median(cores[w]), per_task) for w in workers}
 
 
+def bench_verify(count: int, shard_size: int, repeats: int, place: Path, workers: int = 2,
+                 deep: bool = False) -> tuple[float, float, float | None]:
+    """Median tasks/s of ``generate`` and of ``verify`` (and ``verify --deep`` if asked) on the
+    same WebDataset tasks with ``workers`` workers, taking turns within each repeat."""
+    config = RunConfig(count=count, shard_size=shard_size)
+    generate(config, place / "verify-warm-up", workers=workers, quiet=True)
+    verify(place / "verify-warm-up", workers=workers)
+    times = {"generate": [], "verify": [], "deep": []}
+    for r in range(repeats):
+        out = place / f"verify-{r}"
+        wait_until_disk_idle(place)
+        times["generate"].append(median_time(
+            lambda: generate(config, out, workers=workers, quiet=True), 1))
+        for mode in ("verify", "deep") if deep else ("verify",):
+            report = None
+
+            def run():
+                nonlocal report
+                report = verify(out, workers=workers, deep=mode == "deep")
+            times[mode].append(median_time(run, 1))
+            assert report.ok, report.problems[:5]
+    rate = {k: count / statistics.median(v) if v else None for k, v in times.items()}
+    return rate["generate"], rate["verify"], rate["deep"]
+
+
 def file_create_us(folder: Path, n: int = 500) -> float:
     """Median-free mean µs to create, write (2 KB) and close one file in ``folder``."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -233,6 +260,18 @@ def table(title: str, header: list[str], rows: list[list]) -> str:
                      + [line(r) for r in cells[1:]])
 
 
+def verify_table(args, tmp: Path) -> str:
+    """The verify vs generate row: target verify >= 0.5x generate on 100,000 tasks, 2 workers."""
+    count = args.verify_count
+    shard_size = -(-count // 16)
+    gen, ver, deep = bench_verify(count, shard_size, args.repeats, tmp, deep=args.verify_deep)
+    row = ["webdataset", 2, count, shard_size, f"{gen:,.0f}", f"{ver:,.0f}", f"{ver / gen:.2f}x",
+           "-" if deep is None else f"{deep:,.0f}"]
+    return table("verify vs generate, same tasks, same run (target: verify >= 0.5x generate)",
+                 ["format", "workers", "tasks", "shard size", "generate tasks/s",
+                  "verify tasks/s", "verify / generate", "verify --deep tasks/s"], [row])
+
+
 def main(argv=None) -> int:
     """Run the benchmark and print its tables."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -245,12 +284,21 @@ def main(argv=None) -> int:
     ap.add_argument("--full", action="store_true",
                     help="also time 1,000,000 tasks (webdataset, 2 workers; ~9 GB of scratch)")
     ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
+    ap.add_argument("--verify-count", type=int, default=20_000,
+                    help="tasks of the verify vs generate row (the target is stated for 100,000)")
+    ap.add_argument("--verify-deep", action="store_true",
+                    help="add verify --deep to the verify row (about 6x slower)")
+    ap.add_argument("--only-verify", action="store_true", help="run only the verify row")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=args.tmp))
     try:
         print(f"objsub-fast generation benchmark: {os.cpu_count()} cores, "
               f"medians of {args.repeats}, load average at start "
               f"{os.getloadavg()[0]:.2f}\n")
+        print(verify_table(args, tmp))
+        if args.only_verify:
+            return 0
+        print()
         seeds = task_seeds(0, 0, args.frames)
         frames = generate_batch(seeds, level=task_levels(LEVELS, 0, args.frames)).first_frames
         enc = bench_encoders(frames, args.repeats)

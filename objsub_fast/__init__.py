@@ -2,7 +2,7 @@
 from ._version import __version__  # noqa: F401
 
 from .engine import Batch, generate_batch  # noqa: E402
-from .vmevalkit import create_dataset  # noqa: E402
+from .dataset.vmevalkit import create_dataset  # noqa: E402
 
 #: Scoring names, imported on first use so that generating never loads the video stack.
 _SCORING = ("score_video", "render_transition", "write_transition")

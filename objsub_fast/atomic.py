@@ -10,6 +10,11 @@ import os
 import shutil
 from pathlib import Path
 
+from .dataset import crashpoint
+
+__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "fsync_dir", "remove_path", "remove_stale_tmp",
+           "AtomicWriter", "atomic_write_bytes"]
+
 TMP_PREFIX = ".tmp-"
 
 
@@ -96,6 +101,7 @@ class AtomicWriter:
             return
         os.replace(self.tmp, self.final)
         fsync_dir(self.final.parent)
+        crashpoint.renamed()
 
 
 def atomic_write_bytes(final: Path, data: bytes) -> None:

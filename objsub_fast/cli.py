@@ -1,6 +1,12 @@
 """The ``objsub-fast`` command line: ``generate``, ``verify``, ``preview`` and ``score``.
 
-User errors never show a traceback: they print ``objsub-fast: error: ...`` and exit with 2.
+Exit status: 0 done; 1 ``verify`` found problems, or the system failed us (disk full,
+permission denied, ...: one line naming the error and the path); 2 a usage error
+(``objsub_fast.errors.UsageError``: one line naming the option and its allowed range); 130
+interrupted. Anything else is a bug and shows its traceback.
+
+``--workers`` means the same in every subcommand: parallel worker processes, all cores by
+default, otherwise an integer >= 1, never more than there are jobs (shards or videos).
 """
 from __future__ import annotations
 
@@ -8,14 +14,15 @@ import argparse
 import importlib
 import sys
 
+from .errors import UsageError
 from .vocabulary import LEVELS
+
+__all__ = ["PROG", "build_parser", "main"]
 
 PROG = "objsub-fast"
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
-
-
-class UsageError(Exception):
-    """A problem with the user's input; reported without a traceback."""
+#: A file-system error (not the user's input, not a bug).
+EXIT_FAILED = 1
 
 
 class _Parser(argparse.ArgumentParser):
@@ -24,9 +31,9 @@ class _Parser(argparse.ArgumentParser):
         _fail(message)
 
 
-def _fail(message: str) -> None:
+def _fail(message: str, status: int = EXIT_USAGE) -> None:
     print(f"{PROG}: error: {message}", file=sys.stderr)
-    raise SystemExit(EXIT_USAGE)
+    raise SystemExit(status)
 
 
 def _levels(text: str) -> tuple:
@@ -46,8 +53,9 @@ def _canvas(text: str) -> tuple:
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
-    from .pipeline import BACKENDS, DEFAULT_SHARD_SIZE
-    from .writers import FORMATS
+    from .dataset.config import DEFAULT_SHARD_SIZE
+    from .dataset.formats import FORMATS
+    from .dataset.parallel import BACKENDS
 
     p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
                        description="Generate Object Subtraction tasks into OUT. Rerunning the "
@@ -85,8 +93,6 @@ def _generate(args) -> int:
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
                        shard_size=args.shard_size, canvas_size=args.canvas_size,
                        masks=args.masks)
-    if args.scheduler and args.backend != "dask":
-        raise UsageError("--scheduler needs --backend dask")
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, chunk_size=args.chunk_size,
                         overwrite=args.overwrite, quiet=args.quiet)
@@ -99,10 +105,15 @@ def _generate(args) -> int:
 # --------------------------------------------------------------------------- verify
 
 def _add_verify(sub) -> None:
-    p = sub.add_parser("verify", help="check a dataset against its manifest and the generator")
+    p = sub.add_parser("verify", help="check a dataset against its manifest and the generator",
+                       description="Regenerate every shard and compare it byte for byte with "
+                       "DIR (and with the SHA-256 in its manifest).")
     p.add_argument("dir", help="dataset folder (holds manifest.json)")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel workers (default: all cores)")
+    p.add_argument("--deep", action="store_true",
+                   help="also decode every frame and re-derive every removed set from its "
+                   "prompt (slower)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(handler=_verify)
 
@@ -110,7 +121,7 @@ def _add_verify(sub) -> None:
 def _verify(args) -> int:
     from .verify import format_report, verify
 
-    report = verify(args.dir, workers=args.workers, quiet=args.quiet)
+    report = verify(args.dir, workers=args.workers, quiet=args.quiet, deep=args.deep)
     print(format_report(report, args.dir))
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 
@@ -131,7 +142,7 @@ def _add_preview(sub) -> None:
 
 def _preview(args) -> int:
     from .engine import generate_batch
-    from .pipeline import RunConfig
+    from .dataset.config import RunConfig
     from .preview import contact_sheet, save_sheet
     from .shards import task_seeds
 
@@ -182,8 +193,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     """Run the command line; return the exit code."""
-    from .pipeline import ConfigError
-
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser()
     # ``score`` options belong to the scoring module; pass them through untouched.
@@ -191,14 +200,11 @@ def main(argv=None) -> int:
             else parser.parse_args(argv))
     try:
         return args.handler(args)
-    except (UsageError, ConfigError) as e:
+    except UsageError as e:
         _fail(str(e))
-    except ValueError as e:  # e.g. an unreadable manifest given to verify
-        _fail(str(e))
-    except OSError as e:
-        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
-        _fail(f"{e.strerror or e}{where}; nothing incomplete was left under a final name, "
-              "rerun the same command to resume")
+    except OSError as e:  # generate's own errors say how to resume; others name the path
+        where = f" ({e.filename})" if e.filename else ""
+        _fail(f"{e.strerror or e}{where}", EXIT_FAILED)
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; rerun the same command to resume", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -27,7 +27,9 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from numba import njit
+from ._numba import kernel
+
+__all__ = ["huffman_lengths", "canonical_codes", "max_stream_size", "compress"]
 
 MIN_MATCH, MAX_MATCH = 3, 258
 ADLER_MOD = 65521
@@ -221,7 +223,7 @@ def max_stream_size(n: int) -> int:
 # A stream's state is a tuple (bit accumulator, bits in it (< 8), bytes written, Adler s1, s2)
 # passed through and returned by value, so that the hot loops keep it in registers.
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _emit(out, st, token):
     """Append the bits of ``token`` (a byte, or 256 + a match length); return the state.
 
@@ -237,7 +239,7 @@ def _emit(out, st, token):
     return acc >> (whole << 3), nbits & 7, pos + whole, s1, s2
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _add_piece(out, st, b, r):
     """Append ``r`` (<= MAX_RUN) copies of byte ``b``: the byte, a match at distance 1, then
     matches at distance FAR."""
@@ -262,14 +264,14 @@ def _add_piece(out, st, b, r):
     return st
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _first_match_length(rest):
     """Length of a run's first match (at distance 1), given ``rest`` (>= 3) bytes after its
     first: up to FAR - 1, so that the later matches, at distance FAR, copy from the run."""
     return min(rest, FAR - 1)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _match_length(rest):
     """Length of the next match of a run with ``rest`` (>= 3) bytes left after its first: up
     to 258, leaving at least 3 for a last match rather than 1-2 literals."""
@@ -297,15 +299,15 @@ def _debruijn_table():
 BIT_INDEX = _debruijn_table()
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _lowest_byte(x):
     """Index of the lowest nonzero byte of a nonzero uint64 (little-endian byte order)."""
     bit = x & (~x + np.uint64(1))
     return BIT_INDEX[(bit * np.uint64(DEBRUIJN)) >> np.uint64(58)] >> 3
 
 
-@njit(cache=True, inline="always")
-def add_run(out, st, b, r):
+@kernel(inline="always")
+def _add_run(out, st, b, r):
     """Append ``r`` copies of byte ``b`` (in pieces of at most MAX_RUN)."""
     while r > MAX_RUN:
         st = _add_piece(out, st, b, MAX_RUN)
@@ -313,8 +315,8 @@ def add_run(out, st, b, r):
     return _add_piece(out, st, b, r)
 
 
-@njit(cache=True, inline="always")
-def add_runs(out, st, data, words, end):
+@kernel(inline="always")
+def _add_runs(out, st, data, words, end):
     """Append ``data[:end]``, found as runs of one byte.
 
     ``words`` is ``data`` viewed as little-endian uint64 and must cover ``end`` bytes (pad the
@@ -333,14 +335,14 @@ def add_runs(out, st, data, words, end):
             p = _lowest_byte(changes)
             if q * 8 + p >= end:
                 break
-            st = add_run(out, st, np.int64(data[start]), q * 8 + p - start)
+            st = _add_run(out, st, np.int64(data[start]), q * 8 + p - start)
             start = q * 8 + p
             changes &= ~LOW_BYTES[p]
-    return add_run(out, st, np.int64(data[start]), end - start)
+    return _add_run(out, st, np.int64(data[start]), end - start)
 
 
-@njit(cache=True, inline="always")
-def new_stream(out):
+@kernel(inline="always")
+def _new_stream(out):
     """Write the zlib header and the block header into ``out``; return the stream state."""
     for k in range(START.shape[0]):
         out[k] = START[k]
@@ -348,8 +350,8 @@ def new_stream(out):
             np.int64(1), np.int64(0))
 
 
-@njit(cache=True, inline="always")
-def end_stream(out, st):
+@kernel(inline="always")
+def _end_stream(out, st):
     """Write the end of the block and the Adler-32 checksum; return the stream's length."""
     acc, nbits, pos, s1, s2 = st
     acc |= END_CODE << nbits
@@ -366,9 +368,9 @@ def end_stream(out, st):
     return pos
 
 
-@njit(cache=True, nogil=True)
+@kernel(nogil=True)
 def _compress_into(data, words, out):
-    return end_stream(out, add_runs(out, new_stream(out), data, words, data.shape[0]))
+    return _end_stream(out, _add_runs(out, _new_stream(out), data, words, data.shape[0]))
 
 
 def compress(data) -> bytes:

@@ -12,7 +12,7 @@ True
 """
 from __future__ import annotations
 
-__all__ = ["UsageError", "ParameterError", "InterpretError"]
+__all__ = ["UsageError", "ParameterError", "OutputError", "InterpretError"]
 
 
 class UsageError(ValueError):
@@ -21,6 +21,11 @@ class UsageError(ValueError):
 
 class ParameterError(UsageError):
     """A parameter outside its allowed range; the message names both."""
+
+
+class OutputError(UsageError):
+    """An output folder that cannot be used: not a folder, not writable, or holding another
+    dataset (the message says what to do)."""
 
 
 class InterpretError(ValueError):

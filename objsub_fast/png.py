@@ -18,10 +18,13 @@ from __future__ import annotations
 import struct
 import zlib
 
-import numba
 import numpy as np
 
 from . import deflate
+from ._numba import kernel
+
+__all__ = ["FILTER_NONE", "FILTER_SUB", "FILTER_UP", "FILTERS", "DEFLATE", "png_header",
+           "encode_batch", "encode_png"]
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -54,8 +57,8 @@ def png_header(width: int, height: int, channels: int) -> bytes:
 
 # --------------------------------------------------------------------------- filters
 
-@numba.njit(cache=True, nogil=True)
-def filter_row(rows: np.ndarray, y: int, filter_type: int, bpp: int, dst: np.ndarray) -> None:
+@kernel(nogil=True)
+def _filter_row(rows: np.ndarray, y: int, filter_type: int, bpp: int, dst: np.ndarray) -> None:
     """PNG-filter row ``y`` of ``rows`` (H, W*C) into ``dst[:1 + W*C]``, filter byte first.
 
     ``filter_type`` is FILTER_NONE, FILTER_SUB or FILTER_UP; ``bpp`` the bytes per pixel (C).
@@ -75,14 +78,14 @@ def filter_row(rows: np.ndarray, y: int, filter_type: int, bpp: int, dst: np.nda
             dst[x + 1] = rows[y, x]
 
 
-@numba.njit(cache=True, nogil=True)
-def filter_into(rows: np.ndarray, out: np.ndarray, filter_type: int, bpp: int) -> None:
+@kernel(nogil=True)
+def _filter_into(rows: np.ndarray, out: np.ndarray, filter_type: int, bpp: int) -> None:
     """PNG-filter every row of ``rows`` (H, W*C) into ``out`` (H, 1 + W*C)."""
     for y in range(rows.shape[0]):
-        filter_row(rows, y, filter_type, bpp, out[y])
+        _filter_row(rows, y, filter_type, bpp, out[y])
 
 
-@numba.njit(cache=True, inline="always")
+@kernel(inline="always")
 def _filters_to_zeros(rows, row_words, y, filter_type):
     """Whether row ``y`` filters to all zeros after its filter byte: with Up, when it repeats
     the row above; under any filter, when it is all zero itself. ``row_words`` is ``rows``
@@ -100,8 +103,8 @@ def _filters_to_zeros(rows, row_words, y, filter_type):
     return diff == 0
 
 
-@numba.njit(cache=True, nogil=True)
-def rle_idat(rows, row_words, filter_type, bpp, row, words, out):
+@kernel(nogil=True)
+def _rle_idat(rows, row_words, filter_type, bpp, row, words, out):
     """Write the zlib stream of the filtered scanlines of ``rows`` (H, R) into ``out`` with
     ``objsub_fast.deflate``; return its length.
 
@@ -110,23 +113,23 @@ def rle_idat(rows, row_words, filter_type, bpp, row, words, out):
     bytes, whole 8-byte ``words`` of it as uint64) and scanned.
     """
     n = rows.shape[1]
-    st = deflate.new_stream(out)
+    st = deflate._new_stream(out)
     for y in range(rows.shape[0]):
         if not _filters_to_zeros(rows, row_words, y, filter_type):
-            filter_row(rows, y, filter_type, bpp, row)
-            st = deflate.add_runs(out, st, row, words, n + 1)
+            _filter_row(rows, y, filter_type, bpp, row)
+            st = deflate._add_runs(out, st, row, words, n + 1)
         elif filter_type == FILTER_NONE:
-            st = deflate.add_run(out, st, 0, n + 1)
+            st = deflate._add_run(out, st, 0, n + 1)
         else:
-            st = deflate.add_run(out, st, filter_type, 1)
-            st = deflate.add_run(out, st, 0, n)
-    return deflate.end_stream(out, st)
+            st = deflate._add_run(out, st, filter_type, 1)
+            st = deflate._add_run(out, st, 0, n)
+    return deflate._end_stream(out, st)
 
 
 # --------------------------------------------------------------------------- back-ends
 
 class _RleDeflate:
-    """IDAT data by ``rle_idat``, with buffers reused across the images of a batch."""
+    """IDAT data by ``_rle_idat``, with buffers reused across the images of a batch."""
 
     def __init__(self, height: int, row_bytes: int, filter_type: int, bpp: int, level):
         if level is not None:
@@ -138,7 +141,7 @@ class _RleDeflate:
     def __call__(self, rows: np.ndarray) -> bytes:
         row_words = (rows.view(np.uint64) if rows.shape[1] % 8 == 0
                      else np.empty((rows.shape[0], 0), np.uint64))
-        return self._out[:rle_idat(rows, row_words, *self._args)].tobytes()
+        return self._out[:_rle_idat(rows, row_words, *self._args)].tobytes()
 
 
 class _LibraryDeflate:
@@ -151,7 +154,7 @@ class _LibraryDeflate:
         self._filter = (filter_type, bpp)
 
     def __call__(self, rows: np.ndarray) -> bytes:
-        filter_into(rows, self._buf, *self._filter)
+        _filter_into(rows, self._buf, *self._filter)
         return self._compress(self._buf, self._level)
 
 

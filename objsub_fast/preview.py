@@ -9,6 +9,8 @@ from PIL import Image, ImageDraw, ImageFont
 from .atomic import atomic_write_bytes
 from .png import encode_png
 
+__all__ = ["contact_sheet", "save_sheet"]
+
 PAD = 8
 GAP = 4
 BACKGROUND = (236, 236, 236)
@@ -51,6 +53,13 @@ def contact_sheet(batch, columns: int = 4, text_lines: int = 3) -> np.ndarray:
     -------
     ndarray of uint8, shape (H, W, 3)
         The sheet as RGB pixels.
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> sheet = contact_sheet(generate_batch([1, 2, 3], level="L1"), columns=2)
+    >>> sheet.dtype, sheet.shape[1] > 2 * 2 * 256, sheet.shape[0] > 2 * 256
+    (dtype('uint8'), True, True)
     """
     n = len(batch)
     if n == 0:

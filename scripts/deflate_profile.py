@@ -24,7 +24,7 @@ LEVELS = ("L1", "L2", "L3", "L4")
 
 def row_symbols(row: np.ndarray, counts: np.ndarray, length_symbol: dict) -> None:
     """Add the literal/length symbols the encoder writes for one filtered row to ``counts``:
-    per run of one byte, the byte, then matches as ``deflate.add_run`` cuts them."""
+    per run of one byte, the byte, then matches as ``deflate._add_run`` cuts them."""
     starts = np.flatnonzero(np.diff(row, prepend=~row[:1]))
     for start, stop in zip(starts, list(starts[1:]) + [row.size]):
         counts[row[start]] += 1
@@ -45,7 +45,7 @@ def symbol_counts(images: np.ndarray, channels: int) -> np.ndarray:
     counts = np.zeros(286, np.int64)
     length_symbol = deflate._length_tables()
     for i in range(n):
-        png.filter_into(rows[i], filtered, png.FILTER_UP, channels)
+        png._filter_into(rows[i], filtered, png.FILTER_UP, channels)
         for y in range(h):
             row_symbols(filtered[y], counts, length_symbol)
     return counts

@@ -1,4 +1,5 @@
-"""Independent checks of DESIGN.md's guarantees on one task record (shared by the tests)."""
+"""Independent checks of the guarantees of docs/design.md on one task record (shared by the
+tests)."""
 import math
 
 from objsub_fast.interpret import interpret_prompt
@@ -25,7 +26,7 @@ def square(o):
 
 
 def check_task(task):
-    """Assert every guarantee of DESIGN.md on ``task``; return the removed ids."""
+    """Assert every guarantee of docs/design.md on ``task``; return the removed ids."""
     data = task["object_subtraction_data"]
     objects, rule = data["objects"], data["rule"]
     w, h = task["canvas_size"]

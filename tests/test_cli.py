@@ -14,7 +14,7 @@ from PIL import Image
 
 from objsub_fast.atomic import AtomicWriter
 from objsub_fast.cli import main
-from objsub_fast.pipeline import Progress
+from objsub_fast.dataset.progress import Progress
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,8 +64,10 @@ def test_full_disk_is_a_clear_error(tmp_path, monkeypatch, capsys):
         real(self, data)
 
     monkeypatch.setattr(AtomicWriter, "write", write)
-    assert run_main(["generate", "--out", str(tmp_path), "--count", "3", "--workers", "1"]) == 2
-    assert "objsub-fast: error: No space left on device" in capsys.readouterr().err
+    assert run_main(["generate", "--out", str(tmp_path), "--count", "3", "--workers", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("objsub-fast: error: No space left on device") and "Traceback" not in err
+    assert err.strip().endswith("free some space, then rerun the same command to resume")
     assert not list(tmp_path.glob("*.tar")) and not list(tmp_path.glob(".tmp-*"))
 
 
@@ -130,3 +132,21 @@ def test_generate_million_wrapper_and_console_script(tmp_path):
     assert (tmp_path / "a" / "objsub-000000.tar").read_bytes() == (
         tmp_path / "b" / "objsub-000000.tar").read_bytes()
     assert json.loads((tmp_path / "a" / "manifest.json").read_text())["complete"]
+
+
+def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys):
+    assert run_main(["preview", "--count", "1", str(tmp_path / "missing" / "sheet.png")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("objsub-fast: error: No such file or directory")
+    assert len(err.strip().splitlines()) == 1 and "resume" not in err and "Traceback" not in err
+
+
+def test_a_bug_is_not_disguised_as_a_usage_error(monkeypatch):
+    import objsub_fast.verify as verify_module
+
+    def broken(*args, **kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(verify_module, "verify", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["verify", "anywhere"])

@@ -170,7 +170,7 @@ def test_both_prompt_forms_of_plural_kinds_occur():
 def test_structure_of_arrays_fields():
     batch = generate_batch(range(10), level="L2", render=False)
     assert batch.first_frames is None and batch.instance_maps is None
-    assert len(batch) == 10 and batch.levels == ["L2"] * 10
+    assert batch.levels == ["L2"] * 10
     assert batch.x.shape == batch.removed.shape == (10, 8)
     for i in range(10):
         n = batch.num_objects[i]

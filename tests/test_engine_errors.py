@@ -40,7 +40,10 @@ def test_bad_input_names_the_parameter(kwargs, message):
 def test_size_rules_can_be_switched_off_for_a_narrow_size_range():
     batch = generate_batch(range(50), object_size=(20, 30), render=False,
                            kind_weights={"color": 1, "shape": 1})
-    assert len(batch) == 50
+    tasks = [batch.task(i) for i in range(50)]
+    assert {t["object_subtraction_data"]["rule"]["rule_type"] for t in tasks} <= {"color", "shape"}
+    sizes = [o["size"] for t in tasks for o in t["object_subtraction_data"]["objects"]]
+    assert 20 <= min(sizes) and max(sizes) <= 30
 
 
 def test_task_index_out_of_range():

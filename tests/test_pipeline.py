@@ -3,18 +3,20 @@ kill -9; refusal of a different configuration; nothing half-written on a full di
 import errno
 import io
 import os
+import random
 import signal
 import subprocess
 import sys
 import tarfile
-import time
 from pathlib import Path
 
 import pytest
 
-from objsub_fast import writers
 from objsub_fast.atomic import AtomicWriter
-from objsub_fast.pipeline import ConfigError, RunConfig, generate
+from objsub_fast.dataset import crashpoint, folders
+from objsub_fast.dataset.config import RunConfig
+from objsub_fast.errors import OutputError, ParameterError
+from objsub_fast.pipeline import generate
 
 from filetree import tree
 
@@ -69,32 +71,35 @@ def _finished_units(out: Path, fmt: str) -> list[Path]:
         else []
 
 
+#: Base of the kill points; set OBJSUB_KILL_SEED to replay a failure.
+KILL_SEED = int(os.environ.get("OBJSUB_KILL_SEED", random.randrange(2**32)))
+
+
 @pytest.mark.parametrize("fmt", CONFIGS)
 def test_resume_after_kill_9_is_byte_identical(fmt, reference, tmp_path):
-    for kill in range(2):  # kill twice, each time just after more output was completed
-        seen = len(_finished_units(tmp_path, fmt))
-        proc = subprocess.Popen(_cli(tmp_path, fmt))
-        deadline = time.monotonic() + 60
-        while len(_finished_units(tmp_path, fmt)) <= seen and proc.poll() is None \
-                and time.monotonic() < deadline:
-            time.sleep(0.002)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        assert proc.returncode == -signal.SIGKILL, "the run finished before it could be killed"
+    # Each run kills itself (SIGKILL) right after its k-th rename into place (the manifest, a
+    # shard file, a chunk of task folders, a progress record): twice, then a clean rerun. Both
+    # configurations have more than 6 + 2 renames before the end of a run, so both kills happen.
+    rng = random.Random(f"{KILL_SEED}-{fmt}")
+    kills = [rng.randint(1, 6), rng.randint(1, 2)]
+    replay = f"kill points {kills} (replay with OBJSUB_KILL_SEED={KILL_SEED})"
+    for k in kills:
+        proc = subprocess.run(_cli(tmp_path, fmt), env={**os.environ, crashpoint.ENV: str(k)})
+        assert proc.returncode == -signal.SIGKILL, f"the run was not killed; {replay}"
         # whatever is under a final name is complete and already final
         for unit in _finished_units(tmp_path, fmt):
             files = [unit] if unit.is_file() else sorted(unit.iterdir())
             for f in files:
-                assert f.read_bytes() == reference[fmt][str(f.relative_to(tmp_path))]
-    assert subprocess.run(_cli(tmp_path, fmt)).returncode == 0
+                assert f.read_bytes() == reference[fmt][str(f.relative_to(tmp_path))], replay
+    assert subprocess.run(_cli(tmp_path, fmt)).returncode == 0, replay
     result = tree(tmp_path)
-    assert sorted(result) == sorted(reference[fmt])
+    assert sorted(result) == sorted(reference[fmt]), replay
     for name in sorted(result):  # on a difference, say which tar members differ
         if name.endswith(".tar") and result[name] != reference[fmt][name]:
             ours, want = _tar_members(result[name]), _tar_members(reference[fmt][name])
             pytest.fail(f"{name} differs in members "
-                        f"{sorted(m for m in want if ours.get(m) != want[m])}")
-    assert result == reference[fmt]
+                        f"{sorted(m for m in want if ours.get(m) != want[m])}; {replay}")
+    assert result == reference[fmt], replay
 
 
 def _tar_members(data: bytes) -> dict:
@@ -105,7 +110,7 @@ def _tar_members(data: bytes) -> dict:
 
 def test_different_configuration_is_refused_unless_overwrite(tmp_path):
     generate(RunConfig(count=4, shard_size=2), tmp_path, workers=1, quiet=True)
-    with pytest.raises(ConfigError, match="different configuration.*count: 4 there vs 5 now"):
+    with pytest.raises(OutputError, match="different configuration.*count: 4 there vs 5 now"):
         generate(RunConfig(count=5, shard_size=2), tmp_path, workers=1, quiet=True)
     generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, overwrite=True, quiet=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
@@ -135,7 +140,7 @@ def _full_disk_for_shards(self, data):
 
 @pytest.mark.parametrize("fmt,target", [
     ("webdataset", (AtomicWriter, "write", _full_disk_for_shards)),
-    ("vmevalkit", (writers, "write_file", _full_disk))])
+    ("vmevalkit", (folders, "write_file", _full_disk))])
 def test_full_disk_leaves_nothing_under_a_final_name(fmt, target, tmp_path, monkeypatch):
     monkeypatch.setattr(*target)
     with pytest.raises(OSError) as err:
@@ -155,7 +160,7 @@ def test_full_disk_leaves_nothing_under_a_final_name(fmt, target, tmp_path, monk
     ({"count": 1, "canvas_size": (10, 10)}, "--canvas-size"),
 ])
 def test_bad_configuration_names_the_parameter(kwargs, message, tmp_path):
-    with pytest.raises(ConfigError, match=message):
+    with pytest.raises(ParameterError, match=message):
         generate(RunConfig(**kwargs), tmp_path / "out", workers=1, quiet=True)
     assert not (tmp_path / "out").exists()
 
@@ -163,15 +168,27 @@ def test_bad_configuration_names_the_parameter(kwargs, message, tmp_path):
 def test_output_path_that_is_a_file_is_refused(tmp_path):
     f = tmp_path / "file"
     f.write_text("x")
-    with pytest.raises(ConfigError, match="not a directory"):
+    with pytest.raises(OutputError, match="not a directory"):
         generate(RunConfig(count=1), f, workers=1, quiet=True)
-    with pytest.raises(ConfigError, match="cannot create output directory"):
+    with pytest.raises(OutputError, match="cannot create output directory"):
         generate(RunConfig(count=1), f / "sub", workers=1, quiet=True)
 
 
 def test_unwritable_output_is_refused(tmp_path, monkeypatch):
-    import objsub_fast.pipeline as pipeline
-    monkeypatch.setattr(pipeline.os, "access", lambda path, mode: False)
-    with pytest.raises(ConfigError, match="is not writable"):
+    import objsub_fast.dataset.output as output
+    monkeypatch.setattr(output.os, "access", lambda path, mode: False)
+    with pytest.raises(OutputError, match="is not writable"):
         generate(RunConfig(count=1), tmp_path, workers=1, quiet=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_one_version_in_manifest_and_records(tmp_path):
+    import json
+
+    from objsub_fast import __version__
+
+    generate(RunConfig(count=2), tmp_path, workers=1, quiet=True)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    with tarfile.open(tmp_path / "objsub-000000.tar") as tar:
+        record = json.loads(tar.extractfile("0000000000.json").read())
+    assert manifest["config"]["generator_version"] == record["generator_version"] == __version__

@@ -48,7 +48,7 @@ def test_keys_sort_in_index_order():
 
 
 def test_auto_chunk_keeps_a_frame_array_under_the_budget():
-    from objsub_fast.pipeline import CHUNK_FRAME_BYTES, auto_chunk_size
+    from objsub_fast.dataset.plan import CHUNK_FRAME_BYTES, auto_chunk_size
     assert auto_chunk_size((256, 256)) == 160
     for size in [(64, 64), (300, 200), (4096, 4096)]:
         n = auto_chunk_size(size)

@@ -1,5 +1,6 @@
-"""verify: a clean dataset passes; a flipped byte, a truncated tar, a deleted task and an
-edited prompt are each caught and reported."""
+"""verify: a clean dataset passes; a flipped byte, a truncated tar, a deleted task, an edited
+prompt and a stray file are each caught and reported, by the default (regenerate and compare
+bytes) and by the deep (decode every frame, re-derive every prompt) verification alike."""
 import io
 import json
 import shutil
@@ -8,9 +9,10 @@ import tarfile
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.pipeline import RunConfig, generate
+from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
+from objsub_fast.pipeline import generate
 from objsub_fast.verify import verify
-from objsub_fast.writers import VMEVAL_TASK_DIR
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +46,13 @@ def rewrite_tar(path, edit):
                 tar.addfile(m, io.BytesIO(data))
 
 
-def problems(out):
-    return "\n".join(verify(out, workers=1).problems)
+@pytest.fixture(params=[False, True], ids=["bytes", "deep"])
+def problems(request):
+    """The problems verify finds in a folder, one per line (each test runs in both modes)."""
+    def find(out):
+        return "\n".join(verify(out, workers=1, deep=request.param).problems)
+    find.deep = request.param
+    return find
 
 
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
@@ -58,7 +65,7 @@ def test_clean_dataset_passes(clean, fmt, capsys):
     assert "objsub-fast: 12/12 tasks (100.0%)" in captured.err.splitlines()[-1]
 
 
-def test_flipped_byte_in_png_is_caught(copy, capsys):
+def test_flipped_byte_in_png_is_caught(copy, problems, capsys):
     out = copy("webdataset")
     shard = out / "objsub-000000.tar"
     with tarfile.open(shard) as tar:
@@ -73,7 +80,7 @@ def test_flipped_byte_in_png_is_caught(copy, capsys):
     assert "problem" in capsys.readouterr().out
 
 
-def test_truncated_tar_is_caught(copy):
+def test_truncated_tar_is_caught(copy, problems):
     out = copy("webdataset")
     shard = out / "objsub-000001.tar"
     shard.write_bytes(shard.read_bytes()[:9000])
@@ -83,7 +90,7 @@ def test_truncated_tar_is_caught(copy):
 
 
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
-def test_deleted_task_is_caught(copy, fmt):
+def test_deleted_task_is_caught(copy, fmt, problems):
     out = copy(fmt)
     if fmt == "webdataset":
         rewrite_tar(out / "objsub-000002.tar",
@@ -97,7 +104,7 @@ def test_deleted_task_is_caught(copy, fmt):
 
 
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
-def test_edited_prompt_is_caught(copy, fmt):
+def test_edited_prompt_is_caught(copy, fmt, problems):
     out = copy(fmt)
     new = "Remove the object that looks different from the others. " \
           "Do not do anything to other objects."
@@ -109,7 +116,8 @@ def test_edited_prompt_is_caught(copy, fmt):
         (out / VMEVAL_TASK_DIR / pair["id"] / "prompt.txt").write_text(new)
     found = problems(out)
     assert "task 0 " in found and "txt differs from the task regenerated" in found
-    assert "prompt re-derives removed ids" in found or "prompt cannot be interpreted" in found
+    if problems.deep:  # the prompt, read independently of the generator, names other objects
+        assert "prompt re-derives removed ids" in found or "prompt cannot be interpreted" in found
 
 
 def test_unreadable_manifest_is_a_clear_error(tmp_path, capsys):
@@ -119,7 +127,7 @@ def test_unreadable_manifest_is_a_clear_error(tmp_path, capsys):
     assert "objsub-fast: error: cannot read" in capsys.readouterr().err
 
 
-def test_incomplete_run_and_stray_shard_are_reported(copy):
+def test_incomplete_run_and_stray_shard_are_reported(copy, problems):
     out = copy("webdataset")
     manifest = json.loads((out / "manifest.json").read_text())
     manifest["complete"] = False
@@ -129,7 +137,7 @@ def test_incomplete_run_and_stray_shard_are_reported(copy):
     assert "run is incomplete" in found and "objsub-000009.tar: shard not part" in found
 
 
-def test_wrong_frame_size_is_caught(copy):
+def test_wrong_frame_size_is_caught(copy, problems):
     import numpy as np
     from PIL import Image
 
@@ -138,7 +146,9 @@ def test_wrong_frame_size_is_caught(copy):
     Image.fromarray(np.zeros((128, 128, 3), np.uint8)).save(
         out / VMEVAL_TASK_DIR / pair["id"] / "first_frame.png")
     found = problems(out)
-    assert "task 3 " in found and "first.png is RGB 128x128, expected RGB 256x256" in found
+    assert "task 3 " in found
+    assert ("first.png is RGB 128x128, expected RGB 256x256" if problems.deep
+            else "first.png differs from the task regenerated") in found
 
 
 def test_bad_worker_count_is_a_clear_error(clean, capsys):
@@ -148,3 +158,27 @@ def test_bad_worker_count_is_a_clear_error(clean, capsys):
         main(["verify", "--workers", "0", str(clean["webdataset"])])
     assert exit_.value.code == 2
     assert "--workers must be an integer >= 1" in capsys.readouterr().err
+
+
+def test_stray_task_folder_is_caught(copy, problems):
+    out = copy("vmevalkit")
+    shutil.copytree(out / VMEVAL_TASK_DIR / json.loads(
+        (out / "vmeval_dataset.json").read_text())["pairs"][0]["id"],
+        out / VMEVAL_TASK_DIR / "object_subtraction_l1_0")
+    assert "object_subtraction_task/object_subtraction_l1_0: not part of the dataset" in \
+        problems(out)
+
+
+def test_flipped_byte_in_a_tar_header_is_caught(copy, problems):
+    out = copy("webdataset")
+    shard = out / "objsub-000001.tar"
+    data = bytearray(shard.read_bytes())
+    data[100] ^= 0x01  # the mode field of the first member's header: members still read
+    shard.write_bytes(bytes(data))
+    assert "objsub-000001.tar: sha256 differs from the manifest" in problems(out)
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_deep_mode_from_the_command_line(clean, fmt, capsys):
+    assert main(["verify", "--deep", "--quiet", "--workers", "1", str(clean[fmt])]) == 0
+    assert "verified 12 tasks in 3 shards" in capsys.readouterr().out

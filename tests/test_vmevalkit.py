@@ -3,7 +3,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from objsub_fast.vmevalkit import create_dataset
+from objsub_fast import create_dataset
 
 from filetree import tree
 

@@ -1,4 +1,5 @@
-"""Writers: deterministic tar shards readable by the webdataset library, VMEvalKit folders."""
+"""Format writers: deterministic tar shards readable by the webdataset library, VMEvalKit
+folders."""
 import errno
 import io
 import json
@@ -11,11 +12,15 @@ from PIL import Image
 
 from hypothesis import given, settings, strategies as st
 
-from objsub_fast import writers
-from objsub_fast.pipeline import RunConfig, generate, shard_batches
+from objsub_fast.dataset import folders, vmevalkit
+from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.members import MEMBERS, encode_samples
+from objsub_fast.dataset.plan import shard_batches
+from objsub_fast.dataset.tar import TAR_END, tar_member
+from objsub_fast.dataset.vmevalkit import DATASET_FILE as VMEVAL_DATASET_FILE
+from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
+from objsub_fast.pipeline import generate
 from objsub_fast.shards import Shard
-from objsub_fast.writers import (MEMBERS, TAR_END, VMEVAL_DATASET_FILE, VMEVAL_TASK_DIR,
-                                 VMEvalKitShardWriter, tar_member)
 
 from filetree import tree
 
@@ -100,9 +105,9 @@ def test_tar_round_trip_through_tarfile(files):
 def _write_vmeval_shard(out, count=6, chunk=4):
     config = RunConfig(count=count, format="vmevalkit", shard_size=count)
     shard = Shard(0, 0, count)
-    with VMEvalKitShardWriter(out, shard, masks=False) as writer:
+    with vmevalkit.ShardWriter(out, shard, config) as writer:
         for start, batch in shard_batches(config, shard, chunk):
-            writer.write_batch(batch, start)
+            writer.write_samples(encode_samples(batch, start, config, vmevalkit))
         return writer.finish()
 
 
@@ -124,7 +129,7 @@ def test_vmevalkit_io_error_surfaces_and_leaves_no_temp_folder(tmp_path, monkeyp
     def fail(*args):
         raise OSError(errno.EIO, "simulated I/O error")
 
-    monkeypatch.setattr(writers, "write_file", fail)
+    monkeypatch.setattr(folders, "write_file", fail)
     with pytest.raises(OSError, match="simulated I/O error"):
         _write_vmeval_shard(tmp_path)
     assert list((tmp_path / VMEVAL_TASK_DIR).iterdir()) == []

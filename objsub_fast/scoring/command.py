@@ -16,6 +16,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from ..dataset.parallel import worker_count
 from .api import score_video, task_fields
 from .layout import find_jobs
 from .metrics import METRICS
@@ -49,8 +50,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--summary-csv", type=Path, default=None,
                         help="summary table by model, level and rule kind "
                              "(default: --out with _summary.csv)")
-    parser.add_argument("--workers", "-j", type=int, default=1,
-                        help="parallel worker processes over tasks (default 1; -1 all cores)")
+    parser.add_argument("--workers", "-j", type=int, default=None,
+                        help="parallel worker processes (default: all cores; at most one per "
+                             "output)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
@@ -144,7 +146,7 @@ def run(args) -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     results = []
     with open(out, "w") as fh:
-        for res in _results(jobs, args.workers, not args.no_progress):
+        for res in _results(jobs, worker_count(args.workers, len(jobs)), not args.no_progress):
             fh.write(json.dumps(res, sort_keys=True) + "\n")
             results.append(res)
     rows = summarize(results)

@@ -37,7 +37,7 @@ def control_tasks(seed: int = 0, canvas_size=256, search: int = 400):
     Found by a seed search over ``seed .. seed + search - 1`` in each level with the default
     configuration, so every task is the ordinary task of its (seed, level).
     """
-    from .. import generate_batch
+    from ..engine import generate_batch
     from ..vocabulary import LEVEL_KINDS
 
     seeds, levels = [], []

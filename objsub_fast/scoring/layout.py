@@ -20,11 +20,11 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
+from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from .video import IMAGE_EXTS, VIDEO_EXTS
 
-TASK_DIR = "object_subtraction_task"
-METADATA = "question_metadata.json"
-QUESTION_FILES = (METADATA, "first_frame.png", "prompt.txt", "final_frame.png")
+QUESTION_FILES = (METADATA, FIRST_FRAME, PROMPT, FINAL_FRAME)
 
 
 @dataclass

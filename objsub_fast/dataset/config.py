@@ -1,0 +1,83 @@
+"""A run's configuration: everything that determines a dataset's bytes (and nothing else).
+
+``RunConfig`` is the dataset-level counterpart of the engine's ``objsub_fast.config.Config``
+(which fixes what one *task* looks like): it adds the task count, base seed, level list, output
+format and shard size, and it is what ``manifest.json`` records.
+
+Canvas limits: the engine accepts any side in [16, 8192] for library use (one batch in memory);
+a *run*, which writes every frame to disk and keeps a chunk of frames per worker, is limited to
+[64, 4096] per side (at 4096x4096 a chunk is a single task: 48 MiB per frame array).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from .._version import __version__
+from ..errors import ParameterError
+from ..shards import MAX_SEED
+from ..vocabulary import LEVELS
+from .formats import FORMATS
+
+__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "MIN_CANVAS", "MAX_CANVAS"]
+
+DEFAULT_SHARD_SIZE = 10_000
+MIN_CANVAS = 64
+MAX_CANVAS = 4096
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that determines the dataset's bytes (and nothing that does not).
+
+    Worker count, backend and chunk size are deliberately absent: they never change the output.
+    ``generator_version`` defaults to the installed package's version (``objsub_fast._version``).
+
+    Examples
+    --------
+    >>> RunConfig(count=10, format="vmevalkit").validate().to_json()["canvas_size"]
+    [256, 256]
+    """
+
+    count: int
+    levels: tuple = LEVELS
+    seed: int = 0
+    format: str = "webdataset"
+    shard_size: int = DEFAULT_SHARD_SIZE
+    canvas_size: tuple = (256, 256)
+    masks: bool = False
+    generator_version: str = field(default=__version__)
+
+    def __post_init__(self):
+        object.__setattr__(self, "levels", tuple(self.levels))
+        object.__setattr__(self, "canvas_size", tuple(int(v) for v in self.canvas_size))
+
+    def validate(self) -> "RunConfig":
+        """Raise ParameterError naming the first bad parameter and its allowed range."""
+        checks = (
+            (isinstance(self.count, int) and self.count >= 1,
+             f"--count must be an integer >= 1, got {self.count!r}"),
+            (len(self.levels) >= 1 and all(lv in LEVELS for lv in self.levels)
+             and len(set(self.levels)) == len(self.levels),
+             f"--levels must be distinct names from {','.join(LEVELS)}, got "
+             f"{','.join(map(str, self.levels)) or 'nothing'}"),
+            (isinstance(self.seed, int) and 0 <= self.seed <= MAX_SEED,
+             f"--seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}"),
+            (self.format in FORMATS,
+             f"--format must be one of {', '.join(FORMATS)}, got {self.format!r}"),
+            (isinstance(self.shard_size, int) and self.shard_size >= 1,
+             f"--shard-size must be an integer >= 1, got {self.shard_size!r}"),
+            (len(self.canvas_size) == 2
+             and all(MIN_CANVAS <= v <= MAX_CANVAS for v in self.canvas_size),
+             f"--canvas-size must be W or WxH with each side in [{MIN_CANVAS}, {MAX_CANVAS}], "
+             f"got {'x'.join(map(str, self.canvas_size))}"),
+        )
+        for ok, message in checks:
+            if not ok:
+                raise ParameterError(message)
+        return self
+
+    def to_json(self) -> dict:
+        """The configuration as recorded in the manifest."""
+        d = asdict(self)
+        d["levels"], d["canvas_size"] = list(self.levels), list(self.canvas_size)
+        return d

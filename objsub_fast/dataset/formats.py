@@ -1,0 +1,46 @@
+"""The output formats: format name -> the module that implements it.
+
+Adding a format is one module and one row here. A format module provides:
+
+``NAME``
+    Its name (the row's key).
+``shard_name(k)``
+    Shard ``k``'s name in the manifest (a file, or a label for a set of folders).
+``task_metadata(record) -> bytes``
+    The per-task JSON member (``members.MEMBERS["json"]``) for an engine task record.
+``ShardWriter(out, shard, config)``
+    Context manager: ``write_samples(samples)`` per chunk (``members.encode_samples``), then
+    ``finish()`` -> the shard's manifest entry; nothing under a final name on error.
+``ShardReader(out, entry, problems)``
+    For ``verify``: ``get(expected_sample)`` -> actual members or None, ``leftovers()``,
+    ``digest()`` (the shard hash to compare with the manifest, None if unknown).
+``owned_paths(out)``, ``temp_folders(out)``
+    What of ``out`` the format writes; folders where a killed run may leave temp files.
+``shard_present(out, entry, progress)``
+    Whether a shard recorded as done is still complete on disk (resume).
+``finalize(config, out, entries, progress)``
+    Dataset-level files written once every shard is done (e.g. ``vmeval_dataset.json``).
+``check_dataset(config, out, plan) -> list[str]``
+    Dataset-level problems for ``verify`` (stray shards or folders, the dataset file).
+"""
+from __future__ import annotations
+
+from . import vmevalkit, webdataset
+
+__all__ = ["FORMATS", "get_format"]
+
+FORMATS = {
+    webdataset.NAME: webdataset,
+    vmevalkit.NAME: vmevalkit,
+}
+
+
+def get_format(name: str):
+    """The module of format ``name`` (a checked ``RunConfig.format``).
+
+    Examples
+    --------
+    >>> get_format("webdataset").shard_name(0)
+    'objsub-000000.tar'
+    """
+    return FORMATS[name]

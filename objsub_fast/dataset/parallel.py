@@ -1,0 +1,63 @@
+"""Worker count and backend: one meaning of ``--workers`` for generate, verify and score.
+
+``--workers`` is the number of parallel worker processes: all cores usable by this process
+(as joblib counts them) by default, otherwise an integer >= 1; never more than there are jobs.
+It never changes the output.
+"""
+from __future__ import annotations
+
+from ..errors import ParameterError, UsageError
+
+__all__ = ["BACKENDS", "worker_count", "run_jobs"]
+
+BACKENDS = ("loky", "dask")
+
+
+def worker_count(workers: int | None, jobs: int | None = None) -> int:
+    """``workers`` checked (an integer >= 1; all cores when None), capped at ``jobs``.
+
+    Examples
+    --------
+    >>> worker_count(8, jobs=3), worker_count(1, jobs=0)
+    (3, 1)
+    """
+    import joblib
+
+    workers = joblib.cpu_count() if workers is None else workers
+    if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
+        raise ParameterError(f"--workers must be an integer >= 1, got {workers!r}")
+    return workers if jobs is None else max(1, min(workers, jobs))
+
+
+def run_jobs(jobs, workers: int, backend: str = "loky", scheduler: str | None = None,
+             ordered: bool = False):
+    """Yield the results of joblib ``jobs`` (``delayed`` calls) on the chosen backend.
+
+    One worker on loky runs the jobs in this process (no pool). ``ordered`` yields results in
+    job order, otherwise as they finish. ``backend="dask"`` runs on ``scheduler`` (a
+    dask.distributed address) or, without one, on a local cluster of ``workers`` processes.
+    """
+    import joblib
+
+    if backend not in BACKENDS:
+        raise ParameterError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    return_as = "generator" if ordered else "generator_unordered"
+    if workers == 1 and backend == "loky":
+        for fn, args, kwargs in jobs:
+            yield fn(*args, **kwargs)
+        return
+    if backend == "dask":
+        try:
+            from distributed import Client
+        except ImportError as e:
+            raise UsageError("--backend dask needs dask.distributed: "
+                             "pip install 'objsub-fast[dask]'") from e
+        try:
+            client = Client(scheduler, timeout="20s") if scheduler else Client(
+                n_workers=workers, threads_per_worker=1, dashboard_address=None)
+        except OSError as e:
+            raise UsageError(f"cannot connect to Dask scheduler {scheduler!r}: {e}") from e
+        with client, joblib.parallel_config(backend="dask"):
+            yield from joblib.Parallel(n_jobs=-1, return_as=return_as)(jobs)
+        return
+    yield from joblib.Parallel(n_jobs=workers, backend="loky", return_as=return_as)(jobs)

@@ -1,0 +1,50 @@
+"""Deterministic ustar members: mode 0644, uid/gid 0, mtime 0, no user or group names.
+
+Written by hand (not ``tarfile``) because a shard's members are produced in a tight loop;
+``tarfile`` and the ``webdataset`` library read the result.
+"""
+from __future__ import annotations
+
+__all__ = ["TAR_BLOCK", "TAR_END", "tar_parts", "tar_member"]
+
+TAR_BLOCK = 512
+
+
+def _tar_template() -> tuple[bytearray, int]:
+    h = bytearray(TAR_BLOCK)
+    for off, field in ((100, b"0000644\0"), (108, b"0000000\0"), (116, b"0000000\0"),
+                       (136, b"00000000000\0"), (148, b" " * 8), (156, b"0"),
+                       (257, b"ustar\x0000")):
+        h[off:off + len(field)] = field
+    return h, sum(h)
+
+
+_TAR_TEMPLATE, _TAR_TEMPLATE_SUM = _tar_template()
+_PADDING = [b"\0" * n for n in range(TAR_BLOCK)]
+#: End of archive: two zero blocks.
+TAR_END = b"\0" * (2 * TAR_BLOCK)
+
+
+def tar_parts(name: str, data: bytes) -> tuple[bytes, bytes, bytes]:
+    """One ustar member as (header, data, zero padding).
+
+    Examples
+    --------
+    >>> head, data, pad = tar_parts("a.txt", b"hi")
+    >>> len(head), data, len(pad)
+    (512, b'hi', 510)
+    """
+    bname = name.encode()
+    if len(bname) > 100:
+        raise ValueError(f"tar member name longer than 100 bytes: {name!r}")
+    h = bytearray(_TAR_TEMPLATE)
+    h[:len(bname)] = bname
+    size = b"%011o\0" % len(data)
+    h[124:136] = size
+    h[148:156] = b"%06o\0 " % (_TAR_TEMPLATE_SUM + sum(bname) + sum(size))
+    return bytes(h), data, _PADDING[-len(data) % TAR_BLOCK]
+
+
+def tar_member(name: str, data: bytes) -> bytes:
+    """One ustar member as a single byte string (see ``tar_parts``)."""
+    return b"".join(tar_parts(name, data))

@@ -1,0 +1,170 @@
+"""The WebDataset format: shard k is ``objsub-{k:06d}.tar``, one ``{key}.{suffix}`` member per
+sample member (``members.MEMBERS``), samples in task order, members in suffix order; the
+per-task JSON is the compact task record."""
+from __future__ import annotations
+
+import hashlib
+import json
+import tarfile
+from pathlib import Path
+
+from ..atomic import AtomicWriter
+from .manifest import shard_entry
+from .members import MEMBERS
+from .tar import TAR_END, tar_parts
+
+__all__ = ["NAME", "shard_name", "task_metadata", "sample_parts", "ShardWriter", "ShardReader",
+           "owned_paths", "temp_folders", "shard_present", "finalize", "check_dataset"]
+
+NAME = "webdataset"
+_COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+
+
+def shard_name(k: int) -> str:
+    """Final name of shard ``k`` (inside the output folder).
+
+    Examples
+    --------
+    >>> shard_name(12)
+    'objsub-000012.tar'
+    """
+    return f"objsub-{k:06d}.tar"
+
+
+def task_metadata(record: dict) -> bytes:
+    """The ``{key}.json`` member: the task record on one compact line."""
+    return _COMPACT.encode(record).encode()
+
+
+def sample_parts(sample: dict) -> list[bytes]:
+    """The tar bytes of one sample (header, data, padding per member; suffix order)."""
+    key, parts = sample["__key__"], []
+    for suffix in MEMBERS:
+        if suffix in sample:
+            parts.extend(tar_parts(f"{key}.{suffix}", sample[suffix]))
+    return parts
+
+
+class ShardWriter:
+    """Streams one shard into its tar file; renamed into place by ``finish``."""
+
+    def __init__(self, out: Path, shard, config):
+        self.shard = shard
+        self._file = AtomicWriter(Path(out) / shard_name(shard.index))
+        self.count = 0
+
+    def __enter__(self):
+        self._file.__enter__()
+        return self
+
+    def write_samples(self, samples: list[dict]) -> None:
+        """Append a chunk of encoded samples (``members.encode_samples``)."""
+        self._file.write(b"".join(p for s in samples for p in sample_parts(s)))
+        self.count += len(samples)
+
+    def finish(self) -> dict:
+        """Close the archive, rename it into place, and return the shard's manifest entry."""
+        self._file.write(TAR_END)
+        self._file.__exit__(None, None, None)
+        return shard_entry(self.shard, shard_name(self.shard.index), self.count,
+                           self._file.hexdigest(), self._file.size)
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self._file.__exit__(exc_type, exc, tb)
+
+
+class ShardReader:
+    """Samples of one shard, for ``verify``: compared as a byte stream while it matches.
+
+    ``get(expected)`` reads as many bytes as the regenerated sample has and, if they are equal,
+    returns them without parsing the tar. At the first difference the whole file is parsed
+    with ``tarfile`` and samples are served by key, so that a problem names its task and
+    member.
+    """
+
+    def __init__(self, out: Path, entry: dict, problems: list[str]):
+        self.where, self.problems = entry["name"], problems
+        self.path = Path(out) / entry["name"]
+        self.sha = hashlib.sha256()
+        self.served: set[str] = set()
+        self.samples: dict[str, dict] | None = None  # parsed members, after a difference
+        self._file = None
+        if not self.path.is_file():
+            problems.append(f"{self.where}: shard file missing")
+            self.sha, self.samples = None, {}
+        else:
+            self._file = open(self.path, "rb")
+
+    def _parse(self) -> None:
+        """Switch from streaming to parsed mode (hash the file, read every member)."""
+        self._file.close()
+        self.sha, self.samples = hashlib.sha256(), {}
+        with open(self.path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                self.sha.update(block)
+        try:
+            with tarfile.open(self.path, mode="r:") as tar:
+                for member in tar:
+                    key, _, suffix = member.name.partition(".")
+                    f = tar.extractfile(member)
+                    self.samples.setdefault(key, {})[suffix] = f.read() if f else b""
+        except (tarfile.TarError, EOFError, OSError) as e:
+            self.problems.append(f"{self.where}: unreadable tar (truncated or corrupt): {e}")
+        for key in self.served:
+            self.samples.pop(key, None)
+
+    def get(self, expected: dict) -> dict | None:
+        """Actual members of the task ``expected`` describes (None if absent)."""
+        key = expected["__key__"]
+        if self.samples is None:
+            data = b"".join(sample_parts(expected))
+            got = self._file.read(len(data))
+            self.sha.update(got)
+            if got == data:
+                self.served.add(key)
+                return expected
+            self._parse()
+        return self.samples.pop(key, None)
+
+    def leftovers(self) -> list[str]:
+        """Sample keys present in the shard but not expected there."""
+        if self.samples is None:
+            rest = self._file.read()
+            self.sha.update(rest)
+            if rest == TAR_END:
+                self._file.close()
+                return []
+            self._parse()
+        return sorted(self.samples)
+
+    def digest(self) -> str | None:
+        """SHA-256 of the shard file (None if it is missing)."""
+        return None if self.sha is None else self.sha.hexdigest()
+
+
+def owned_paths(out: Path) -> list[Path]:
+    """The shard files in ``out``."""
+    return sorted(Path(out).glob("objsub-*.tar"))
+
+
+def temp_folders(out: Path) -> list[Path]:
+    """Folders (besides ``out``) where a killed run may have left temp files."""
+    return []
+
+
+def shard_present(out: Path, entry: dict, progress: Path) -> bool:
+    """Whether a shard recorded as done is still on disk, complete."""
+    p = Path(out) / entry["name"]
+    return p.is_file() and p.stat().st_size == entry["bytes"]
+
+
+def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
+    """Nothing to add at the end of a run: the shards are the dataset."""
+
+
+def check_dataset(config, out: Path, plan) -> list[str]:
+    """Dataset-level problems for ``verify``: shard files that are not part of the plan."""
+    names = {shard_name(s.index) for s in plan}
+    return [f"{p.name}: shard not part of the dataset" for p in owned_paths(out)
+            if p.name not in names]

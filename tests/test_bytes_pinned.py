@@ -1,0 +1,40 @@
+"""Output bytes are pinned: the SHA-256 of every file of three small datasets, as written by
+objsub-fast 0.1.0 before the dataset package was reshaped. Any change to a byte of output fails
+here (and must bump ``generator_version``). A dataset written by 0.1.0 (``tests/data/``) must
+still pass ``verify`` in both modes."""
+import hashlib
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from objsub_fast.dataset.config import RunConfig
+from objsub_fast.pipeline import generate
+from objsub_fast.verify import verify
+
+from filetree import tree
+
+DATA = Path(__file__).parent / "data"
+PINNED = json.loads((DATA / "pinned_sha256.json").read_text())
+CASES = {
+    "webdataset": RunConfig(count=5, shard_size=3, seed=7),
+    "webdataset-masks": RunConfig(count=5, shard_size=3, seed=7, masks=True, levels=("L2", "L3")),
+    "vmevalkit": RunConfig(count=5, shard_size=3, seed=7, format="vmevalkit"),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_file_has_its_pinned_sha256(case, tmp_path):
+    generate(CASES[case], tmp_path, workers=1, chunk_size=2, quiet=True)
+    got = {name: hashlib.sha256(data).hexdigest() for name, data in tree(tmp_path).items()}
+    assert sorted(got) == sorted(PINNED[case])
+    assert [n for n in sorted(got) if got[n] != PINNED[case][n]] == []
+
+
+@pytest.mark.parametrize("deep", [False, True])
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_dataset_written_by_0_1_0_verifies(fmt, deep, tmp_path):
+    shutil.copytree(DATA / "written-by-0.1.0" / fmt, tmp_path / fmt)
+    report = verify(tmp_path / fmt, workers=1, deep=deep)
+    assert report.problems == [] and report.tasks == 5

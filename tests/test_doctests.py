@@ -1,0 +1,20 @@
+"""The Examples sections of the public modules run as written (``doctest``)."""
+import doctest
+import importlib
+
+import pytest
+
+MODULES = [
+    "objsub_fast.errors", "objsub_fast._numba", "objsub_fast.preview",
+    "objsub_fast.dataset.config", "objsub_fast.dataset.formats", "objsub_fast.dataset.manifest",
+    "objsub_fast.dataset.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
+    "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit",
+]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_examples_run(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0, f"{name} has no Examples to run"
+    assert result.failed == 0
