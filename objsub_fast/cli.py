@@ -78,6 +78,15 @@ def _add_generate(sub) -> None:
     p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
                    help="frame size W or WxH (default: 256)")
     p.add_argument("--masks", action="store_true", help="also write instance maps")
+    p.add_argument("--videos", action="store_true", default=None,
+                   help="also write each task's ground-truth video, H.264 mp4 (always on for "
+                   "the vbvr formats)")
+    p.add_argument("--video-style", default="fade",
+                   help="how removed objects go in the videos: fade | shrink | slide "
+                   "(default: %(default)s)")
+    p.add_argument("--fps", type=int, default=16, help="video frame rate (default: %(default)s)")
+    p.add_argument("--video-frames", type=int, default=61,
+                   help="frames per video (default: %(default)s, 3.8 s at 16 fps)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
@@ -92,7 +101,8 @@ def _generate(args) -> int:
 
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
                        shard_size=args.shard_size, canvas_size=args.canvas_size,
-                       masks=args.masks)
+                       masks=args.masks, videos=args.videos, video_style=args.video_style,
+                       fps=args.fps, video_frames=args.video_frames)
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, chunk_size=args.chunk_size,
                         overwrite=args.overwrite, quiet=args.quiet)

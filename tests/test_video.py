@@ -1,6 +1,5 @@
 """Ground-truth videos (objsub_fast.video): bytes, determinism, decoding, and the scorer."""
 import hashlib
-import io
 import os
 import platform
 import re
@@ -17,7 +16,8 @@ from hypothesis.extra.numpy import arrays
 from objsub_fast import generate_batch
 from objsub_fast.errors import ParameterError
 from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames, transition_updates
-from objsub_fast.video import (ENCODER, Mp4Encoder, VideoSpec, encode_transitions, encode_video,
+from objsub_fast.video import (ENCODER, MAX_MEAN_ERROR, MIN_PSNR, Mp4Encoder, VideoSpec,
+                               decode_errors, decode_video, encode_transitions, encode_video,
                                encoder_build, rgb_to_yuv420)
 
 FRAMES = 24  # short videos keep the tests quick; the default 61 is benchmarked
@@ -35,8 +35,7 @@ def videos(batch):
 
 
 def decode(mp4: bytes) -> np.ndarray:
-    with av.open(io.BytesIO(mp4)) as container:
-        return np.stack([f.to_ndarray(format="rgb24") for f in container.decode(video=0)])
+    return np.stack(list(decode_video(mp4)))
 
 
 def digest(videos) -> str:
@@ -196,9 +195,19 @@ def test_videos_decode_to_the_rendered_transition(batch, videos, style):
         err = np.abs(got.astype(np.int16) - ref)
         psnr = 10 * np.log10(255 ** 2 / np.mean(err.astype(float) ** 2))
         # 4:2:0 chroma smears single pixels at colour edges; on average the error is < 1 level
-        assert err.mean() < 1.5 and psnr > 30, (style, i, err.mean(), psnr)
+        assert err.mean() < MAX_MEAN_ERROR and psnr > MIN_PSNR, (style, i, err.mean(), psnr)
         for f in (0, -1):  # the held first and final frames
-            assert np.abs(got[f].astype(np.int16) - ref[f]).mean() < 1.5
+            assert np.abs(got[f].astype(np.int16) - ref[f]).mean() < MAX_MEAN_ERROR
+        assert decode_errors(mp4, batch, i, VideoSpec(style, num_frames=FRAMES)) is None
+
+
+def test_decode_errors_name_what_is_wrong(batch, videos):
+    spec = VideoSpec("fade", num_frames=FRAMES)
+    assert "frames decoded" in decode_errors(videos["fade"][0], batch, 0,
+                                             VideoSpec("fade", num_frames=FRAMES + 1))
+    assert "codec tolerance" in decode_errors(videos["fade"][1], batch, 0, spec)
+    other = encode_transitions(generate_batch([1], canvas_size=(256, 192)), spec)[0]
+    assert "256x192, expected 256x256" in decode_errors(other, batch, 0, spec)
 
 
 def test_reused_input_frame_never_leaks_into_buffered_pictures(batch):

@@ -4,6 +4,12 @@
 (which fixes what one *task* looks like): it adds the task count, base seed, level list, output
 format and shard size, and it is what ``manifest.json`` records.
 
+Videos: ``videos`` adds each task's ground-truth transition (``objsub_fast.video``) as a member,
+drawn with ``video_style`` at ``fps`` for ``video_frames`` frames. None means the format's
+default (on for the VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The
+video fields and the encoder settings and build (``video_encoder``) appear in ``to_json`` only
+when videos are on, so a dataset without videos records what it always did.
+
 Canvas limits: the engine accepts any side in [16, 8192] for library use (one batch in memory);
 a *run*, which writes every frame to disk and keeps a chunk of frames per worker, is limited to
 [64, 4096] per side (at 4096x4096 a chunk is a single task: 48 MiB per frame array).
@@ -46,10 +52,28 @@ class RunConfig:
     canvas_size: tuple = (256, 256)
     masks: bool = False
     generator_version: str = field(default=__version__)
+    videos: bool | None = None
+    video_style: str = "fade"
+    fps: int = 16
+    video_frames: int = 61
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
         object.__setattr__(self, "canvas_size", tuple(int(v) for v in self.canvas_size))
+        if self.videos is None and self.format in FORMATS:
+            object.__setattr__(self, "videos", FORMATS[self.format].VIDEOS_REQUIRED)
+
+    @classmethod
+    def from_json(cls, config: dict) -> "RunConfig":
+        """The RunConfig a manifest's ``config`` records (``to_json`` inverted)."""
+        fields = {k: v for k, v in config.items() if k not in _DERIVED}
+        return cls(**{"videos": False, **fields})
+
+    def video_spec(self):
+        """The ``objsub_fast.video.VideoSpec`` of this run's videos."""
+        from ..video import VideoSpec
+
+        return VideoSpec(self.video_style, self.fps, self.video_frames)
 
     def validate(self) -> "RunConfig":
         """Raise ParameterError naming the first bad parameter and its allowed range."""
@@ -74,10 +98,31 @@ class RunConfig:
         for ok, message in checks:
             if not ok:
                 raise ParameterError(message)
+        if FORMATS[self.format].VIDEOS_REQUIRED and not self.videos:
+            raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
+                                 "ground_truth.mp4)")
+        if self.videos:
+            from ..video import check_canvas
+
+            self.video_spec().validate()
+            check_canvas(*self.canvas_size)
         return self
 
     def to_json(self) -> dict:
         """The configuration as recorded in the manifest."""
         d = asdict(self)
         d["levels"], d["canvas_size"] = list(self.levels), list(self.canvas_size)
+        if not self.videos:
+            for name in _VIDEO_FIELDS:
+                del d[name]
+        else:
+            settings = self.video_spec().settings()
+            d["video_encoder"] = {"settings": settings["encoder"],
+                                  "build": settings["encoder_build"]}
         return d
+
+
+#: The video fields of RunConfig (left out of ``to_json`` without videos), and the keys that
+#: ``to_json`` derives (left out when a manifest is read back).
+_VIDEO_FIELDS = ("videos", "video_style", "fps", "video_frames")
+_DERIVED = ("video_encoder",)

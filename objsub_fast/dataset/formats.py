@@ -4,6 +4,9 @@ Adding a format is one module and one row here. A format module provides:
 
 ``NAME``
     Its name (the row's key).
+``VIDEOS_REQUIRED``
+    Whether its layout needs the ground-truth video member (then videos default to on and
+    cannot be turned off).
 ``shard_name(k)``
     Shard ``k``'s name in the manifest (a file, or a label for a set of folders).
 ``task_metadata(record) -> bytes``
