@@ -96,6 +96,9 @@ def test_tar_member_layout_and_long_names():
     assert len(tar_member("b", b"x" * 513)) == 512 + 1024
     with pytest.raises(ValueError, match="longer than 100"):
         tar_member("n" * 101, b"")
+    long = "d" * 60 + "/" + "e" * 60 + "/" + "f" * 90  # 212 bytes: ustar prefix + name
+    with tarfile.open(fileobj=io.BytesIO(tar_member(long, b"ok") + b"\0" * 1024)) as tar:
+        assert tar.getnames() == [long] and tar.extractfile(long).read() == b"ok"
 
 
 @settings(max_examples=50, deadline=None)
