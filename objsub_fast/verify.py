@@ -54,6 +54,7 @@ def _check_prompt(actual: dict, canvas_size) -> str | None:
 
     try:
         record = json.loads(actual["json"])
+        record = record.get("task", record)  # VBVR's metadata.json nests the task record
         data = record["object_subtraction_data"]
         derived = interpret_prompt(actual["txt"].decode(), data["objects"], canvas_size)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
@@ -103,7 +104,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     if entry is None:
         report.problems.append(f"{name}: not listed in the manifest")
         entry = {"name": name}
-    reader = fmt.ShardReader(Path(out), entry, report.problems)
+    reader = fmt.ShardReader(Path(out), entry, report.problems, config)
     found = 0
     for start, batch in shard_batches(config, shard, chunk_size):
         for j, expected in enumerate(encode_samples(batch, start, config, fmt)):

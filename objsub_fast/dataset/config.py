@@ -16,6 +16,7 @@ a *run*, which writes every frame to disk and keeps a chunk of frames per worker
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 
 from .._version import __version__
@@ -56,12 +57,17 @@ class RunConfig:
     video_style: str = "fade"
     fps: int = 16
     video_frames: int = 61
+    vbvr_pack: str = "tar"
+    vbvr_parquet: bool | None = None
+    vbvr_split: str = "Out-of-Domain_50"
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
         object.__setattr__(self, "canvas_size", tuple(int(v) for v in self.canvas_size))
         if self.videos is None and self.format in FORMATS:
             object.__setattr__(self, "videos", FORMATS[self.format].VIDEOS_REQUIRED)
+        if self.vbvr_parquet is None:
+            object.__setattr__(self, "vbvr_parquet", _has_pyarrow())
 
     @classmethod
     def from_json(cls, config: dict) -> "RunConfig":
@@ -98,6 +104,19 @@ class RunConfig:
         for ok, message in checks:
             if not ok:
                 raise ParameterError(message)
+        format_checks = (  # (field, ok, message), checked when the run's format reads it
+            ("vbvr_pack", self.vbvr_pack in ("tar", "folders"),
+             f"--vbvr-pack must be tar or folders, got {self.vbvr_pack!r}"),
+            ("vbvr_parquet", not self.vbvr_parquet or _has_pyarrow(),
+             "metadata.parquet needs pyarrow: pip install 'objsub-fast[vbvr]'"),
+            ("vbvr_split", isinstance(self.vbvr_split, str)
+             and re.fullmatch(r"[A-Za-z0-9][\w.-]*", self.vbvr_split) is not None,
+             f"--vbvr-split must be a folder name (letters, digits, . _ -), "
+             f"got {self.vbvr_split!r}"),
+        )
+        for name, ok, message in format_checks:
+            if _FORMAT_FIELDS[name] == self.format and not ok:
+                raise ParameterError(message)
         if FORMATS[self.format].VIDEOS_REQUIRED and not self.videos:
             raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
                                  "ground_truth.mp4)")
@@ -112,6 +131,9 @@ class RunConfig:
         """The configuration as recorded in the manifest."""
         d = asdict(self)
         d["levels"], d["canvas_size"] = list(self.levels), list(self.canvas_size)
+        for name, fmt in _FORMAT_FIELDS.items():
+            if fmt != self.format:
+                del d[name]
         if not self.videos:
             for name in _VIDEO_FIELDS:
                 del d[name]
@@ -126,3 +148,12 @@ class RunConfig:
 #: ``to_json`` derives (left out when a manifest is read back).
 _VIDEO_FIELDS = ("videos", "video_style", "fps", "video_frames")
 _DERIVED = ("video_encoder",)
+#: Fields that only one format reads (left out of ``to_json`` for the others).
+_FORMAT_FIELDS = {"vbvr_pack": "vbvr", "vbvr_parquet": "vbvr", "vbvr_split": "vbvr-bench"}
+
+
+def _has_pyarrow() -> bool:
+    """Whether pyarrow (the ``[vbvr]`` extra, for ``metadata.parquet``) is importable."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None

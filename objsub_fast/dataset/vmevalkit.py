@@ -102,7 +102,7 @@ class ShardWriter(FolderShardWriter):
         return entry
 
 
-def ShardReader(out: Path, entry: dict, problems: list[str]) -> FolderShardReader:
+def ShardReader(out: Path, entry: dict, problems: list[str], config=None) -> FolderShardReader:
     """Reader of one shard's task folders (for ``verify``)."""
     return FolderShardReader(LAYOUT, out)
 
