@@ -30,7 +30,7 @@ def run_main(argv):
     (["--count", "0"], "--count must be an integer >= 1, got 0"),
     (["--count", "-5"], "--count must be an integer >= 1, got -5"),
     (["--levels", "L1,L7"], "--levels must be distinct names from L1,L2,L3,L4, got L1,L7"),
-    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, got 'parquet'"),
+    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, vbvr, vbvr-bench, got 'parquet'"),
     (["--shard-size", "0"], "--shard-size must be an integer >= 1, got 0"),
     (["--workers", "0"], "--workers must be an integer >= 1, got 0"),
     (["--backend", "ray"], "--backend must be one of loky, dask, got 'ray'"),
