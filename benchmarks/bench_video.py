@@ -106,15 +106,31 @@ def pyav_encode(frames, width: int, height: int, fps: int = 16) -> bytes:
     return buf.getvalue()
 
 
+def rendered_transitions(size: int, tasks: int, spec: VideoSpec):
+    """(seeds, levels, batch, RGB frames per task) of the first ``tasks`` tasks of a run."""
+    seeds, levels = task_seeds(0, 0, tasks), task_levels(LEVELS, 0, tasks)
+    batch = generate_batch(seeds, level=levels, canvas_size=size)
+    rgb = [task_frames(batch.first_frames[i], style=spec.style, num_frames=spec.num_frames,
+                       **task_arrays(batch, i)) for i in range(tasks)]
+    return seeds, levels, batch, rgb
+
+
+def bare_encoder_rate(tasks: int, repeats: int, size: int = 256) -> float:
+    """Videos/s (wall, median) of PyAV encoding the pre-rendered RGB frames of ``tasks`` tasks
+    with ENCODER's x264 settings: the issue's bare encoder."""
+    *_, rgb = rendered_transitions(size, tasks, VideoSpec())
+    pyav_encode(rgb[0], size, size)  # warm-up
+    times = [cpu_and_wall(lambda: [pyav_encode(v, size, size) for v in rgb])[1]
+             for _ in range(repeats)]
+    return tasks / statistics.median(times)
+
+
 def bench_paths(size: int, tasks: int, repeats: int) -> list[list]:
     """Rows of the encoder-vs-full table at ``size`` x ``size``."""
     import av
 
     spec = VideoSpec()
-    seeds, levels = task_seeds(0, 0, tasks), task_levels(LEVELS, 0, tasks)
-    batch = generate_batch(seeds, level=levels, canvas_size=size)
-    rgb = [task_frames(batch.first_frames[i], style=spec.style, num_frames=spec.num_frames,
-                       **task_arrays(batch, i)) for i in range(tasks)]
+    seeds, levels, batch, rgb = rendered_transitions(size, tasks, spec)
     yuv = [[av.VideoFrame.from_ndarray(f, format="rgb24").reformat(format="yuv420p")
             for f in video] for video in rgb]
     bare = "bare encoder (PyAV, RGB frames in)"
