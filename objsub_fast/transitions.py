@@ -19,6 +19,8 @@ Styles (:data:`STYLE_NAMES`):
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from .errors import ParameterError
@@ -31,15 +33,28 @@ STYLE_NAMES = ("fade", "shrink", "slide")
 def _draw(frame, mask, left, top, fill, line):
     """Draw sprite ``mask`` (1 outline, 2 fill) at (left, top) into ``frame``, clipped; return
     the rectangle (y0, y1, x0, x1) it may have changed, or None."""
+    return _draw_parts(frame, (mask == 1, mask == 2), left, top, fill, line)
+
+
+@lru_cache(maxsize=4096)
+def _sprite_parts(shape: int, size: int):
+    """(outline, fill) boolean masks of a sprite, computed once."""
+    mask = sprite(shape, size)
+    return mask == 1, mask == 2
+
+
+def _draw_parts(frame, parts, left, top, fill, line):
+    """``_draw`` with the sprite given as its (outline, fill) boolean masks."""
     h, w = frame.shape[:2]
-    s = mask.shape[0]
+    outline, inside = parts
+    s = outline.shape[0]
     y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, h), min(left + s, w)
     if y1 <= y0 or x1 <= x0:
         return None
-    sub = mask[y0 - top:y1 - top, x0 - left:x1 - left]
+    rows, cols = slice(y0 - top, y1 - top), slice(x0 - left, x1 - left)
     view = frame[y0:y1, x0:x1]
-    view[sub == 1] = line
-    view[sub == 2] = fill
+    view[outline[rows, cols]] = line
+    view[inside[rows, cols]] = fill
     return y0, y1, x0, x1
 
 
@@ -139,7 +154,8 @@ def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size):
             placed = place(k, tf)
             if placed is not None:
                 s, x, y, fill, outline = placed
-                drawn.append(_draw(frame, sprite(int(shape[k]), s), x, y, fill, outline))
+                drawn.append(_draw_parts(frame, _sprite_parts(int(shape[k]), s), x, y, fill,
+                                         outline))
         return [r for r in drawn if r is not None]
 
     return draw
