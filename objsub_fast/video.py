@@ -55,6 +55,9 @@ ENCODER = {
     "threads": 1,
 }
 
+#: FFmpeg's codes of the colour tags: BT.601 (SMPTE 170M) matrix, primaries and transfer, and
+#: limited ("tv") range, which is what ``rgb_to_yuv420`` writes.
+_SMPTE170M, _LIMITED_RANGE = 6, 1
 FPS_RANGE = (1, 120)
 FRAMES_RANGE = (2, 1000)
 
@@ -175,10 +178,10 @@ class Mp4Encoder:
         ctx.thread_count = settings["threads"]
         if "thread_type" in settings:  # "SLICE" or "FRAME": only matters with threads != 1
             ctx.thread_type = settings["thread_type"]
-        ctx.colorspace = ctx.color_primaries = ctx.color_trc = 6  # SMPTE 170M (BT.601)
-        ctx.color_range = 1  # limited ("tv", "mpeg")
-        self._frame = av.VideoFrame(width, height, ENCODER["pix_fmt"])
-        self._frame.colorspace, self._frame.color_range = 6, 1
+        ctx.colorspace = ctx.color_primaries = ctx.color_trc = _SMPTE170M
+        ctx.color_range = _LIMITED_RANGE
+        self._frame = av.VideoFrame(width, height, settings["pix_fmt"])
+        self._frame.colorspace, self._frame.color_range = _SMPTE170M, _LIMITED_RANGE
         self._planes = _plane_views(self._frame)
         self._shape = (height, width, 3)
         self._count = 0
