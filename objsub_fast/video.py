@@ -10,7 +10,7 @@ The bytes of a video are a function of its pixels and the encoder build only:
 - x264's analysis of intra 4x4 and 8x8 partitions has SSSE3 "all modes at once" kernels that
   decide differently from its C code (measured: bytes differ with ``asm`` masked to SSE2 or off),
   so the settings leave those partitions out; everything else in :data:`ENCODER` gives the same
-  bytes with x264's C code, SSE2, SSSE3 and AVX-512 paths (``tests/test_video.py``).
+  bytes with x264's C code and its SSE2, AVX, AVX2 and AVX-512 paths (``tests/test_video.py``).
 - The container carries no wall-clock time (mp4 times are 0) and, with ``fflags=+bitexact``, no
   muxer version string. x264's own SEI message (its core version and options) is kept: it
   records how the video was made, and the bytes depend on the x264 build anyway.

@@ -153,9 +153,25 @@ def test_x264_threading_changes_bytes_so_it_is_off(batch, videos):
     assert len({videos["fade"][1], *threaded}) == 3
 
 
-ASM_MASKS = {"C code only": "0"}
-if platform.machine().lower() in ("x86_64", "amd64"):
-    ASM_MASKS["SSE2 (no SSSE3 kernels)"] = "15"  # x264 CPU flags MMX|MMX2|SSE|SSE2
+def _x86_masks() -> dict:
+    """x264 ``asm`` masks of older x86 CPUs that this CPU can run (x264's CPU flag bits: 0-3
+    MMX..SSE2, 4 LZCNT, 5 SSE3, 6 SSSE3, 7-8 SSE4.1/4.2, 9 AVX, 12 FMA3, 13-14 BMI1/2, 15 AVX2;
+    10-11 are AMD's XOP/FMA4, left out)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return {}
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = set(next(line for line in f if line.startswith("flags")).split())
+    except (OSError, StopIteration):
+        return {}
+    levels = {"SSE2 (no SSSE3 kernels)": (15, set()),
+              "AVX": (1023, {"abm", "pni", "ssse3", "sse4_1", "sse4_2", "avx"}),
+              "AVX2 (no AVX-512)": (62463, {"abm", "pni", "ssse3", "sse4_1", "sse4_2", "avx",
+                                            "fma", "bmi1", "bmi2", "avx2"})}
+    return {name: str(mask) for name, (mask, needs) in levels.items() if needs <= flags}
+
+
+ASM_MASKS = {"C code only": "0", **_x86_masks()}
 
 
 @pytest.mark.parametrize("name", list(ASM_MASKS))
