@@ -145,7 +145,8 @@ def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size):
             return (s2, int(round(left[k] + s / 2 - s2 / 2)), int(round(top[k] + s / 2 - s2 / 2)),
                     fill, line)
         # fade (also the fallback of a slide without a clear exit)
-        blend = lambda c: np.rint((1 - tf) * c.astype(float) + tf * white).astype(np.uint8)  # noqa: E731
+        def blend(c):
+            return np.rint((1 - tf) * c.astype(float) + tf * white).astype(np.uint8)
         return s, x, y, blend(fill), blend(line)
 
     def draw(frame, tf):

@@ -111,7 +111,8 @@ def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compile
     h, w = rgb.shape[0], rgb.shape[1]
     for r in range(h):
         for c in range(w):
-            red, green, blue = np.int32(rgb[r, c, 0]), np.int32(rgb[r, c, 1]), np.int32(rgb[r, c, 2])
+            red, green = np.int32(rgb[r, c, 0]), np.int32(rgb[r, c, 1])
+            blue = np.int32(rgb[r, c, 2])
             y_plane[r, c] = ((66 * red + 129 * green + 25 * blue + 128) >> 8) + 16
     for r in range(h // 2):
         for c in range(w // 2):

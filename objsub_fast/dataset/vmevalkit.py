@@ -18,10 +18,10 @@ from .folders import FolderLayout, FolderShardReader, FolderShardWriter
 from .manifest import PROGRESS_DIR
 from .members import MEMBERS
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME", "FINAL_FRAME",
-           "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair", "task_metadata",
-           "ShardWriter", "ShardReader", "owned_paths", "temp_folders", "shard_present",
-           "finalize", "check_dataset", "dataset_parts", "create_dataset"]
+__all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
+           "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
+           "task_metadata", "ShardWriter", "ShardReader", "owned_paths", "temp_folders",
+           "shard_present", "finalize", "check_dataset", "dataset_parts", "create_dataset"]
 
 NAME = "vmevalkit"
 #: Videos are an optional member (``--videos``).

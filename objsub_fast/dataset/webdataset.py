@@ -13,8 +13,9 @@ from .manifest import shard_entry
 from .members import MEMBERS
 from .tar import TAR_END, tar_parts
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "task_metadata", "sample_parts", "ShardWriter", "ShardReader",
-           "owned_paths", "temp_folders", "shard_present", "finalize", "check_dataset"]
+__all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "task_metadata", "sample_parts", "ShardWriter",
+           "ShardReader", "owned_paths", "temp_folders", "shard_present", "finalize",
+           "check_dataset"]
 
 NAME = "webdataset"
 #: Videos are an optional member (``--videos``).
