@@ -155,6 +155,12 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     if not manifest.get("complete"):
         report.problems.append(f"{MANIFEST}: run is incomplete (rerun the same command to "
                                "finish it)")
+    recorded = manifest["config"].get("video_encoder")
+    if config.videos and recorded != config.to_json()["video_encoder"]:
+        report.problems.append(f"{MANIFEST}: the videos were encoded with "
+                               f"{(recorded or {}).get('build')}, this machine has "
+                               f"{config.to_json()['video_encoder']['build']} (or other "
+                               "settings): video bytes are expected to differ")
     entries = {e["shard"]: e for e in manifest.get("shards", [])}
     plan = plan_shards(config.count, config.shard_size)
     jobs = [joblib.delayed(verify_shard)(str(out), config, s, entries.get(s.index), deep=deep)

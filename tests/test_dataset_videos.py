@@ -126,3 +126,13 @@ def test_resumed_run_with_other_video_settings_is_refused(datasets, tmp_path):
         generate(RunConfig(count=7, shard_size=4, seed=11, **{**VIDEO, "video_style": "fade"}),
                  out, workers=1, quiet=True)
     assert json.loads((out / "manifest.json").read_text())["config"]["video_style"] == "shrink"
+
+
+def test_verify_names_a_different_encoder_build(datasets, tmp_path):
+    out = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["config"]["video_encoder"]["build"]["libavcodec"] = "0.0.1"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify(out, workers=1).problems
+    assert len(problems) == 1 and "'libavcodec': '0.0.1'" in problems[0]
+    assert "video bytes are expected to differ" in problems[0]
