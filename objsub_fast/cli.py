@@ -102,6 +102,20 @@ def _add_generate(sub) -> None:
                    help=f"frame size W or WxH, each side in [{min_canvas_side()}, {MAX_CANVAS}] "
                    "(default: 256)")
     p.add_argument("--masks", action="store_true", help="also write instance maps")
+    p.add_argument("--videos", action="store_true", default=None,
+                   help="also write each task's ground-truth video, H.264 mp4 (always on for "
+                   "the vbvr formats)")
+    p.add_argument("--video-style", default="fade",
+                   help="how removed objects go in the videos: fade | shrink | slide "
+                   "(default: %(default)s)")
+    p.add_argument("--fps", type=int, default=16, help="video frame rate (default: %(default)s)")
+    p.add_argument("--video-frames", type=int, default=61,
+                   help="frames per video (default: %(default)s, 3.8 s at 16 fps)")
+    p.add_argument("--vbvr-pack", default="tar",
+                   help="--format vbvr: tar shards (as VBVR ships them) or plain folders: "
+                   "tar | folders (default: %(default)s)")
+    p.add_argument("--vbvr-split", default="Out-of-Domain_50",
+                   help="--format vbvr-bench: the split folder (default: %(default)s)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
@@ -136,8 +150,10 @@ def _generate(args) -> int:
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out))
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
-                       shard_size=shard_size,
-                       canvas_size=args.canvas_size, masks=args.masks)
+                       shard_size=shard_size, canvas_size=args.canvas_size,
+                       masks=args.masks, videos=args.videos, video_style=args.video_style,
+                       fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
+                       vbvr_split=args.vbvr_split)
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                         chunk_size=args.chunk_size, overwrite=args.overwrite,

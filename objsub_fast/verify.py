@@ -54,6 +54,7 @@ def _check_prompt(actual: dict, canvas_size) -> str | None:
 
     try:
         record = json.loads(actual["json"])
+        record = record.get("task", record)  # VBVR's metadata.json nests the task record
         data = record["object_subtraction_data"]
         derived = interpret_prompt(actual["txt"].decode(), data["objects"], canvas_size)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
@@ -103,7 +104,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     if entry is None:
         report.problems.append(f"{name}: not listed in the manifest")
         entry = {"name": name}
-    reader = fmt.ShardReader(Path(out), entry, report.problems)
+    reader = fmt.ShardReader(Path(out), entry, report.problems, config)
     found = 0
     for start, batch in shard_batches(config, shard, chunk_size):
         for j, expected in enumerate(encode_samples(batch, start, config, fmt)):
@@ -154,6 +155,12 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     if not manifest.get("complete"):
         report.problems.append(f"{MANIFEST}: run is incomplete (rerun the same command to "
                                "finish it)")
+    recorded = manifest["config"].get("video_encoder")
+    if config.videos and recorded != config.to_json()["video_encoder"]:
+        report.problems.append(f"{MANIFEST}: the videos were encoded with "
+                               f"{(recorded or {}).get('build')}, this machine has "
+                               f"{config.to_json()['video_encoder']['build']} (or other "
+                               "settings): video bytes are expected to differ")
     entries = {e["shard"]: e for e in manifest.get("shards", [])}
     plan = plan_shards(config.count, config.shard_size)
     jobs = [joblib.delayed(verify_shard)(str(out), config, s, entries.get(s.index), deep=deep)

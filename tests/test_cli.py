@@ -49,7 +49,7 @@ def run_main(argv):
     (["--backend", "dask", "--scheduler", "tcp://h:1", "--scheduler-timeout", "0"],
      "--scheduler-timeout must be in (0, 3600] seconds, got 0.0"),
     (["--levels", "L1,L7"], "--levels must be distinct names from L1,L2,L3,L4, got L1,L7"),
-    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, got 'parquet'"),
+    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, vbvr, vbvr-bench, got 'parquet'"),
     (["--shard-size", "0"], "--shard-size must be an integer >= 1, got 0"),
     (["--workers", "0"], "--workers must be an integer >= 1, got 0"),
     (["--backend", "ray"], "--backend must be one of loky, dask, got 'ray'"),

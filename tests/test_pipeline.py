@@ -157,7 +157,7 @@ def test_full_disk_leaves_nothing_under_a_final_name(fmt, target, tmp_path, monk
 @pytest.mark.parametrize("kwargs,message", [
     ({"count": 0}, "--count must be an integer in \\[1, 10,000,000,000\\]"),
     ({"count": 1, "levels": ("L5",)}, "--levels"),
-    ({"count": 1, "format": "zip"}, "--format must be one of webdataset, vmevalkit"),
+    ({"count": 1, "format": "zip"}, "--format must be one of webdataset, vmevalkit, vbvr, vbvr-bench"),
     ({"count": 1, "shard_size": 0}, "--shard-size must be an integer >= 1"),
     ({"count": 1, "seed": -1}, r"--seed must be an integer in \[0, "),
     ({"count": 1, "canvas_size": (10, 10)}, "--canvas-size"),

@@ -9,16 +9,23 @@ Limits of a run (each named in its error message):
 - canvas: each side in [``min_canvas_side()``, 4096]. The engine accepts any side in [16, 8192]
   for library use (one batch in memory). A run's default objects scale with the canvas (5-8
   objects of 20-40 px at 256, 10-20 px at 128); below 128 they shrink under 10 px, too small to
-  show a shape, so 128 is the floor, and the engine's own geometry check must accept it too. At 4096x4096 a chunk is a single
-  task (48 MiB per frame array).
+  show a shape, so 128 is the floor, and the engine's own geometry check must accept it too.
+  At 4096x4096 a chunk is a single task (48 MiB per frame array).
 - count: at most ``MAX_COUNT`` = 10**10 tasks (a task key has 10 digits) in at most
   ``MAX_SHARDS`` = 10**6 shards (a shard name has 6 digits, so that brace patterns and sorted
   names list every shard in order).
 - shard size: ``default_shard_size(count)`` unless given: 1/8 of the count rounded down (so
   that a DataLoader with up to 8 workers gets a shard each), at most 10,000 tasks.
+
+Videos: ``videos`` adds each task's ground-truth transition (``objsub_fast.video``) as a member,
+drawn with ``video_style`` at ``fps`` for ``video_frames`` frames. None means the format's
+default (on for the VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The
+video fields and the encoder settings and build (``video_encoder``) appear in ``to_json`` only
+when videos are on, so a dataset without videos records what it always did.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 
@@ -109,12 +116,35 @@ class RunConfig:
     canvas_size: tuple = (256, 256)
     masks: bool = False
     generator_version: str = field(default=__version__)
+    videos: bool | None = None
+    video_style: str = "fade"
+    fps: int = 16
+    video_frames: int = 61
+    vbvr_pack: str = "tar"
+    vbvr_parquet: bool | None = None
+    vbvr_split: str = "Out-of-Domain_50"
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
         object.__setattr__(self, "canvas_size", tuple(self.canvas_size))
         if self.shard_size is None and _is_int(self.count) and self.count >= 1:
             object.__setattr__(self, "shard_size", default_shard_size(self.count))
+        if self.videos is None and self.format in FORMATS:
+            object.__setattr__(self, "videos", FORMATS[self.format].VIDEOS_REQUIRED)
+        if self.vbvr_parquet is None:
+            object.__setattr__(self, "vbvr_parquet", _has_pyarrow())
+
+    @classmethod
+    def from_json(cls, config: dict) -> "RunConfig":
+        """The RunConfig a manifest's ``config`` records (``to_json`` inverted)."""
+        fields = {k: v for k, v in config.items() if k not in _DERIVED}
+        return cls(**{"videos": False, **fields})
+
+    def video_spec(self):
+        """The ``objsub_fast.video.VideoSpec`` of this run's videos."""
+        from ..video import VideoSpec
+
+        return VideoSpec(self.video_style, self.fps, self.video_frames)
 
     def validate(self) -> "RunConfig":
         """Raise ParameterError naming the first bad parameter and its allowed range."""
@@ -148,14 +178,60 @@ class RunConfig:
         for ok, message in checks:
             if not ok:
                 raise ParameterError(message)
+        format_checks = (  # (field, ok, message), checked when the run's format reads it
+            ("vbvr_pack", self.vbvr_pack in ("tar", "folders"),
+             f"--vbvr-pack must be tar or folders, got {self.vbvr_pack!r}"),
+            ("vbvr_parquet", not self.vbvr_parquet or _has_pyarrow(),
+             "metadata.parquet needs pyarrow: pip install 'objsub-fast[vbvr]'"),
+            ("vbvr_split", isinstance(self.vbvr_split, str)
+             and re.fullmatch(r"[A-Za-z0-9][\w.-]*", self.vbvr_split) is not None,
+             f"--vbvr-split must be a folder name (letters, digits, . _ -), "
+             f"got {self.vbvr_split!r}"),
+        )
+        for name, ok, message in format_checks:
+            if _FORMAT_FIELDS[name] == self.format and not ok:
+                raise ParameterError(message)
+        if FORMATS[self.format].VIDEOS_REQUIRED and not self.videos:
+            raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
+                                 "ground_truth.mp4)")
+        if self.videos:
+            from ..video import check_canvas
+
+            self.video_spec().validate()
+            check_canvas(*self.canvas_size)
         return self
 
     def to_json(self) -> dict:
         """The configuration as recorded in the manifest."""
         d = asdict(self)
         d["levels"], d["canvas_size"] = list(self.levels), list(self.canvas_size)
+        for name, fmt in _FORMAT_FIELDS.items():
+            if fmt != self.format:
+                del d[name]
+        if not self.videos:
+            for name in _VIDEO_FIELDS:
+                del d[name]
+        else:
+            settings = self.video_spec().settings()
+            d["video_encoder"] = {"settings": settings["encoder"],
+                                  "build": settings["encoder_build"]}
         return d
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: The video fields of RunConfig (left out of ``to_json`` without videos), and the keys that
+#: ``to_json`` derives (left out when a manifest is read back).
+_VIDEO_FIELDS = ("videos", "video_style", "fps", "video_frames")
+_DERIVED = ("video_encoder",)
+#: Fields that only one format reads (left out of ``to_json`` for the others).
+_FORMAT_FIELDS = {"vbvr_pack": "vbvr", "vbvr_parquet": "vbvr", "vbvr_split": "vbvr-bench"}
+
+
+def _has_pyarrow() -> bool:
+    """Whether pyarrow (the ``[vbvr]`` extra, for ``metadata.parquet``) is importable."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None

@@ -4,6 +4,9 @@ Adding a format is one module and one row here. A format module provides:
 
 ``NAME``
     Its name (the row's key).
+``VIDEOS_REQUIRED``
+    Whether its layout needs the ground-truth video member (then videos default to on and
+    cannot be turned off).
 ``shard_name(k)``
     Shard ``k``'s name in the manifest (a file, or a label for a set of folders).
 ``stored_bytes(samples, block) -> int`` (optional)
@@ -14,7 +17,7 @@ Adding a format is one module and one row here. A format module provides:
 ``ShardWriter(out, shard, config)``
     Context manager: ``write_samples(samples)`` per chunk (``members.encode_samples``), then
     ``finish()`` -> the shard's manifest entry; nothing under a final name on error.
-``ShardReader(out, entry, problems)``
+``ShardReader(out, entry, problems, config)``
     For ``verify``: ``get(expected_sample)`` -> actual members or None, ``leftovers()``,
     ``digest()`` (the shard hash to compare with the manifest, None if unknown).
 ``owned_paths(out)``, ``temp_folders(out)``
@@ -32,13 +35,15 @@ Adding a format is one module and one row here. A format module provides:
 """
 from __future__ import annotations
 
-from . import vmevalkit, webdataset
+from . import vbvr, vbvr_bench, vmevalkit, webdataset
 
 __all__ = ["FORMATS", "get_format"]
 
 FORMATS = {
     webdataset.NAME: webdataset,
     vmevalkit.NAME: vmevalkit,
+    vbvr.NAME: vbvr,
+    vbvr_bench.NAME: vbvr_bench,
 }
 
 

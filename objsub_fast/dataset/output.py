@@ -55,7 +55,9 @@ def _our_artifacts(fmt, out: Path) -> list[Path]:
 def _config_diff(old, new: dict) -> str:
     if not isinstance(old, dict):
         return "unreadable manifest"
-    diffs = [f"{k}: {old.get(k)!r} there vs {new[k]!r} now" for k in new if old.get(k) != new[k]]
+    keys = list(new) + [k for k in old if k not in new]
+    diffs = [f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now" for k in keys
+             if old.get(k) != new.get(k)]
     return "; ".join(diffs) or "unknown difference"
 
 

@@ -11,7 +11,7 @@ from ..errors import ParameterError
 from ..shards import Shard, chunks, task_levels, task_seeds
 
 __all__ = ["CHUNK_FRAME_BYTES", "MAX_CHUNK_BYTES", "auto_chunk_size", "max_chunk_size",
-           "check_chunk_size", "shard_batches"]
+           "check_chunk_size", "shard_batches", "range_batches"]
 
 #: Byte budget of one chunk's frame array (N, H, W, 3): bounds a worker's memory (two such
 #: arrays, plus instance maps with masks, reused for every chunk of a shard). At 256x256 that
@@ -71,13 +71,19 @@ def shard_batches(config, shard: Shard, chunk_size: int | None):
     arrays would be page-faulted and zeroed by the kernel on every chunk. So a batch's frames
     are valid only until the next one is requested.
     """
+    size = min(chunk_size or auto_chunk_size(config.canvas_size), shard.count)
+    yield from range_batches(config, chunks(shard, size), size)
+
+
+def range_batches(config, ranges, size: int):
+    """Yield (start, engine batch) of each task range ``(start, stop)`` (at most ``size``
+    tasks), drawn into one set of reused frame buffers (see ``shard_batches``)."""
     from ..engine import generate_batch
 
-    size = min(chunk_size or auto_chunk_size(config.canvas_size), shard.count)
     w, h = config.canvas_size
     shapes = [(size, h, w, 3)] * 2 + ([(size, h, w)] if config.masks else [])
     buffers = [np.empty(shape, dtype=np.uint8) for shape in shapes]
-    for start, stop in chunks(shard, size):
+    for start, stop in ranges:
         yield start, generate_batch(task_seeds(config.seed, start, stop),
                                     level=task_levels(config.levels, start, stop),
                                     canvas_size=config.canvas_size, masks=config.masks,

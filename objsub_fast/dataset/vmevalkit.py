@@ -21,13 +21,15 @@ from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_
 from .manifest import PROGRESS_DIR
 from .members import MEMBERS
 
-__all__ = ["NAME", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME", "FINAL_FRAME",
-           "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair", "task_metadata",
-           "stored_bytes", "ShardWriter", "ShardReader", "owned_paths", "temp_folders",
-           "shard_present", "extend", "finalize", "check_dataset", "dataset_parts",
-           "create_dataset"]
+__all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
+           "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
+           "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
+           "temp_folders", "shard_present", "extend", "finalize", "check_dataset",
+           "dataset_parts", "create_dataset"]
 
 NAME = "vmevalkit"
+#: Videos are an optional member (``--videos``).
+VIDEOS_REQUIRED = False
 #: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
 TASK_ROOT = "object_subtraction_task"
 DATASET_FILE = "vmeval_dataset.json"
@@ -110,7 +112,7 @@ class ShardWriter(FolderShardWriter):
         return entry
 
 
-def ShardReader(out: Path, entry: dict, problems: list[str]) -> FolderShardReader:
+def ShardReader(out: Path, entry: dict, problems: list[str], config=None) -> FolderShardReader:
     """Reader of one shard's task folders (for ``verify``)."""
     return FolderShardReader(LAYOUT, out)
 
