@@ -12,7 +12,7 @@ True
 """
 from __future__ import annotations
 
-__all__ = ["UsageError", "ParameterError", "InterpretError"]
+__all__ = ["UsageError", "ParameterError", "InterpretError", "TaskError", "VideoError"]
 
 
 class UsageError(ValueError):
@@ -25,3 +25,13 @@ class ParameterError(UsageError):
 
 class InterpretError(ValueError):
     """A prompt whose words do not fit the scene (``interpret_prompt`` refuses to guess)."""
+
+
+class TaskError(UsageError):
+    """A task (question) record the scorer cannot use; the message names the field and the
+    allowed values. The scorer writes it into that task's result record and goes on."""
+
+
+class VideoError(UsageError):
+    """A model output the scorer cannot read or place on the canvas (missing, empty,
+    undecodable, or not showing the task's first frame); written into that task's record."""

@@ -16,17 +16,13 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from .api import score_video, task_fields
+from .api import error_record, score_video, task_fields
 from .layout import find_jobs
-from .metrics import METRICS
+from .thresholds import METRICS, SHORT_NAMES
 
 ALL = "*"
-#: Column titles of the printed table (the CSV uses the full metric names).
-SHORT_NAMES = {"final_object_match": "final_iou", "removed_object_count": "count",
-               "kept_object_stability": "kept", "motion_continuity": "motion",
-               "rule_accuracy": "rule"}
-SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate") + tuple(
-    f"{m}_pass" for m in METRICS) + ("mean_iou",)
+SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate",
+                   "mean_score") + tuple(f"{m}_pass" for m in METRICS) + ("mean_iou",)
 
 
 def add_arguments(parser) -> None:
@@ -62,11 +58,9 @@ def score_job(job) -> dict:
     try:
         record = job.load_record()
     except ValueError as exc:
-        return {**head, "level": None, "rule_kind": None, "error": str(exc), "frames": 0,
-                "metrics": {}, "pass": False}
+        return error_record({**head, "level": None, "rule_kind": None}, str(exc))
     if job.output is None:
-        res = {**task_fields(record), "error": f"missing: no model output for {job.task_id}",
-               "frames": 0, "metrics": {}, "pass": False}
+        res = error_record(task_fields(record), f"missing: no model output for {job.task_id}")
     else:
         res = score_video(record, job.output)
         res.pop("source", None)
@@ -87,7 +81,8 @@ def summarize(results) -> list[dict]:
         scored = [r for r in rs if not r.get("error")]
         row = {"model": model, "level": lv, "rule_kind": kind, "tasks": len(rs),
                "errors": len(rs) - len(scored),
-               "pass_rate": round(sum(bool(r["pass"]) for r in rs) / len(rs), 4)}
+               "pass_rate": round(sum(bool(r["pass"]) for r in rs) / len(rs), 4),
+               "mean_score": round(sum(r.get("score", 0.0) for r in rs) / len(rs), 4)}
         for m in METRICS:
             verdicts = [r["metrics"][m]["pass"] for r in scored
                         if r["metrics"].get(m, {}).get("pass") is not None]
