@@ -40,6 +40,8 @@ MATCH_RADIUS = 0.35
 AREA_RANGE = (0.4, 2.5)
 #: Largest anisotropy sx / sy (or sy / sx) a mapping may have.
 MAX_ANISOTROPY = 3.0
+#: A single scale for both axes is kept when its fit leaves at most this rms error (canvas px).
+UNIFORM_RMS_PX = 0.75
 #: Hypotheses refined by least squares (the best by matched count).
 REFINED = 12
 #: Components of frame 0 considered (the largest first); the rest are texture.
@@ -131,7 +133,8 @@ def _evaluate(hyp, model, comps, cpos, carea):
     d = np.hypot(u[:, None, :] - model.ucx[None, :, None],
                  v[:, None, :] - model.ucy[None, :, None])              # (N, M, K)
     ratio = carea[None, None, :] / (model.area[None, :, None] * (sx * sy)[:, :, None])
-    colour_ok = (comps.color[None, :] == model.color[:, None]) | (comps.color[None, :] < 0)
+    colour_ok = ((comps.color[None, :] == model.color[:, None]) | (comps.color[None, :] < 0)) \
+        & ~comps.edge[None, :]
     ok = (colour_ok[None] & (d <= MATCH_RADIUS * model.size[None, :, None])
           & (ratio >= AREA_RANGE[0]) & (ratio <= AREA_RANGE[1]))
     d = np.where(ok, d, np.inf)
@@ -142,19 +145,31 @@ def _evaluate(hyp, model, comps, cpos, carea):
 
 
 def _refine(h, model, cpos, comp):
-    """Least-squares (scale, shift) per axis over the matched objects of one hypothesis."""
+    """Least-squares mapping over the matched objects of one hypothesis: one scale for both
+    axes when it fits within :data:`UNIFORM_RMS_PX` (canvas px), else one per axis; an axis
+    whose matches do not spread over two object sizes keeps its scale and fits its shift."""
     hit = comp >= 0
+    if not hit.any():
+        return h
+    uv = np.stack([model.ucx[hit], model.ucy[hit]], axis=1)
+    xy = cpos[comp[hit]]
+    spread = np.ptp(uv, axis=0) > 2 * model.size.min()
+    if hit.sum() >= 2 and spread.any():
+        um, xm = uv.mean(axis=0), xy.mean(axis=0)
+        s = float(((uv - um) * (xy - xm)).sum() / ((uv - um) ** 2).sum())
+        t = xm - s * um
+        rms = np.sqrt(((xy - (s * uv + t)) ** 2).sum(axis=1).mean()) / s if s > 0 else np.inf
+        if rms <= UNIFORM_RMS_PX * min(model.canvas_size) / 256:
+            return np.array([s, s, t[0], t[1]])
     out = h.copy()
-    for axis, (uc, s_i, t_i) in enumerate(((model.ucx, 0, 2), (model.ucy, 1, 3))):
-        u = uc[hit]
-        x = cpos[comp[hit], axis]
-        if u.size >= 2 and np.ptp(u) > 2 * model.size.min():
+    for axis in (0, 1):
+        u, x = uv[:, axis], xy[:, axis]
+        if spread[axis] and u.size >= 2:
             s, t = np.polyfit(u, x, 1)
             if s > 0:
-                out[s_i], out[t_i] = s, t
+                out[axis], out[axis + 2] = s, t
                 continue
-        if u.size:
-            out[t_i] = float(np.mean(x - out[s_i] * u))
+        out[axis + 2] = float(np.mean(x - out[axis] * u))
     return out
 
 
