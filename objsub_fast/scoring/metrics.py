@@ -242,12 +242,18 @@ class Tracker:
         self.ref_x[hit], self.ref_y[hit] = pos[hit, 0], pos[hit, 1]
         self.ref_area[hit] = comps.area[idx]
         self.last_seen[hit] = t
+        if t == 0:
+            # Colour and shape changes are judged against each object's own read-out in frame 0
+            # (blur or a restyle changes both frames alike), the task's values where unseen.
+            self.own_color = np.where(hit, -1, m.color)
+            self.own_color[hit] = np.where(comps.color[idx] >= 0, comps.color[idx], m.color[hit])
+            self.own_shape = np.where(hit, shape_of, m.shape)
         col_ok = np.ones(len(comp_of), bool)
-        col_ok[hit] = (comps.color[idx] == m.color[hit]) | (comps.color[idx] < 0)
+        col_ok[hit] = (comps.color[idx] == self.own_color[hit]) | (comps.color[idx] < 0)
         self.positions.append(pos)
         self.present.append(hit)
         self.color_ok.append(col_ok)
-        self.shape_ok.append(~hit | (shape_of == m.shape))
+        self.shape_ok.append(~hit | (shape_of == self.own_shape))
         self.cameras.append(cam)
         self.ink.append(self._ink(frame, cam))
         zones = [tuple(comps.bbox[c] + (-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN))

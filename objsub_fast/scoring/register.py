@@ -127,6 +127,9 @@ def _evaluate(hyp, model, comps, cpos, carea):
 
     Returns (count (N,), comp index (N, M) or -1, distance (N, M) in canvas px).
     """
+    if not len(comps):
+        m = len(model.size)
+        return np.zeros(len(hyp), int), np.full((len(hyp), m), -1), np.full((len(hyp), m), np.inf)
     sx, sy, tx, ty = (hyp[:, i, None] for i in range(4))
     u = (cpos[None, :, 0] - tx) / sx                                    # (N, K) canvas coords
     v = (cpos[None, :, 1] - ty) / sy
