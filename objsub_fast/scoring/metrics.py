@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import TaskError
 from ..render import sprite
 from ..vocabulary import COLORS, SHAPES
 from .camera import apply_camera, estimate_camera
@@ -53,7 +54,10 @@ class TaskModel:
     """
 
     def __init__(self, record: dict):
-        q = check_question(record)
+        try:
+            q = check_question(record)
+        except TaskError as exc:
+            raise TaskError(f"bad task record: {exc}") from None
         objects = q.objects
         self.question = q
         self.task_id, self.level, self.rule_kind = q.task_id, q.level, q.rule_kind
