@@ -135,7 +135,8 @@ def _draw_frame(frame, index, res, tracker, font):
             draw.line([px - 4, py, px + 4, py], fill=colour, width=2)
             draw.line([px, py - 4, px, py + 4], fill=colour, width=2)
         label = f"{oid} {status}"
-        tx, ty = box[0], max(0, box[1] - 11)
+        width = draw.textlength(label, font=font)
+        tx, ty = max(0, min(box[0], img.width - width - 1)), max(0, box[1] - 11)
         draw.rectangle(draw.textbbox((tx, ty), label, font=font), fill=(255, 255, 255))
         draw.text((tx, ty), label, fill=colour, font=font)
     draw.text((4, STRIP_HEIGHT - 14), f"frame {index}", fill=(0, 0, 0), font=font)
