@@ -132,6 +132,9 @@ def check_question(record) -> Question:
     """
     data = _field(record, "object_subtraction_data", "the task record")
     raw_canvas = record.get("canvas_size", [256, 256])
+    if not (_is_int(raw_canvas) or isinstance(raw_canvas, (list, tuple))):
+        raise TaskError("canvas_size must be an int or a (width, height) pair; "
+                        f"got {raw_canvas!r}")
     try:
         canvas = check_canvas(raw_canvas)
     except ParameterError as exc:
