@@ -9,8 +9,9 @@ others still does.
 Estimation (:func:`estimate_camera`), robust by construction:
 
 - Points are the kept objects matched in the frame; the removed objects never vote, except that
-  when fewer than three kept objects are matched, removed objects still whole and in place (where
-  the previous camera puts them, at their drawn area) are added.
+  when fewer than three kept objects are matched, the removed objects are added as long as every
+  one of them is still whole and where frame 0 showed it (``metrics.Tracker``); from the first
+  frame one of them changes, they never vote again.
 - Three or more points: least median of squares over the similarity transforms of every pair of
   points (and the previous camera): the one whose ``ceil(n / 2)``-th smallest residual is least
   wins, then a least-squares refit over the points within :data:`INLIER_PX` of it. One drifting
@@ -48,6 +49,18 @@ def _fit(p, q, center):
     return s, float(t[0]), float(t[1])
 
 
+def _pair_fits(p, q, center) -> np.ndarray:
+    """Least-squares (s, tx, ty) of every pair of points, (n (n - 1) / 2, 3)."""
+    i, j = np.triu_indices(len(p), 1)
+    a = np.stack([q[i], q[j]], axis=1) - center        # (P, 2, 2)
+    b = np.stack([p[i], p[j]], axis=1) - center
+    a0, b0 = a - a.mean(axis=1, keepdims=True), b - b.mean(axis=1, keepdims=True)
+    den = (a0 ** 2).sum(axis=(1, 2))
+    s = np.where(den > 1e-9, (a0 * b0).sum(axis=(1, 2)) / np.maximum(den, 1e-9), 1.0)
+    t = b.mean(axis=1) - s[:, None] * a.mean(axis=1)
+    return np.column_stack([s, t])
+
+
 def _residuals(p, q, cam, center):
     return np.hypot(*(p - apply_camera(q, cam, center)).T)
 
@@ -78,15 +91,14 @@ def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.
     n = len(p)
     tol = INLIER_PX * unit
     if n >= 3:
-        cands = [tuple(prev)]
-        for i in range(n):
-            for j in range(i + 1, n):
-                cands.append(_fit(p[[i, j]], q[[i, j]], center))
+        cands = np.vstack([np.asarray(prev, float)[None], _pair_fits(p, q, center)])  # (C, 3)
+        seen = center + cands[:, :1, None] * (q - center)[None] + cands[:, None, 1:]  # (C, n, 2)
+        resid = np.hypot(*(p[None] - seen).transpose(2, 0, 1))                      # (C, n)
         k = (n + 1) // 2 - 1
-        scores = [np.partition(_residuals(p, q, c, center), k)[k] for c in cands]
-        best = cands[int(np.argmin(scores))]
-        inl = _residuals(p, q, best, center) <= max(tol, float(min(scores)) * 1.5)
-        return _fit(p[inl], q[inl], center) if inl.sum() >= 2 else best
+        scores = np.partition(resid, k, axis=1)[:, k]
+        b = int(np.argmin(scores))
+        inl = resid[b] <= max(tol, float(scores[b]) * 1.5)
+        return _fit(p[inl], q[inl], center) if inl.sum() >= 2 else tuple(cands[b])
     if n == 2:
         cam = _fit(p, q, center)
         if _residuals(p, q, cam, center).max() <= tol and abs(cam[0] - prev[0]) <= MAX_ZOOM_STEP:

@@ -28,8 +28,10 @@ __all__ = ["TaskModel", "Tracker", "score_frames", "THRESHOLDS", "METRICS"]
 #: Object zones (left out of the global-change test) are their boxes grown by this many px.
 ZONE_MARGIN = 3
 #: Removed objects vote for the camera (when few kept objects are seen) while their area is
-#: within this range of the drawn area (scaled by the zoom): they have not started to change.
+#: within this range of the drawn area: they have not started to change.
 WHOLE_RANGE = (0.75, 1.33)
+#: ... and while each stays within this many px (at 256) of where frame 0 showed it.
+NEAR_PX = 1.5
 #: A transition frame has the removed objects' ink between these fractions of the way gone.
 TRANSITION_BAND = (0.1, 0.9)
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
@@ -163,6 +165,7 @@ class Tracker:
         self.last_seen = np.full(len(m.cx), -1)
         self.positions, self.present, self.color_ok, self.shape_ok = [], [], [], []
         self.cameras, self.ink = [], []
+        self.removed_vote, self.first_seen = True, None
         self.max_step = 0.0
         self.max_global = 0.0
         self.prev_cls = None
@@ -195,14 +198,20 @@ class Tracker:
         p = np.stack([px, py], axis=1)
         kept = hit & ~m.removed & self.visible
         vote = kept
-        if kept.sum() < 3:
+        if kept.sum() < 3 and self.removed_vote:
+            # Removed objects vote only until the first of them changes (moves off its frame-0
+            # place, changes size or goes): after that they could drag the camera along.
             area = np.full(len(hit), np.nan)
             area[hit] = comps.area[idx]
-            ratio = area / (m.area * prev[0] ** 2)
-            near = np.hypot(*(p - apply_camera(q, prev, m.center)).T) <= 2 * m.unit
-            whole = hit & m.removed & self.visible & (ratio >= WHOLE_RANGE[0]) \
-                & (ratio <= WHOLE_RANGE[1]) & near
-            vote = kept | whole
+            ratio = area / m.area
+            if self.first_seen is None:
+                self.first_seen = p.copy()
+            rem = m.removed & self.visible & np.isfinite(self.first_seen[:, 0])
+            still = hit & (np.hypot(*(p - self.first_seen).T) <= NEAR_PX * m.unit) \
+                & (ratio >= WHOLE_RANGE[0]) & (ratio <= WHOLE_RANGE[1])
+            self.removed_vote = bool(still[rem].all())
+            if self.removed_vote:
+                vote = kept | rem
         return estimate_camera(p[vote], q[vote], m.center, prev, m.unit), p
 
     def _ink(self, frame, cam) -> float:

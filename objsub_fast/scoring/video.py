@@ -114,8 +114,8 @@ class CanvasWarp:
 
     The part of the canvas the frame shows is resampled from the frame (bilinear, antialiased
     when shrinking); the rest (cut off by a crop) stays white and is reported as not visible.
-    Decoded video frames are scaled by swscale straight from their YUV planes to the canvas
-    scale and then cut, so a 1080p frame is never converted to RGB at full size.
+    Decoded video frames are converted to RGB at their size (swscale's unscaled fast path) and
+    the canvas sampled from them at its exact sub-pixel place.
 
     Attributes
     ----------
@@ -135,11 +135,10 @@ class CanvasWarp:
                     max(0, int(round(m.sx * u0 + m.tx))), min(w, int(round(m.sx * u1 + m.tx))))
         self.identity = (m.sx, m.sy, m.tx, m.ty) == (1.0, 1.0, 0.0, 0.0) and \
             self.source_size == self.canvas_size
-        # swscale path: scale the whole frame to about the canvas scale, then sample the canvas
-        # part at its exact sub-pixel place (2-tap linear per axis).
-        self.scaled = (max(2, int(round(w / m.sx))), max(2, int(round(h / m.sy))))
-        self._taps = (_taps(u0, u1, m.sx, m.tx, w / self.scaled[0], self.scaled[0])
-                      + _taps(v0, v1, m.sy, m.ty, h / self.scaled[1], self.scaled[1]))
+        # Video path: swscale's unscaled YUV -> RGB conversion (its fast path, cheaper than any
+        # of its scalers), then the canvas part sampled at its exact sub-pixel place (2-tap
+        # linear per axis). Flat-coloured frames need no antialiasing filter.
+        self._taps = _taps(u0, u1, m.sx, m.tx, w) + _taps(v0, v1, m.sy, m.ty, h)
 
     def _blank(self) -> np.ndarray:
         cw, ch = self.canvas_size
@@ -164,9 +163,7 @@ class CanvasWarp:
         """Map one decoded ``av.VideoFrame`` onto the canvas."""
         if self.identity:
             return reformatter.reformat(frame, format="rgb24").to_ndarray()
-        sw, sh = self.scaled
-        rgb = reformatter.reformat(frame, width=sw, height=sh, format="rgb24",
-                                   interpolation="AREA").to_ndarray()
+        rgb = reformatter.reformat(frame, format="rgb24").to_ndarray()
         out = self._blank()
         u0, v0, u1, v1 = self.rect
         if u1 > u0 and v1 > v0:
@@ -174,28 +171,30 @@ class CanvasWarp:
         return out
 
 
-def _taps(a: int, b: int, s: float, t: float, e: float, n: int):
+def _taps(a: int, b: int, s: float, t: float, n: int):
     """Source index and weight of the next one, for canvas pixels a..b-1 along one axis.
 
-    Canvas pixel centre u + 0.5 is frame point s (u + 0.5) + t, which is pixel
-    (s (u + 0.5) + t) / e - 0.5 of the frame scaled by 1 / e (n pixels).
+    Canvas pixel centre u + 0.5 is frame point s (u + 0.5) + t, i.e. frame pixel
+    s (u + 0.5) + t - 0.5 (of n pixels).
     """
-    pos = np.clip((s * (np.arange(a, b) + 0.5) + t) / e - 0.5, 0, n - 1)
+    pos = np.clip(s * (np.arange(a, b) + 0.5) + t - 0.5, 0, n - 1)
     idx = np.minimum(np.floor(pos).astype(np.int64), n - 2)
-    return idx, (pos - idx).astype(np.float32)
+    return idx, np.rint((pos - idx) * 256).astype(np.int64)
 
 
 @kernel(nogil=True)
 def _sample(src, out, u0, v0, xi, xw, yi, yw):
-    """out[v0 + j, u0 + i] = src linearly interpolated at (yi[j] + yw[j], xi[i] + xw[i])."""
+    """out[v0 + j, u0 + i] = src linearly interpolated at (yi[j] + yw[j] / 256,
+    xi[i] + xw[i] / 256), in 8-bit fixed point."""
     for j in range(yi.shape[0]):
         y, wy = yi[j], yw[j]
+        row0, row1, dst = src[y], src[y + 1], out[v0 + j]
         for i in range(xi.shape[0]):
             x, wx = xi[i], xw[i]
             for c in range(3):
-                top = src[y, x, c] * (1 - wx) + src[y, x + 1, c] * wx
-                bot = src[y + 1, x, c] * (1 - wx) + src[y + 1, x + 1, c] * wx
-                out[v0 + j, u0 + i, c] = np.uint8(top * (1 - wy) + bot * wy + 0.5)
+                top = np.int64(row0[x, c]) * (256 - wx) + np.int64(row0[x + 1, c]) * wx
+                bot = np.int64(row1[x, c]) * (256 - wx) + np.int64(row1[x + 1, c]) * wx
+                dst[u0 + i, c] = (top * (256 - wy) + bot * wy + 32768) >> 16
 
 
 def _natural_key(name: str):
