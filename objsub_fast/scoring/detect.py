@@ -55,6 +55,10 @@ from .._numba import kernel
 from ..render import palette, sprite
 from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
 
+__all__ = ["Components", "Detector", "class_lut", "shape_templates", "classify_shapes",
+           "component_colors", "match", "BG", "OUTLINE", "OTHER", "COLOR_CLASS0",
+           "CLASS_TOLERANCE"]
+
 #: Pixel classes.
 BG, OUTLINE, OTHER = 0, 1, 8
 #: Class of colour code c is c + COLOR_CLASS0.

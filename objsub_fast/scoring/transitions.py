@@ -25,6 +25,9 @@ import numpy as np
 from ..render import sprite
 from ..vocabulary import COLOR_RGB, OUTLINE_RGB
 
+__all__ = ["STYLE_NAMES", "render_transition", "write_transition", "write_video", "letterbox",
+           "task_frames", "task_arrays", "plan_slides", "whiten"]
+
 STYLE_NAMES = ("fade", "shrink", "slide")
 
 
@@ -173,6 +176,18 @@ def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=No
     (N, F, H, W, 3) uint8
         F * H * W * 3 bytes per task (6 MiB for 32 frames at 256x256): render large batches
         in slices with ``tasks``, or write each task with :func:`write_transition`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from objsub_fast import generate_batch
+    >>> batch = generate_batch([1, 2])
+    >>> video = render_transition(batch, style="shrink", num_frames=6, tasks=[1])
+    >>> video.shape
+    (1, 6, 256, 256, 3)
+    >>> bool(np.array_equal(video[0, 0], batch.first_frames[1])
+    ...      and np.array_equal(video[0, -1], batch.final_frames[1]))
+    True
     """
     if style not in STYLE_NAMES:
         raise ValueError(f"style must be one of {STYLE_NAMES}, got {style!r}")
