@@ -49,55 +49,69 @@ def object_status(res: dict, object_id: int, removed: bool, seen: bool) -> str:
     return "kept"
 
 
+def _ids(ids) -> str:
+    return ", ".join(map(str, ids))
+
+
+def _why_final(f: dict) -> list[str]:
+    return [f"The final frame matches the expected final frame at IoU {f['iou']:.2f} "
+            f"(needs {THRESHOLDS['final_object_match']['min_iou']:.2f})."]
+
+
+def _why_kept(k: dict) -> list[str]:
+    limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
+    out = [f"Kept object {oid} moved {k['per_object_px'][oid]:.1f} px on average relative to "
+           f"the camera (allowed {limit:g} px)." for oid in k["moved"]]
+    return out + [f"Kept object(s) {_ids(k[key])} {what}." for key, what in
+                  (("vanished", "vanished"), ("changed_color", "changed colour"),
+                   ("changed_shape", "changed shape")) if k[key]]
+
+
+def _why_motion(c: dict) -> list[str]:
+    th = THRESHOLDS["motion_continuity"]
+    checks = [
+        (c["absent_at_start"], f"Object(s) {_ids(c['absent_at_start'])} are missing from the "
+                               "first frame: the video does not start from the task's first "
+                               "frame."),
+        (c["hard_cut"], f"Hard cut: the removed objects vanish with {c['transition_frames']} "
+                        f"transition frame(s) (needs {th['min_transition_frames']})."),
+        (c["reappeared"], f"Removed object(s) {_ids(c['reappeared'])} came back."),
+        (c["max_step_px"] > c["step_limit_px"],
+         f"An object jumped {c['max_step_px']:.0f} px between two frames (allowed "
+         f"{c['step_limit_px']:.0f} px)."),
+        (c["max_global_change"] > th["max_global_change"],
+         f"{100 * c['max_global_change']:.0f}% of the canvas changed between two frames away "
+         "from the objects (a cut or a new scene)."),
+    ]
+    return [text for failed, text in checks if failed]
+
+
+def _why_camera(cam: dict) -> list[str]:
+    return [f"The camera moves too much: zoom up to {100 * cam['max_zoom']:.1f}% (allowed "
+            f"{100 * THRESHOLDS['camera_motion']['max_zoom']:.0f}%), pan up to "
+            f"{cam['max_pan_px']:.0f} px (allowed {cam['pan_limit_px']:.0f} px)."]
+
+
+def _why_count(n: dict) -> list[str]:
+    return [f"{n['removed']} object(s) are gone at the end; the task removes {n['expected']}."]
+
+
+def _why_rule(r: dict) -> list[str]:
+    return [f"Gone: {r['removed_ids'] or 'none'}; the prompt asks for {r['target_ids']}."]
+
+
+#: metric -> sentences saying why it failed.
+_WHY = {"final_object_match": _why_final, "kept_object_stability": _why_kept,
+        "motion_continuity": _why_motion, "camera_motion": _why_camera,
+        "removed_object_count": _why_count, "rule_accuracy": _why_rule}
+
+
 def explain(res: dict) -> list[str]:
     """Sentences saying why a result failed (empty when it passed)."""
     if res.get("error"):
         return [f"Not scored: {res['error']}"]
-    m, out = res["metrics"], []
-    f = m["final_object_match"]
-    if f["pass"] is False:
-        out.append(f"The final frame matches the expected final frame at IoU {f['iou']:.2f} "
-                   f"(needs {THRESHOLDS['final_object_match']['min_iou']:.2f}).")
-    k = m["kept_object_stability"]
-    if k["pass"] is False:
-        limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
-        for oid in k["moved"]:
-            out.append(f"Kept object {oid} moved {k['per_object_px'][oid]:.1f} px on average "
-                       f"relative to the camera (allowed {limit:g} px).")
-        for key, what in (("vanished", "vanished"), ("changed_color", "changed colour"),
-                          ("changed_shape", "changed shape")):
-            if k[key]:
-                out.append(f"Kept object(s) {', '.join(map(str, k[key]))} {what}.")
-    c = m["motion_continuity"]
-    if c["pass"] is False:
-        if c["absent_at_start"]:
-            out.append(f"Object(s) {', '.join(map(str, c['absent_at_start']))} are missing from "
-                       "the first frame: the video does not start from the task's first frame.")
-        if c["hard_cut"]:
-            out.append(f"Hard cut: the removed objects vanish with {c['transition_frames']} "
-                       f"transition frame(s) (needs "
-                       f"{THRESHOLDS['motion_continuity']['min_transition_frames']}).")
-        if c["reappeared"]:
-            out.append(f"Removed object(s) {', '.join(map(str, c['reappeared']))} came back.")
-        if c["max_step_px"] > c["step_limit_px"]:
-            out.append(f"An object jumped {c['max_step_px']:.0f} px between two frames "
-                       f"(allowed {c['step_limit_px']:.0f} px).")
-        if c["max_global_change"] > THRESHOLDS["motion_continuity"]["max_global_change"]:
-            out.append(f"{100 * c['max_global_change']:.0f}% of the canvas changed between two "
-                       "frames away from the objects (a cut or a new scene).")
-    cam = m["camera_motion"]
-    if cam["pass"] is False:
-        out.append(f"The camera moves too much: zoom up to {100 * cam['max_zoom']:.1f}% "
-                   f"(allowed {100 * THRESHOLDS['camera_motion']['max_zoom']:.0f}%), pan up to "
-                   f"{cam['max_pan_px']:.0f} px (allowed {cam['pan_limit_px']:.0f} px).")
-    n = m["removed_object_count"]
-    if n["pass"] is False:
-        out.append(f"{n['removed']} object(s) are gone at the end; the task removes "
-                   f"{n['expected']}.")
-    r = m["rule_accuracy"]
-    if r["pass"] is False:
-        out.append(f"Gone: {r['removed_ids'] or 'none'}; the prompt asks for {r['target_ids']}.")
-    return out
+    return [text for name, why in _WHY.items() if res["metrics"][name]["pass"] is False
+            for text in why(res["metrics"][name])]
 
 
 def prepare(folder) -> Path:
