@@ -4,8 +4,8 @@
     python benchmarks/bench_score.py --quick        # small sizes: checks the script runs
 
 Throughput: ``--tasks`` ground-truth transition videos of ``--frames`` frames (the canvas is
-``--canvas`` px square) are encoded to H.264 as realistic model outputs, 1280x720 (letterboxed)
-and 1920x1080 (centre-cropped), then, in one process with one decoder thread, (a) decoded bare
+``--canvas`` px square) are encoded to H.264 as realistic model outputs that fill the frame
+(the square canvas scaled and centre-cropped to 1280x720 and to 1920x1080), then, in one process with one decoder thread, (a) decoded bare
 with PyAV (``container.decode`` only, and decode + conversion of every frame to RGB) and (b)
 scored with ``score_video`` (decoding included). The table prints frames/s of each and the
 ratio scoring / bare decode; median of ``--repeats``.
@@ -34,12 +34,11 @@ from joblib import Parallel, delayed
 from objsub_fast import generate_batch
 from objsub_fast.scoring import METRICS, render_transition, score_video, write_video
 from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
-from objsub_fast.scoring.outputs import (OUTPUT_SHAPES, centre_cropped, letterboxed, reshape,
-                                         visible_window)
+from objsub_fast.scoring.outputs import OUTPUT_SHAPES, centre_cropped, reshape, visible_window
 from objsub_fast.scoring.thresholds import SHORT_NAMES
 
 #: Throughput outputs: name -> (function, size).
-SPEED_OUTPUTS = {"1280x720": (letterboxed, (1280, 720)),
+SPEED_OUTPUTS = {"1280x720": (centre_cropped, (1280, 720)),
                  "1920x1080": (centre_cropped, (1920, 1080))}
 
 
