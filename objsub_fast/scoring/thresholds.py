@@ -44,7 +44,7 @@ motion_continuity      min_transition_frames     1      frames strictly between 
                                                         the final state of the removed objects
                                                         (their ink between 10% and 90% gone);
                                                         0 is a hard cut. Ground truth at 8 fps
-                                                        (31 frames) has about 20
+                                                        (31 frames) has 11 (slide) to 19 (fade)
 camera_motion          max_zoom                  0.15   largest |scale - 1| of the camera over
                                                         the video; a push-in of 3-5% passes
 camera_motion          max_pan_fraction          0.10   largest pan of the canvas centre, as a
