@@ -25,24 +25,32 @@ quantisation moves a colour by at most 2.5 RGB units, about one ΔE00 unit on th
 Components and matching
 -----------------------
 Foreground (any class but background) is labelled into 8-connected components in one Numba pass
-(union-find), with per-component area, centroid, bounding box, colour histogram and shape
+(union-find), with per-component area, centroid, bounding box, colour histograms and shape
 features. Objects never touch (10 px spacing) so each drawn object is one component. Components
 smaller than :data:`MIN_AREA_FRACTION` of the smallest task object are codec specks and ignored.
-A component's colour is its majority task colour when that colour covers at least
-:data:`COLOR_MIN_FRACTION` of its non-outline pixels (else unknown). Its shape is the nearest of
-the four sprite templates in shape-feature space (fill ratio, vertical asymmetry, aspect,
-bottom-corner occupancy), the templates being computed by this very detector on
-``render.sprite`` images, so detector and renderer can never disagree on a definition.
+A component's colour is decided by its interior (pixels 2 px off its rim, :func:`_interior`)
+when it has at least :data:`MIN_INTERIOR_PX` of them, by all its non-outline pixels otherwise:
+the majority task colour when it covers at least :data:`COLOR_MIN_FRACTION` of the voters, else
+uncertain (-1). A blur mixes a small object's rim with the outline and the background (yellow
+and black read green); its interior keeps the colour. Its shape is the nearest of the four
+sprite templates in shape-feature space (fill ratio, vertical asymmetry, aspect, bottom-corner
+occupancy), the templates being computed by this very detector on ``render.sprite`` images, so
+detector and renderer can never disagree on a definition. Components touching the frame's
+border are flagged (``Components.edge``): they may be cut off.
 
 Components are matched to task objects frame by frame by a minimum-cost assignment (Hungarian,
 with an "unmatched" option per object at :data:`UNMATCHED_COST`). For an object matched in the
 previous frame the cost adds colour and shape mismatches, the distance from its last position in
 object sizes and the change of area since its last match; its area may change only within
 :data:`TRACK_RATIO_RANGE` per match, so look-alikes keep their identities while one of them
-shrinks or slides away, and a component of another colour may only match an object in place
-(within one object size). A lost object (unmatched in the previous frame) is re-acquired only by
-a whole look-alike (its colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn
-area), anywhere on the canvas: this is how a teleported or reappearing object is found again.
+shrinks or slides away; a component farther than the motion threshold (``gate``) cannot match
+(the object is lost instead, so two look-alikes cannot swap across the canvas); a component of
+another colour may only match an object in place (within one object size), and one of uncertain
+colour too, at :data:`UNCERTAIN_COLOR_COST` (a blurred small object is not read as removed). A
+lost object (unmatched in the previous frame) is re-acquired only by a whole look-alike (its
+colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn area, not touching the
+frame's border), anywhere on the canvas: this is how a teleported or reappearing object is found
+again, while the remnant of another object sliding out through an edge is not taken for it.
 """
 from __future__ import annotations
 
