@@ -126,3 +126,17 @@ def test_continuous_score_orders_the_controls(tasks):
     for control in ("wrong_object", "nothing_removed", "jump", "hard_cut", "all_removed"):
         assert scores[control] <= 0.5, (control, scores)
     assert scores["drift"] < 1.0
+
+
+def test_a_single_final_image_registers_on_the_kept_objects(tmp_path):
+    from PIL import Image
+
+    from objsub_fast import generate_batch
+
+    batch = generate_batch(range(40), level="L3")
+    most = [i for i in range(40) if 2 * batch.removed[i].sum() > batch.num_objects[i]]
+    assert most, "some L3 task removes most of its objects"
+    i = most[0]
+    Image.fromarray(stretched(batch.final_frames[i][None], (400, 300))[0]).save(tmp_path / "f.png")
+    res = score_video(batch.task(i), tmp_path / "f.png")
+    assert res["error"] is None and res["pass"] and res["frames"] == 1

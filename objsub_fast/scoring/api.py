@@ -36,8 +36,10 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
                      else type(frames_or_path).__name__)
     try:
         model = TaskModel(task_record)
-        stream = FrameStream(frames_or_path, model.canvas_size, threads=threads,
-                             register=lambda frame: register(frame, model))
+        stream = FrameStream(frames_or_path, model.canvas_size, threads=threads)
+        # A single final image shows the kept objects only; a video starts with all of them.
+        shown = ~model.removed if stream.kind == "image" else None
+        stream.register = lambda frame: register(frame, model, shown)
         tracker = Tracker(model, keep_samples=keep_samples)
         res = score_frames(model, stream, single_image=stream.kind == "image", tracker=tracker)
     except (TaskError, VideoError) as exc:

@@ -184,7 +184,7 @@ def _visible(h, model, source_size) -> np.ndarray:
     return (x0 >= -1) & (y0 >= -1) & (x1 <= w + 1) & (y1 <= hgt + 1)
 
 
-def register(frame: np.ndarray, model) -> Mapping:
+def register(frame: np.ndarray, model, shown=None) -> Mapping:
     """Find the mapping that best explains ``frame`` (the video's frame 0) as the task's first
     frame.
 
@@ -193,6 +193,9 @@ def register(frame: np.ndarray, model) -> Mapping:
     frame : (H, W, 3) uint8 array
         Frame 0 at the video's own resolution.
     model : metrics.TaskModel
+    shown : (M,) bool array, optional
+        The objects ``frame`` should show (default all: a first frame). A single final image
+        shows the kept objects only.
 
     Raises
     ------
@@ -201,6 +204,7 @@ def register(frame: np.ndarray, model) -> Mapping:
         show the task's first frame).
     """
     th = THRESHOLDS["registration"]
+    shown = np.ones(len(model.size), bool) if shown is None else np.asarray(shown, bool)
     h, w = frame.shape[:2]
     source = (w, h)
     cw, ch = model.canvas_size
@@ -234,13 +238,14 @@ def register(frame: np.ndarray, model) -> Mapping:
             hy = _refine(hy, model, cpos, c2)
             _, c2, dist = _evaluate(hy[None], model, comps, cpos, carea)
             c2 = c2[0]
-        vis = _visible(hy, model, source)
+        vis = _visible(hy, model, source) & shown
         matched = int(((c2 >= 0) & vis).sum())
         resid = float(dist[0][(c2 >= 0) & vis].mean()) if matched else np.inf
         key = (matched, -resid)
         if best_key is None or key > best_key:
             best_key, best = key, (hy, vis, matched, resid)
     hy, vis, matched, resid = best
+    visible = _visible(hy, model, source)
     need = max(min(2, int(vis.sum())), int(np.ceil(th["min_matched_fraction"] * vis.sum())))
     if matched < max(need, 1) or resid > th["max_residual_px"] * unit:
         found = "no object" if not matched else (f"{matched} of {int(vis.sum())} objects "
@@ -249,4 +254,4 @@ def register(frame: np.ndarray, model) -> Mapping:
                          f"({w}x{h}) shows {found} where any one mapping onto the {cw}x{ch} "
                          "canvas would put the task's objects")
     return _snap(Mapping(float(hy[0]), float(hy[1]), float(hy[2]), float(hy[3]), source,
-                         (cw, ch), "objects", matched, resid / unit, vis))
+                         (cw, ch), "objects", matched, resid / unit, visible))
