@@ -161,13 +161,24 @@ def main(argv=None) -> None:
                         help="2 videos of 17 frames, 1 repeat, every third rule kind, 16-frame "
                              "controls: checks the script, measures nothing worth quoting")
     parser.add_argument("--skip-controls", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.tasks, args.frames, args.repeats, args.control_frames = 2, 17, 1, 16
     with tempfile.TemporaryDirectory(prefix="bench_score_") as tmp:
         folder = Path(tmp)
-        rows = speed(args, folder)
+        rows = [] if args.skip_speed else speed(args, folder)
         load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+        _print_speed(rows, args, load)
+        if args.skip_controls:
+            return
+        args.frames = args.control_frames
+        tables = controls(args, folder)
+    _print_controls(tables, args.frames)
+
+
+def _print_speed(rows, args, load: str) -> None:
+    if rows:
         print(f"\nThroughput: {args.tasks} H.264 videos x {args.frames} frames per output, "
               f"{args.canvas}x{args.canvas} canvas, one process, one decoder thread, median of "
               f"{args.repeats} ({os.cpu_count()} CPUs, load average after the runs: {load})")
@@ -176,11 +187,6 @@ def main(argv=None) -> None:
         for name, bare, rgb, scored in rows:
             print(f"{name:<12}{bare:>12.1f}{rgb:>16.1f}{scored:>13.1f}{scored / bare:>14.2f}"
                   f"{scored / rgb:>18.2f}")
-        if args.skip_controls:
-            return
-        args.frames = args.control_frames
-        tables = controls(args, folder)
-    _print_controls(tables, args.frames)
 
 
 if __name__ == "__main__":
