@@ -140,3 +140,17 @@ def test_a_single_final_image_registers_on_the_kept_objects(tmp_path):
     Image.fromarray(stretched(batch.final_frames[i][None], (400, 300))[0]).save(tmp_path / "f.png")
     res = score_video(batch.task(i), tmp_path / "f.png")
     assert res["error"] is None and res["pass"] and res["frames"] == 1
+
+
+def test_vbvr_sized_canvas_scales_thresholds_and_controls(tmp_path):
+    from objsub_fast import generate_batch
+
+    batch = generate_batch([3], canvas_size=1024, level="L3")
+    gt = push_in(control_frames(batch, 0, "ground_truth", 12, style="slide"), 0.04)
+    write_video(tmp_path / "gt.mp4", centre_cropped(gt, (1920, 1080)))
+    res = score_video(batch.task(0), tmp_path / "gt.mp4")
+    assert res["pass"] and res["score"] == 1.0, res["metrics"]
+    drift = score_video(batch.task(0), control_frames(batch, 0, "drift", 12))
+    assert caught(drift, "drift")
+    # reported in 256-px units: a 6 px drift at 256 is 24 px at 1024
+    assert 4 < drift["metrics"]["kept_object_stability"]["mean_displacement_px"] < 7

@@ -8,8 +8,9 @@ control            frames                                                  caugh
 =================  ======================================================  ======================
 ground_truth       ``render_transition`` (style rotates fade/shrink/slide)  (passes everything)
 wrong_object       one target kept, one kept object removed instead         rule_accuracy
-drift              ground truth, one kept object drifts 6 px over the       kept_object_stability
-                   first quarter of the video and stays there
+drift              ground truth, one kept object drifts 6 px (at 256 px;    kept_object_stability
+                   scaled with the canvas) over the first quarter of the
+                   video and stays there
 jump               ground truth, one kept object jumps >= 1/4 of the        motion_continuity
                    canvas diagonal to a free spot at mid-video
 nothing_removed    the first frame, repeated (a static video)              removed_object_count
@@ -119,10 +120,11 @@ def _wrong_object(first, arrs, num_frames, style, window):
 def _drift(first, arrs, num_frames, style, window):
     frames = _ground_truth(first, arrs, num_frames, style, window)
     k = _kept_object(arrs, window)
-    w = first.shape[1]
-    direction = 1 if arrs["left"][k] + arrs["size"][k] + DRIFT_PX < w - 1 else -1
+    h, w = first.shape[:2]
+    drift = DRIFT_PX * min(w, h) / 256
+    direction = 1 if arrs["left"][k] + arrs["size"][k] + drift < w - 1 else -1
     ramp = max(num_frames // 4, 1)
-    dx = np.rint(np.minimum(np.arange(num_frames) / ramp, 1.0) * DRIFT_PX) * direction
+    dx = np.rint(np.minimum(np.arange(num_frames) / ramp, 1.0) * drift) * direction
     _move(frames, arrs, k, np.stack([dx, np.zeros(num_frames)], 1))
     return frames
 
