@@ -40,17 +40,22 @@ def add_arguments(parser) -> None:
     """Add the ``score`` options to an argparse parser."""
     parser.description = (
         "Score model videos (mp4/webm/gif, frame folders or final images) against their Object "
-        "Subtraction tasks, pixel-exactly: one JSON line per output and a summary by model, "
-        "level and rule kind (printed and as CSV). Unscorable outputs become error records. "
-        "Thresholds: objsub_fast.scoring.metrics.THRESHOLDS.")
+        "Subtraction tasks, pixel-exactly: one JSON line per output with pass/fail and a score "
+        "in [0, 1], and a summary by model, level and rule kind (printed and as CSV); "
+        "VBVR-Bench folders also get {model}_vbvr_results.json. Videos of any size, padding, "
+        "crop or camera motion are registered on the task's first frame. Unscorable outputs "
+        "become error records. Thresholds: objsub_fast.scoring.THRESHOLDS.")
     parser.add_argument("--questions", type=Path, default=None,
                         help="folder of question folders ({task_id}/question_metadata.json, "
-                             "possibly under object_subtraction_task/); optional when every "
-                             "VMEvalKit run has its question/ copy")
+                             "possibly under object_subtraction_task/), or VBVR-Bench's "
+                             "{split}/O-43_object_subtraction_data-generator/{index:05d}/; "
+                             "optional when every VMEvalKit run has its question/ copy")
     parser.add_argument("--outputs", type=Path, required=True,
                         help="model outputs: VMEvalKit layout {model}/object_subtraction_task/"
-                             "{task_id}/{run_id}/video/*.mp4, or {task_id}.mp4 / {task_id}/ "
-                             "frames (optionally one folder per model)")
+                             "{task_id}/{run_id}/video/*.mp4; VBVR-Bench's [{model}/]{split}/"
+                             "O-43_object_subtraction_data-generator/{index:05d}.mp4; or "
+                             "{task_id}.mp4 / {task_id}/ frames (optionally one folder per "
+                             "model)")
     parser.add_argument("--out", type=Path, default=Path("scores.jsonl"),
                         help="per-task JSONL (default scores.jsonl)")
     parser.add_argument("--summary-csv", type=Path, default=None,
