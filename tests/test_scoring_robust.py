@@ -154,3 +154,18 @@ def test_vbvr_sized_canvas_scales_thresholds_and_controls(tmp_path):
     assert caught(drift, "drift")
     # reported in 256-px units: a 6 px drift at 256 is 24 px at 1024
     assert 4 < drift["metrics"]["kept_object_stability"]["mean_displacement_px"] < 7
+
+
+def test_outpainted_surroundings_do_not_confuse_registration(tasks):
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, (9, 16, 3), dtype=np.uint8)
+    surround = np.asarray(Image.fromarray(noise).resize((1280, 720), Image.BICUBIC))
+    i = 7
+    frames = control_frames(tasks, i, "ground_truth", 12)
+    out = np.repeat(surround[None], 12, axis=0)
+    for f in range(12):  # the canvas sits off-centre, the rest is coloured texture
+        out[f, :, 250:970] = np.asarray(Image.fromarray(frames[f]).resize((720, 720)))
+    res = score_video(tasks.task(i), out)
+    assert res["pass"] and res["registration"]["offset_px"][0] == pytest.approx(250, abs=1)
