@@ -196,6 +196,8 @@ class Tracker:
         px[hit], py[hit] = comps.cx[idx], comps.cy[idx]
         q = np.stack([m.cx, m.cy], axis=1)
         p = np.stack([px, py], axis=1)
+        if self.first_seen is None:      # frame 0: where each object starts
+            self.first_seen = p.copy()
         kept = hit & ~m.removed & self.visible
         vote = kept
         if kept.sum() < 3 and self.removed_vote:
@@ -204,8 +206,6 @@ class Tracker:
             area = np.full(len(hit), np.nan)
             area[hit] = comps.area[idx]
             ratio = area / m.area
-            if self.first_seen is None:
-                self.first_seen = p.copy()
             rem = m.removed & self.visible & np.isfinite(self.first_seen[:, 0])
             still = hit & (np.hypot(*(p - self.first_seen).T) <= NEAR_PX * m.unit) \
                 & (ratio >= WHOLE_RANGE[0]) & (ratio <= WHOLE_RANGE[1])
