@@ -12,24 +12,24 @@ Estimation (:func:`estimate_camera`), robust by construction:
   when fewer than three kept objects are matched, the removed objects are added as long as every
   one of them is still whole and where frame 0 showed it (``metrics.Tracker``); from the first
   frame one of them changes, they never vote again.
-- Three or more points: least median of squares over the similarity transforms of every pair of
-  points (and the previous camera): the one whose ``ceil(n / 2)``-th smallest residual is least
-  wins, then a least-squares refit over the points within :data:`INLIER_PX` of it. One drifting
-  object of three cannot pull it.
-- Two points: their exact fit is taken only when it is consistent (residual within
-  :data:`INLIER_PX`, zoom within :data:`MAX_ZOOM_STEP` of the previous frame's); fewer, or
-  inconsistent: the previous frame's camera is kept (the camera of frame 0 is the identity).
+- Four or more points: a consensus over the similarity transforms of every pair of points (and
+  the previous camera): the one that puts most points within :data:`INLIER_PX` of where they are
+  seen wins (then the smaller residual), and it must explain a strict majority of them and at
+  least three; a least-squares refit over those follows. One drifting object cannot pull it.
+- Two or three points cannot tell a zoom from one object moving (any pair fits a zoom and a pan
+  exactly): the zoom is kept and only the pan is estimated, from the per-axis median offset,
+  when the points agree within :data:`INLIER_PX` (both of two, two of three).
+- Fewer points, or no agreement: the previous frame's camera is kept (the camera of frame 0 is
+  the identity).
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["estimate_camera", "apply_camera", "INLIER_PX", "MAX_ZOOM_STEP"]
+__all__ = ["estimate_camera", "apply_camera", "fit_camera", "INLIER_PX"]
 
 #: Residual (canvas px at 256x256) within which a point agrees with a camera.
 INLIER_PX = 1.5
-#: Largest zoom change between two frames accepted from only two points.
-MAX_ZOOM_STEP = 0.01
 
 
 def apply_camera(q: np.ndarray, cam, center) -> np.ndarray:
@@ -38,7 +38,7 @@ def apply_camera(q: np.ndarray, cam, center) -> np.ndarray:
     return center + s * (q - center) + np.array([tx, ty])
 
 
-def _fit(p, q, center):
+def fit_camera(p, q, center):
     """Least-squares (s, tx, ty) of p = c + s (q - c) + t."""
     a = q - center
     b = p - center
@@ -90,17 +90,30 @@ def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.
     """
     n = len(p)
     tol = INLIER_PX * unit
-    if n >= 3:
+    if n in (2, 3):
+        return _pan_only(p, q, center, prev, tol)
+    if n >= 4:
         cands = np.vstack([np.asarray(prev, float)[None], _pair_fits(p, q, center)])  # (C, 3)
         seen = center + cands[:, :1, None] * (q - center)[None] + cands[:, None, 1:]  # (C, n, 2)
         resid = np.hypot(*(p[None] - seen).transpose(2, 0, 1))                      # (C, n)
-        k = (n + 1) // 2 - 1
-        scores = np.partition(resid, k, axis=1)[:, k]
-        b = int(np.argmin(scores))
-        inl = resid[b] <= max(tol, float(scores[b]) * 1.5)
-        return _fit(p[inl], q[inl], center) if inl.sum() >= 2 else tuple(cands[b])
-    if n == 2:
-        cam = _fit(p, q, center)
-        if _residuals(p, q, cam, center).max() <= tol and abs(cam[0] - prev[0]) <= MAX_ZOOM_STEP:
-            return cam
+        inliers = (resid <= tol).sum(axis=1)
+        b = int(np.lexsort((np.where(resid <= tol, resid, 0).sum(axis=1), -inliers))[0])
+        if inliers[b] < max(3, n // 2 + 1):
+            return tuple(prev)
+        inl = resid[b] <= tol
+        return fit_camera(p[inl], q[inl], center)
     return tuple(prev)
+
+
+def _pan_only(p, q, center, prev, tol):
+    """With two or three points the zoom is kept and only the pan is estimated: each axis's
+    median offset, refitted over the points within ``tol`` of it; all must agree with two
+    points, two of three with three (else the previous camera)."""
+    s = prev[0]
+    off = p - center - s * (q - center)                      # each point's pan
+    med = np.median(off, axis=0)
+    inl = np.hypot(*(off - med).T) <= tol
+    if inl.sum() < max(2, len(p) - 1):
+        return tuple(prev)
+    t = off[inl].mean(axis=0)
+    return s, float(t[0]), float(t[1])

@@ -163,6 +163,7 @@ def _hard_cut(first, arrs, num_frames, style, window):
 
 
 def _all_removed(first, arrs, num_frames, style, window):
+    _kept_object(arrs, window)      # a kept object must be seen to be wrongly removed
     everything = np.ones_like(arrs["removed"])
     return task_frames(first, style="fade", num_frames=num_frames,
                        **{**arrs, "removed": everything})
