@@ -15,11 +15,6 @@ def tasks():
     return control_tasks(seed=7)
 
 
-def _window(res, tasks, i):
-    """The objects the registration calls visible, as the controls' window test would."""
-    return res["metrics"]["rule_accuracy"]["not_visible"]
-
-
 @pytest.mark.parametrize("shape,fn,kwargs", [
     ("16:9 centre crop", centre_cropped, {"out_size": (1280, 720)}),
     ("portrait centre crop", centre_cropped, {"out_size": (480, 832)}),

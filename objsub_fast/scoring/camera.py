@@ -61,10 +61,6 @@ def _pair_fits(p, q, center) -> np.ndarray:
     return np.column_stack([s, t])
 
 
-def _residuals(p, q, cam, center):
-    return np.hypot(*(p - apply_camera(q, cam, center)).T)
-
-
 def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.0):
     """Camera ``(s, tx, ty)`` of one frame from seen points ``p`` of drawn points ``q``.
 
