@@ -275,6 +275,18 @@ def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=No
     (N, F, H, W, 3) uint8
         F * H * W * 3 bytes per task (6 MiB for 32 frames at 256x256): render large batches
         in slices with ``tasks``, or stream frames with :func:`transition_frames`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from objsub_fast import generate_batch
+    >>> batch = generate_batch([1, 2])
+    >>> video = render_transition(batch, style="shrink", num_frames=6, tasks=[1])
+    >>> video.shape
+    (1, 6, 256, 256, 3)
+    >>> bool(np.array_equal(video[0, 0], batch.first_frames[1])
+    ...      and np.array_equal(video[0, -1], batch.final_frames[1]))
+    True
     """
     check_style(style)
     if num_frames < 1:

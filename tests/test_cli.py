@@ -36,10 +36,10 @@ def run_main(argv):
      "for --count 10000000; at most 1,000,000 shards: use --shard-size >= 10"),
     (["--chunk-size", "100000"], "--chunk-size must be an integer in [1, 2730] at 256x256 "
      "(at most 1 GiB of frames per worker), got 100000"),
-    (["--chunk-size", "3000", "--canvas-size", "128x4096"], "--canvas-size must be W or WxH "
+    (["--chunk-size", "3000", "--canvas-size", "127x4096"], "--canvas-size must be W or WxH "
      "with each side in [128, 4096] (below 128 the default objects, scaled with the canvas, "
      "are too small to show their shape), "
-     "got 128x4096"),
+     "got 127x4096"),
     (["--canvas-size", "64x4096"], "--canvas-size must be W or WxH with each side in [128, "
      "4096]"),
     (["--levels", "L1,,L2"], "argument --levels: expected comma-separated levels such as "

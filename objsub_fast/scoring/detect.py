@@ -325,11 +325,13 @@ class Detector:
     canvas_size : (W, H)
     min_area : float
         Components below this many pixels are ignored.
+    palette : tuple of (r, g, b), optional
+        The task's colours (``TaskModel.palette``); default the classic six.
     """
 
-    def __init__(self, canvas_size, min_area: float):
+    def __init__(self, canvas_size, min_area: float, palette=None):
         w, h = int(canvas_size[0]), int(canvas_size[1])
-        self.lut = class_lut()
+        self.lut = class_lut(palette)
         self.labels = np.zeros((h, w), np.int32)
         self.parent = np.zeros(h * w + 1, np.int32)
         self.min_area = float(min_area)
