@@ -14,6 +14,9 @@ The bytes of a video are a function of its pixels and the encoder build only:
 - The container carries no wall-clock time (mp4 times are 0) and, with ``fflags=+bitexact``, no
   muxer version string. x264's own SEI message (its core version and options) is kept: it
   records how the video was made, and the bytes depend on the x264 build anyway.
+- Known exception (``scripts/video_stress.py``): a video of frames with no texture at all (one
+  flat colour) sometimes encodes to other bytes while other threads keep the CPU busy; videos
+  with content, as every ground-truth video is, were not seen to.
 
 Examples
 --------
