@@ -9,6 +9,9 @@ Adding a format is one module and one row here. A format module provides:
     cannot be turned off).
 ``shard_name(k)``
     Shard ``k``'s name in the manifest (a file, or a label for a set of folders).
+``stored_bytes(samples, block) -> int`` (optional)
+    Disk bytes of encoded samples, a file system block being ``block`` bytes (the free-space
+    check; default: every member a file of whole blocks).
 ``task_metadata(record) -> bytes``
     The per-task JSON member (``members.MEMBERS["json"]``) for an engine task record.
 ``ShardWriter(out, shard, config)``
@@ -21,6 +24,10 @@ Adding a format is one module and one row here. A format module provides:
     What of ``out`` the format writes; folders where a killed run may leave temp files.
 ``shard_present(out, entry, progress)``
     Whether a shard recorded as done is still complete on disk (resume).
+``extend(out, kept, progress)`` (optional)
+    Before a run with a larger ``count`` reuses the complete shards ``kept`` (manifest entries):
+    undo what ``finalize`` joined (so it can be joined again with the new shards). A format
+    without it cannot be extended.
 ``finalize(config, out, entries, progress)``
     Dataset-level files written once every shard is done (e.g. ``vmeval_dataset.json``).
 ``check_dataset(config, out, plan) -> list[str]``

@@ -13,9 +13,9 @@ from .manifest import shard_entry
 from .members import MEMBERS
 from .tar import TAR_END, tar_parts
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "task_metadata", "sample_parts", "ShardWriter",
-           "ShardReader", "owned_paths", "temp_folders", "shard_present", "finalize",
-           "check_dataset"]
+__all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
+           "sample_parts", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
+           "temp_folders", "shard_present", "extend", "finalize", "check_dataset"]
 
 NAME = "webdataset"
 #: Videos are an optional member (``--videos``).
@@ -34,6 +34,19 @@ def shard_name(k: int) -> str:
     return f"objsub-{k:06d}.tar"
 
 
+def shard_pattern(num_shards: int) -> str:
+    """The brace pattern naming every shard of a dataset (for ``webdataset.WebDataset``).
+
+    Examples
+    --------
+    >>> shard_pattern(8), shard_pattern(1)
+    ('objsub-{000000..000007}.tar', 'objsub-000000.tar')
+    """
+    if num_shards == 1:
+        return shard_name(0)
+    return f"objsub-{{{0:06d}..{num_shards - 1:06d}}}.tar"
+
+
 def task_metadata(record: dict) -> bytes:
     """The ``{key}.json`` member: the task record on one compact line."""
     return _COMPACT.encode(record).encode()
@@ -46,6 +59,11 @@ def sample_parts(sample: dict) -> list[bytes]:
         if suffix in sample:
             parts.extend(tar_parts(f"{key}.{suffix}", sample[suffix]))
     return parts
+
+
+def stored_bytes(samples: list[dict], block: int) -> int:
+    """Bytes the encoded ``samples`` take in a shard (tar headers and padding included)."""
+    return sum(len(p) for s in samples for p in sample_parts(s))
 
 
 class ShardWriter:
@@ -176,6 +194,10 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
     """Whether a shard recorded as done is still on disk, complete."""
     p = Path(out) / entry["name"]
     return p.is_file() and p.stat().st_size == entry["bytes"]
+
+
+def extend(out: Path, kept: list[dict], progress: Path) -> None:
+    """Nothing to prepare before a larger run reuses ``kept`` shards: a shard file is whole."""
 
 
 def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
