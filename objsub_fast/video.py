@@ -278,7 +278,35 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
                                                  **task_arrays(batch, i)):
             encoder.add(frame, changed)
         videos.append(encoder.finish())
+        if w * h >= TRIM_AREA:
+            release_free_memory()
     return videos
+
+
+#: Canvas area from which the heap is given back after every video (``release_free_memory``):
+#: x264's buffers for a 1024x1024 video are tens of MB, and glibc kept the freed ones, so a
+#: worker's peak RSS crept up from 403 to 469 MB over 10 to 100 tasks (393 MB with the trim at
+#: 40 tasks, 453 MB without).
+TRIM_AREA = 512 * 512
+
+
+@lru_cache(maxsize=1)
+def _malloc_trim():
+    """glibc's ``malloc_trim``, or None on other C libraries."""
+    import ctypes
+    import ctypes.util
+
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+def release_free_memory() -> None:
+    """Give freed heap memory back to the system (glibc ``malloc_trim(0)``; else nothing)."""
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
 
 
 #: Codec tolerance of a decoded ground-truth video against its rendered transition, per video:
