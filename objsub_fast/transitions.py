@@ -275,6 +275,16 @@ def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=No
     (N, F, H, W, 3) uint8
         F * H * W * 3 bytes per task (6 MiB for 32 frames at 256x256): render large batches
         in slices with ``tasks``, or stream frames with :func:`transition_frames`.
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> b = generate_batch([1, 2])
+    >>> video = render_transition(b, "shrink", num_frames=9)
+    >>> video.shape
+    (2, 9, 256, 256, 3)
+    >>> bool((video[:, 0] == b.first_frames).all() and (video[:, -1] == b.final_frames).all())
+    True
     """
     check_style(style)
     if num_frames < 1:
