@@ -278,14 +278,12 @@ def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=No
 
     Examples
     --------
-    >>> import numpy as np
     >>> from objsub_fast import generate_batch
-    >>> batch = generate_batch([1, 2])
-    >>> video = render_transition(batch, style="shrink", num_frames=6, tasks=[1])
+    >>> b = generate_batch([1, 2])
+    >>> video = render_transition(b, "shrink", num_frames=9)
     >>> video.shape
-    (1, 6, 256, 256, 3)
-    >>> bool(np.array_equal(video[0, 0], batch.first_frames[1])
-    ...      and np.array_equal(video[0, -1], batch.final_frames[1]))
+    (2, 9, 256, 256, 3)
+    >>> bool((video[:, 0] == b.first_frames).all() and (video[:, -1] == b.final_frames).all())
     True
     """
     check_style(style)

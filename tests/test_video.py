@@ -257,3 +257,21 @@ def test_odd_canvas_and_missing_frames_are_refused():
         Mp4Encoder(32, 32).add(np.zeros((32, 30, 3), np.uint8))
     with pytest.raises(ValueError, match="at least one frame"):
         encode_video([])
+
+
+def test_large_canvases_give_memory_back_without_changing_bytes(monkeypatch):
+    """From TRIM_AREA on, the heap is trimmed after every video; the bytes stay the same."""
+    import objsub_fast.video as video
+
+    calls = []
+    monkeypatch.setattr(video, "release_free_memory", lambda: calls.append(1))
+    batch = generate_batch([5, 6], canvas_size=512)
+    assert 512 * 512 >= video.TRIM_AREA
+    got = encode_transitions(batch, VideoSpec("shrink", num_frames=8))
+    assert len(calls) == 2
+    for i in range(2):
+        frames = task_frames(batch.first_frames[i], style="shrink", num_frames=8,
+                             **task_arrays(batch, i))
+        assert got[i] == encode_video(frames)
+    monkeypatch.undo()
+    video.release_free_memory()  # the real one: glibc's malloc_trim, or nothing elsewhere
