@@ -281,12 +281,21 @@ class RunConfig:
             settings = self.video_spec().settings()
             d["video_encoder"] = {"settings": settings["encoder"],
                                   "build": settings["encoder_build"]}
-        for name, default in KNOBS.items():
-            if d[name] == default:
-                del d[name]
-            elif isinstance(d[name], tuple):
-                d[name] = list(d[name])
+        for name in KNOBS:
+            del d[name]
+        d.update(self.changed_knobs())
         return d
+
+    def changed_knobs(self) -> dict:
+        """The knobs that differ from their defaults, as JSON (what ``to_json`` records).
+
+        Examples
+        --------
+        >>> RunConfig(count=1, object_size=(12, 24), prompt_variants=2).changed_knobs()
+        {'object_size': [12, 24], 'prompt_variants': 2}
+        """
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in self.engine_options().items() if value != KNOBS[name]}
 
 
 def _is_int(value) -> bool:
