@@ -3,7 +3,7 @@ manifest's generator_version agrees with the records', every run path (generate,
 verify) passes them, the command line takes them, and VBVR's ``parameters`` carry them."""
 import io
 import json
-import tarfile
+import shutil
 
 import numpy as np
 import pytest
@@ -18,22 +18,13 @@ from objsub_fast.pipeline import generate
 from objsub_fast.shards import task_levels, task_seeds
 from objsub_fast.verify import verify
 
+from filetree import shard_samples
+
 #: Knobs of a run that differ from every default (a dense extended-vocabulary scene).
 DENSE = dict(num_objects=(9, 12), object_size=(12, 24),
              kind_weights={"L1": {"color": 2.0, "shape": 1.0}, "L3": {"leftmost": 1.0}},
              vocabulary="extended", colors=("red", "cyan", "brown", "teal"),
              shapes=("cube", "diamond", "dome"), shape_names="flat", prompt_variants=4)
-
-
-def shard_samples(out):
-    """{key: {suffix: bytes}} of every WebDataset shard in ``out``."""
-    samples = {}
-    for shard in sorted(out.glob("objsub-*.tar")):
-        with tarfile.open(shard) as tar:
-            for m in tar:
-                key, _, suffix = m.name.partition(".")
-                samples.setdefault(key, {})[suffix] = tar.extractfile(m).read()
-    return samples
 
 
 def test_default_config_records_no_knob_and_every_knob_round_trips():
@@ -142,8 +133,6 @@ def test_verify_regenerates_with_the_knobs_and_catches_a_changed_knob(dense_run,
     config, out = dense_run
     report = verify(out, workers=1, deep=True)
     assert report.problems == [] and report.tasks == 6
-    import shutil
-
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     manifest = json.loads((copy / "manifest.json").read_text())
