@@ -62,6 +62,53 @@ def _canvas(text: str) -> tuple:
     return (parts[0], parts[-1])
 
 
+# --------------------------------------------------------------------------- engine knobs
+
+def _add_knobs(p) -> None:
+    """The engine's knobs (``RunConfig.engine_options``), as options of ``p``; read back by
+    ``_knobs``. Values stay strings here so that a bad one gets the parse helper's message."""
+    from .vocabulary import COLOR_TABLE, PRESETS, SHAPE_NAMINGS, SHAPE_TABLE, WORDINGS
+
+    p.add_argument("--num-objects", metavar="MIN-MAX",
+                   help="objects per scene, e.g. 5-8 or 7 (default: 5-8, L4 6-8)")
+    p.add_argument("--object-size", metavar="MIN-MAX",
+                   help="object size range in px (default: 20-40 scaled with the canvas)")
+    p.add_argument("--kind-weights", metavar="SPEC",
+                   help="rule-kind weights per level, e.g. 'L1:color=2,shape=1;L3:quadrant=0' "
+                   "(kinds left out of a listed level get 0; default: uniform)")
+    p.add_argument("--vocabulary", default="classic",
+                   help=f"{' | '.join(PRESETS)} (default: %(default)s)")
+    p.add_argument("--colors", metavar="NAMES",
+                   help=f"comma-separated colours from {','.join(COLOR_TABLE)} (default: the "
+                   "vocabulary's)")
+    p.add_argument("--shapes", metavar="NAMES",
+                   help="comma-separated shapes (solid or flat names) from "
+                   f"{','.join(names[0] for names in SHAPE_TABLE)} (default: the vocabulary's)")
+    p.add_argument("--shape-names", metavar="NAMING",
+                   help=f"{' | '.join(SHAPE_NAMINGS)}: how prompts and records name shapes "
+                   "(default: solid)")
+    p.add_argument("--prompt-variants", default="1", metavar="N",
+                   help=f"wordings per rule kind, 1 to {len(WORDINGS)} (default: 1, the exact "
+                   "prompts)")
+
+
+def _knobs(args) -> dict:
+    """The knobs of ``_add_knobs`` as ``RunConfig`` fields; ParameterError (naming the
+    option) for a value that does not parse."""
+    from .config import parse_kind_weights, parse_range
+    from .vocabulary import parse_prompt_variants
+
+    def parsed(value, parse, option):
+        return None if value is None else parse(value, option)
+
+    return {"num_objects": parsed(args.num_objects, parse_range, "--num-objects"),
+            "object_size": parsed(args.object_size, parse_range, "--object-size"),
+            "kind_weights": parsed(args.kind_weights, parse_kind_weights, "--kind-weights"),
+            "vocabulary": args.vocabulary, "colors": args.colors, "shapes": args.shapes,
+            "shape_names": args.shape_names,
+            "prompt_variants": parse_prompt_variants(args.prompt_variants, "--prompt-variants")}
+
+
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
@@ -102,6 +149,7 @@ def _add_generate(sub) -> None:
                    help=f"frame size W or WxH, each side in [{min_canvas_side()}, {MAX_CANVAS}] "
                    "(default: 256)")
     p.add_argument("--masks", action="store_true", help="also write instance maps")
+    _add_knobs(p)
     p.add_argument("--videos", action="store_true", default=None,
                    help="also write each task's ground-truth video, H.264 mp4 (always on for "
                    "the vbvr formats)")
@@ -153,7 +201,7 @@ def _generate(args) -> int:
                        shard_size=shard_size, canvas_size=args.canvas_size,
                        masks=args.masks, videos=args.videos, video_style=args.video_style,
                        fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
-                       vbvr_split=args.vbvr_split)
+                       vbvr_split=args.vbvr_split, **_knobs(args))
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                         chunk_size=args.chunk_size, overwrite=args.overwrite,
@@ -205,6 +253,7 @@ def _add_preview(sub) -> None:
     p.add_argument("--columns", type=int, default=4, help="pairs per row (default: %(default)s)")
     p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
                    help="frame size W or WxH (default: 256)")
+    _add_knobs(p)
     p.set_defaults(handler=_preview)
 
 
@@ -214,14 +263,14 @@ def _preview(args) -> int:
     from .preview import contact_sheet, save_sheet
     from .shards import task_seeds
 
-    RunConfig(count=args.count, levels=(args.level,), seed=args.seed,
-              canvas_size=args.canvas_size).validate()
+    config = RunConfig(count=args.count, levels=(args.level,), seed=args.seed,
+                       canvas_size=args.canvas_size, **_knobs(args)).validate()
     if not 1 <= args.columns <= 64:
         raise UsageError(f"--columns must be in [1, 64], got {args.columns}")
     if args.count > 1024:
         raise UsageError(f"--count must be in [1, 1024] for a preview, got {args.count}")
     batch = generate_batch(task_seeds(args.seed, 0, args.count), level=args.level,
-                           canvas_size=args.canvas_size)
+                           canvas_size=args.canvas_size, **config.engine_options())
     path = save_sheet(contact_sheet(batch, columns=args.columns), args.out)
     print(f"{PROG}: wrote {path}")
     return EXIT_OK

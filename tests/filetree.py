@@ -6,3 +6,16 @@ def tree(root: Path) -> dict:
     """Every file under ``root`` (relative path -> bytes)."""
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(Path(root).rglob("*"))
             if p.is_file()}
+
+
+def shard_samples(out: Path) -> dict:
+    """{key: {suffix: bytes}} of every WebDataset shard (``objsub-*.tar``) in ``out``."""
+    import tarfile
+
+    samples = {}
+    for shard in sorted(Path(out).glob("objsub-*.tar")):
+        with tarfile.open(shard) as tar:
+            for m in tar:
+                key, _, suffix = m.name.partition(".")
+                samples.setdefault(key, {})[suffix] = tar.extractfile(m).read()
+    return samples

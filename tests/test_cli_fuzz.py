@@ -2,7 +2,9 @@
 
 Whatever the values: exit status 0 or 2; on 2, exactly one line on standard error, starting with
 "objsub-fast: error:", and no traceback; a failed run leaves nothing under a final name in a
-fresh output folder; every call returns within a time bound.
+fresh output folder; every call returns within a time bound. The engine's knobs (--num-objects,
+--object-size, --kind-weights, --vocabulary, --colors, --shapes, --shape-names,
+--prompt-variants) are fuzzed on both generate and preview.
 """
 import os
 import time
@@ -14,6 +16,11 @@ from objsub_fast.cli import main
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 
+
+def _opt(name, strategy):
+    return st.one_of(st.just([]), strategy.map(lambda v: [name, str(v)]))
+
+
 INTS = st.one_of(st.integers(-3, 40), st.sampled_from(["", "x", "1.5", "1e3", "99999999999"]))
 LEVELS = st.one_of(
     st.lists(st.sampled_from(["L1", "L2", "L3", "L4"]), min_size=1, max_size=4, unique=True)
@@ -23,21 +30,32 @@ CANVAS = st.one_of(st.sampled_from(["256", "200x256", "64x4096", "0", "-5", "abc
                                     "x", "1e9", "256.0", "192", "96"]),
                    st.integers(1, 600).map(str))
 FORMATS = st.sampled_from(["webdataset", "vmevalkit", "parquet", ""])
-
-
-def _opt(name, strategy):
-    return st.one_of(st.just([]), strategy.map(lambda v: [name, str(v)]))
-
-
+RANGES = st.one_of(st.tuples(st.integers(-2, 60), st.integers(-2, 60))
+                   .map("{0[0]}-{0[1]}".format),
+                   st.sampled_from(["", "7", "5-", "-5", "a-b", "5-8-9", "1e3", "99999999999"]))
+KIND_WEIGHTS = st.sampled_from(["L1:color=2,shape=1", "L1:color=2,shape=1;L3:quadrant=0",
+                                "L3:quadrant=0", "L2:enumerate_2=1", "L1:color=-1", "L1:nope=1",
+                                "L9:color=1", "L1:color=x", "L1:color=inf", "", ";", "L1"])
+NAMES = st.one_of(
+    st.lists(st.sampled_from(["red", "green", "cyan", "teal", "cube", "circle", "diamond", "dome",
+                              "mauve", ""]), min_size=1, max_size=5).map(",".join))
+#: The engine's knobs, the same on generate and preview.
+KNOBS = (_opt("--num-objects", RANGES), _opt("--object-size", RANGES),
+         _opt("--kind-weights", KIND_WEIGHTS),
+         _opt("--vocabulary", st.sampled_from(["classic", "extended", "huge", ""])),
+         _opt("--colors", NAMES), _opt("--shapes", NAMES),
+         _opt("--shape-names", st.sampled_from(["solid", "flat", "round", ""])),
+         _opt("--prompt-variants", st.sampled_from(["1", "4", "0", "5", "x", "2.5"])))
 GENERATE = st.tuples(_opt("--count", INTS), _opt("--levels", LEVELS), _opt("--seed", INTS),
                      _opt("--format", FORMATS), _opt("--shard-size", INTS),
                      _opt("--canvas-size", CANVAS), _opt("--chunk-size", INTS),
                      _opt("--workers", st.sampled_from(["1", "0", "-1", "x", "999"])),
                      _opt("--scheduler-timeout", st.sampled_from(["0", "-1", "x", "5", "1e9"])),
-                     st.sampled_from([[], ["--masks"], ["--overwrite"], ["--no-space-check"]]))
+                     st.sampled_from([[], ["--masks"], ["--overwrite"], ["--no-space-check"]]),
+                     *KNOBS)
 PREVIEW = st.tuples(_opt("--count", INTS), _opt("--level", st.sampled_from(["L1", "L9", ""])),
                     _opt("--columns", INTS), _opt("--canvas-size", CANVAS),
-                    _opt("--seed", INTS))
+                    _opt("--seed", INTS), *KNOBS)
 
 
 def _run(argv, capsys):

@@ -4,6 +4,7 @@ Each snippet is taken from README.md by its fenced block (or indented command), 
 here, so the test fails when the README and the package drift apart. Left out: the million-task
 and Dask cluster commands (hours, a cluster), and the sections on scoring and videos.
 """
+import json
 import re
 import shlex
 import subprocess
@@ -91,3 +92,17 @@ def test_create_dataset_snippet(tmp_path):
 def test_dask_install_command_is_the_checkout_one():
     block = _block_with("bash", "dask scheduler")
     assert 'pip install -e ".[dask]"' in block and "objsub-fast[dask]" not in README
+
+
+def test_vocabulary_commands_make_and_record_what_they_say(tmp_path):
+    commands = _commands(_block_with("bash", "--vocabulary extended --shape-names flat"))
+    assert [c[:2] for c in commands] == [["objsub-fast", "generate"]] * 2 + [
+        ["objsub-fast", "preview"]]
+    for command in commands:
+        _run(command, tmp_path)
+    config = json.loads((tmp_path / "data/extended/manifest.json").read_text())["config"]
+    assert (config["vocabulary"], config["shape_names"], config["prompt_variants"],
+            config["generator_version"]) == ("extended", "flat", 4, "0.2.0")
+    picked = json.loads((tmp_path / "data/picked/manifest.json").read_text())["config"]
+    assert picked["colors"] == ["red", "cyan", "brown"]
+    assert (tmp_path / "extended.png").is_file()

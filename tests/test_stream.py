@@ -1,7 +1,6 @@
 """``iter_samples``: the samples of a dataset without writing it, split between ranks and
 DataLoader workers; together the partitions hold exactly the shards' samples, once each."""
 import sys
-import tarfile
 import types
 
 import pytest
@@ -12,18 +11,9 @@ from objsub_fast.dataset.config import RunConfig
 from objsub_fast.errors import ParameterError
 from objsub_fast.pipeline import generate
 
+from filetree import shard_samples
+
 COUNT = 13
-
-
-def shard_samples(out):
-    """{key: {suffix: bytes}} of every WebDataset shard in ``out``."""
-    samples = {}
-    for shard in sorted(out.glob("objsub-*.tar")):
-        with tarfile.open(shard) as tar:
-            for m in tar:
-                key, _, suffix = m.name.partition(".")
-                samples.setdefault(key, {})[suffix] = tar.extractfile(m).read()
-    return samples
 
 
 def members(sample):

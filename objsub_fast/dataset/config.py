@@ -22,21 +22,27 @@ drawn with ``video_style`` at ``fps`` for ``video_frames`` frames. None means th
 default (on for the VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The
 video fields and the encoder settings and build (``video_encoder``) appear in ``to_json`` only
 when videos are on, so a dataset without videos records what it always did.
+
+Knobs: ``num_objects``, ``object_size``, ``kind_weights``, ``vocabulary``, ``colors``, ``shapes``,
+``shape_names`` and ``prompt_variants`` are passed to ``generate_batch`` as they are (see
+``KNOBS`` for their defaults) and checked by the engine's own ``make_config`` for every level of
+the run. Like the video fields, each appears in ``to_json`` only when it differs from its
+default, so a default run records what it always did. ``generator_version`` is that of the run's
+output (``_version.generator_version``), the one its task records carry.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from .._version import __version__
 from ..errors import ParameterError
 from ..shards import MAX_SEED
 from ..vocabulary import LEVELS
 from .formats import FORMATS
 
 __all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS", "MAX_CANVAS",
-           "MAX_COUNT", "MAX_SHARDS", "default_shard_size", "min_canvas_side"]
+           "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
 
 #: Largest default shard size, and how many shards a smaller default count is split into.
 DEFAULT_SHARD_SIZE = 10_000
@@ -100,12 +106,16 @@ class RunConfig:
     """Everything that determines the dataset's bytes (and nothing that does not).
 
     Worker count, backend and chunk size are deliberately absent: they never change the output.
-    ``generator_version`` defaults to the installed package's version (``objsub_fast._version``).
+    ``generator_version`` defaults to the generator version of the run's output
+    (``objsub_fast._version.generator_version``); ``validate`` refuses any other.
 
     Examples
     --------
     >>> RunConfig(count=10, format="vmevalkit").validate().to_json()["canvas_size"]
     [256, 256]
+    >>> knobs = RunConfig(count=10, vocabulary="extended", num_objects=(5, 6)).validate()
+    >>> {k: v for k, v in knobs.to_json().items() if k in KNOBS or k == "generator_version"}
+    {'generator_version': '0.2.0', 'num_objects': [5, 6], 'vocabulary': 'extended'}
     """
 
     count: int
@@ -115,7 +125,7 @@ class RunConfig:
     shard_size: int | None = None  # None: default_shard_size(count)
     canvas_size: tuple = (256, 256)
     masks: bool = False
-    generator_version: str = field(default=__version__)
+    generator_version: str | None = None  # None: _version.generator_version of the run
     videos: bool | None = None
     video_style: str = "fade"
     fps: int = 16
@@ -123,10 +133,22 @@ class RunConfig:
     vbvr_pack: str = "tar"
     vbvr_parquet: bool | None = None
     vbvr_split: str = "Out-of-Domain_50"
+    num_objects: tuple | None = None
+    object_size: tuple | None = None
+    kind_weights: dict | None = None
+    vocabulary: str = "classic"
+    colors: tuple | None = None
+    shapes: tuple | None = None
+    shape_names: str | None = None
+    prompt_variants: int = 1
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
         object.__setattr__(self, "canvas_size", tuple(self.canvas_size))
+        for name in ("num_objects", "object_size", "colors", "shapes"):
+            object.__setattr__(self, name, _as_tuple(getattr(self, name)))
+        if self.generator_version is None:
+            object.__setattr__(self, "generator_version", self._own_generator_version())
         if self.shard_size is None and _is_int(self.count) and self.count >= 1:
             object.__setattr__(self, "shard_size", default_shard_size(self.count))
         if self.videos is None and self.format in FORMATS:
@@ -139,6 +161,49 @@ class RunConfig:
         """The RunConfig a manifest's ``config`` records (``to_json`` inverted)."""
         fields = {k: v for k, v in config.items() if k not in _DERIVED}
         return cls(**{"videos": False, **fields})
+
+    def engine_options(self) -> dict:
+        """The ``generate_batch`` keyword arguments of this run's knobs (``KNOBS``)."""
+        return {name: getattr(self, name) for name in KNOBS}
+
+    def _own_generator_version(self):
+        """``_version.generator_version`` of this run (None while its knobs are invalid)."""
+        from .._version import generator_version
+        from ..config import is_classic
+
+        try:
+            classic = is_classic(self.vocabulary, self.colors, self.shapes, self.shape_names,
+                                 self.prompt_variants)
+            return generator_version(self.canvas_size, classic=classic)
+        except (ValueError, TypeError):
+            return None
+
+    def _check_knobs(self) -> None:
+        """Check the knobs with the engine's own validation, for every level of the run; the
+        errors name the command-line options."""
+        from ..config import check_levels, check_vocabulary, make_config
+        from ..vocabulary import (parse_colors, parse_prompt_variants, parse_shape_names,
+                                  parse_shapes, parse_vocabulary)
+
+        for name, parse in (("vocabulary", parse_vocabulary), ("colors", parse_colors),
+                            ("shapes", parse_shapes), ("shape_names", parse_shape_names),
+                            ("prompt_variants", parse_prompt_variants)):
+            if getattr(self, name) != KNOBS[name]:
+                parse(getattr(self, name), _option(name))
+        try:
+            vocab = check_vocabulary(self.vocabulary, self.colors, self.shapes, self.shape_names)
+            make_config(check_levels(list(self.levels), len(self.levels)), self.canvas_size,
+                        self.num_objects, self.object_size, self.kind_weights, vocab,
+                        self.prompt_variants)
+        except ParameterError as e:
+            raise ParameterError(_OPTION_WORDS.sub(lambda m: _option(m.group(0)), str(e))) \
+                from None
+        expected = self._own_generator_version()
+        if self.generator_version != expected:
+            raise ParameterError(
+                f"generator_version {self.generator_version!r} is not what this objsub-fast "
+                f"writes for this configuration ({expected}): the dataset was made by another "
+                "generator; use that version, or regenerate it with --overwrite")
 
     def video_spec(self):
         """The ``objsub_fast.video.VideoSpec`` of this run's videos."""
@@ -178,6 +243,7 @@ class RunConfig:
         for ok, message in checks:
             if not ok:
                 raise ParameterError(message)
+        self._check_knobs()
         format_checks = (  # (field, ok, message), checked when the run's format reads it
             ("vbvr_pack", self.vbvr_pack in ("tar", "folders"),
              f"--vbvr-pack must be tar or folders, got {self.vbvr_pack!r}"),
@@ -215,11 +281,47 @@ class RunConfig:
             settings = self.video_spec().settings()
             d["video_encoder"] = {"settings": settings["encoder"],
                                   "build": settings["encoder_build"]}
+        for name in KNOBS:
+            del d[name]
+        d.update(self.changed_knobs())
         return d
+
+    def changed_knobs(self) -> dict:
+        """The knobs that differ from their defaults, as JSON (what ``to_json`` records).
+
+        Examples
+        --------
+        >>> RunConfig(count=1, object_size=(12, 24), prompt_variants=2).changed_knobs()
+        {'object_size': [12, 24], 'prompt_variants': 2}
+        """
+        return {name: list(value) if isinstance(value, tuple) else value
+                for name, value in self.engine_options().items() if value != KNOBS[name]}
 
 
 def _is_int(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _as_tuple(value):
+    """A knob given as a comma-separated string or a list, as a tuple (names stripped)."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(","))
+    return tuple(value) if isinstance(value, list) else value
+
+
+#: The engine's knobs (``generate_batch`` keyword arguments) and their defaults: RunConfig
+#: fields that ``to_json`` records only when they differ from the default.
+KNOBS = {"num_objects": None, "object_size": None, "kind_weights": None,
+         "vocabulary": "classic", "colors": None, "shapes": None, "shape_names": None,
+         "prompt_variants": 1}
+#: Engine parameter names in the engine's messages, said as command-line options instead.
+_OPTION_WORDS = re.compile(r"\b(num_objects|object_size|kind_weights|canvas_size|"
+                           r"prompt_variants|shape_names)\b")
+
+
+def _option(name: str) -> str:
+    """The command-line option of a RunConfig field: ``num_objects`` -> ``--num-objects``."""
+    return "--" + name.replace("_", "-")
 
 
 #: The video fields of RunConfig (left out of ``to_json`` without videos), and the keys that

@@ -12,8 +12,9 @@ Adding a format is one module and one row here. A format module provides:
 ``stored_bytes(samples, block) -> int`` (optional)
     Disk bytes of encoded samples, a file system block being ``block`` bytes (the free-space
     check; default: every member a file of whole blocks).
-``task_metadata(record) -> bytes``
-    The per-task JSON member (``members.MEMBERS["json"]``) for an engine task record.
+``task_metadata(record, config=None) -> bytes``
+    The per-task JSON member (``members.MEMBERS["json"]``) for an engine task record of a run
+    with ``config`` (a RunConfig; None: the defaults).
 ``ShardWriter(out, shard, config)``
     Context manager: ``write_samples(samples)`` per chunk (``members.encode_samples``), then
     ``finish()`` -> the shard's manifest entry; nothing under a final name on error.

@@ -83,7 +83,7 @@ _ROWS = (
     Member("first.png", "first_frame.png", lambda b, r, f, c: png.encode_batch(b.first_frames),
            deep_check=check_png("first_frames", "RGB")),
     Member("json", "question_metadata.json",
-           lambda b, r, f, c: [f.task_metadata(rec) for rec in r]),
+           lambda b, r, f, c: [f.task_metadata(rec, c) for rec in r]),
     Member("mask.png", "instance_map.png", lambda b, r, f, c: png.encode_batch(b.instance_maps),
            wanted=lambda config: config.masks, deep_check=check_png("instance_maps", "L")),
     Member("mp4", "ground_truth.mp4", _videos, wanted=lambda config: config.videos,

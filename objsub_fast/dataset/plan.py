@@ -77,7 +77,8 @@ def shard_batches(config, shard: Shard, chunk_size: int | None):
 
 def range_batches(config, ranges, size: int):
     """Yield (start, engine batch) of each task range ``(start, stop)`` (at most ``size``
-    tasks), drawn into one set of reused frame buffers (see ``shard_batches``)."""
+    tasks), drawn into one set of reused frame buffers (see ``shard_batches``), with the run's
+    knobs (``RunConfig.engine_options``)."""
     from ..engine import generate_batch
 
     w, h = config.canvas_size
@@ -87,4 +88,5 @@ def range_batches(config, ranges, size: int):
         yield start, generate_batch(task_seeds(config.seed, start, stop),
                                     level=task_levels(config.levels, start, stop),
                                     canvas_size=config.canvas_size, masks=config.masks,
-                                    out=tuple(b[:stop - start] for b in buffers))
+                                    out=tuple(b[:stop - start] for b in buffers),
+                                    **config.engine_options())

@@ -77,7 +77,8 @@ def sample_run(config, out) -> RunSample:
     every_level = min(config.count, len(config.levels))
     generate_batch(task_seeds(config.seed, 0, every_level), render=False,
                    level=task_levels(config.levels, 0, every_level),
-                   canvas_size=config.canvas_size, masks=config.masks)
+                   canvas_size=config.canvas_size, masks=config.masks,
+                   **config.engine_options())
     n = min(config.count, SAMPLE_TASKS, auto_chunk_size(config.canvas_size))
     # the workers' own call (frames drawn into reused buffers), so its kernels get compiled
     (_, batch), = shard_batches(config, Shard(0, 0, n), n)

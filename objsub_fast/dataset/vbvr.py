@@ -16,7 +16,8 @@ Packing (``RunConfig.vbvr_pack``):
 
 ``metadata.json`` holds VBVR's fields -- ``task_id`` (the sample id), ``generator``,
 ``timestamp`` (fixed, :data:`TIMESTAMP`, so files stay reproducible), ``parameters`` (the task:
-the record without id, seed and provenance), ``param_hash`` (:func:`param_hash`),
+the record without id, seed and provenance, plus ``options``, the run's engine knobs that differ
+from the defaults, as ``manifest.json`` records them), ``param_hash`` (:func:`param_hash`),
 ``generation`` (seed and generator) -- plus ``task``, this project's full task record.
 
 The index: ``data/metadata.jsonl`` always, and ``data/metadata.parquet`` when
@@ -78,9 +79,17 @@ def sample_id(index: int) -> str:
     return f"{TASK}_{index:08d}"
 
 
-def parameters(record: dict) -> dict:
-    """A task's parameters: its record without identity, seed and provenance."""
-    return {k: v for k, v in record.items() if k not in _NOT_PARAMETERS}
+def parameters(record: dict, options: dict | None = None) -> dict:
+    """A task's parameters: its record without identity, seed and provenance, and the run's
+    non-default engine knobs (``RunConfig.changed_knobs``) as ``options`` when there are any.
+
+    Examples
+    --------
+    >>> parameters({"id": "a", "seed": 3, "level": "L1"}, {"prompt_variants": 4})
+    {'level': 'L1', 'options': {'prompt_variants': 4}}
+    """
+    params = {k: v for k, v in record.items() if k not in _NOT_PARAMETERS}
+    return {**params, "options": options} if options else params
 
 
 def param_hash(params: dict) -> str:
@@ -96,9 +105,10 @@ def param_hash(params: dict) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def task_metadata(record: dict) -> bytes:
-    """``metadata.json`` of a task record (VBVR's fields plus the full record)."""
-    params = parameters(record)
+def task_metadata(record: dict, config=None) -> bytes:
+    """``metadata.json`` of a task record of a run with ``config`` (VBVR's fields plus the full
+    record)."""
+    params = parameters(record, config.changed_knobs() if config is not None else None)
     doc = {"task_id": sample_id(record["task_index"]), "generator": GENERATOR,
            "timestamp": TIMESTAMP, "parameters": params, "param_hash": param_hash(params),
            "generation": {"seed": record["seed"], "generator": record["generator"],

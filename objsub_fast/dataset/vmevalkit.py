@@ -74,10 +74,10 @@ def pair(record: dict) -> dict:
     return p
 
 
-def task_metadata(record: dict) -> bytes:
+def task_metadata(record: dict, config=None) -> bytes:
     """``question_metadata.json``: the pair on one line with the default separators (the C
     encoder; ``indent`` would be ~8x slower), so the same bytes are its line in
-    ``vmeval_dataset.json``."""
+    ``vmeval_dataset.json`` (the run's knobs are in ``manifest.json``)."""
     return _SPACED.encode(pair(record)).encode()
 
 

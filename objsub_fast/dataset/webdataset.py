@@ -47,8 +47,9 @@ def shard_pattern(num_shards: int) -> str:
     return f"objsub-{{{0:06d}..{num_shards - 1:06d}}}.tar"
 
 
-def task_metadata(record: dict) -> bytes:
-    """The ``{key}.json`` member: the task record on one compact line."""
+def task_metadata(record: dict, config=None) -> bytes:
+    """The ``{key}.json`` member: the task record on one compact line (the run's knobs are in
+    ``manifest.json``)."""
     return _COMPACT.encode(record).encode()
 
 
