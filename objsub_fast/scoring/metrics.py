@@ -19,7 +19,7 @@ from ..errors import TaskError
 from ..render import sprite
 from ..vocabulary import Vocabulary
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import BG, MIN_AREA_FRACTION, Detector, class_lut, match, shape_templates
+from .detect import BG, MIN_AREA_FRACTION, Detector, match, shape_templates
 from .question import check_question
 from .thresholds import METRICS, THRESHOLDS
 
@@ -81,9 +81,6 @@ class TaskModel:
         self.cx, self.cy, self.area = np.zeros(m), np.zeros(m), np.zeros(m)
         self.bw, self.bh = np.zeros(m), np.zeros(m)
         self.masks = []
-        if len(vocab.colors) > 6:
-            raise TaskError(f"the detector reads at most 6 colours per scene; this one has "
-                            f"{len(vocab.colors)}")
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
         for k in range(m):
             mask = sprite(vocab.shapes[self.shape[k]], int(self.size[k])) > 0
@@ -166,8 +163,7 @@ class Tracker:
         self.diag = float(np.hypot(w, h))
         self.gate = THRESHOLDS["motion_continuity"]["max_step_fraction"] * self.diag
         self.set_mapping(mapping)
-        self.detect = Detector(model.canvas_size, model.min_area)
-        self.detect.lut = class_lut(model.palette)
+        self.detect = Detector(model.canvas_size, model.min_area, model.palette)
         self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
         self.ref_area = m.area.copy()
         self.last_seen = np.full(len(m.cx), -1)

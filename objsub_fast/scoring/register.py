@@ -212,7 +212,8 @@ def register(frame: np.ndarray, model, shown=None) -> Mapping:
     # Components at the frame's resolution: anything from a quarter of the smallest object at a
     # tenth of the canvas scale up.
     min_scale = min(w / cw, h / ch) / 4
-    comps = Detector(source, max(4.0, 0.25 * model.area.min() * min_scale ** 2))(frame)
+    comps = Detector(source, max(4.0, 0.25 * model.area.min() * min_scale ** 2),
+                     model.palette)(frame)
     order = np.argsort(-comps.area, kind="stable")[:MAX_COMPONENTS]
     keep = np.zeros(len(comps), bool)
     keep[order] = True
