@@ -3,7 +3,9 @@
 Colour classification
 ---------------------
 Every pixel gets one class: background (white), outline (black), one of the scene's task colours
-(the record's palette: the classic six, or any number of the extended vocabulary's), or *other*. The decision is made in CIE L*a*b* with the CIEDE2000 difference: a pixel takes the
+(the record's palette: the classic six, or as many of the extended vocabulary's as the scene
+uses; the per-component colour counts have one column per palette colour), or *other*. The
+decision is made in CIE L*a*b* with the CIEDE2000 difference: a pixel takes the
 class of the nearest reference colour when that difference is at most :data:`CLASS_TOLERANCE`,
 and is *other* (still foreground) beyond it. It is precomputed once into a lookup table over RGB
 quantised to 6 bits per channel (64**3 cells, 256 KiB), so a frame costs one table read per pixel.
