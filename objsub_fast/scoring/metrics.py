@@ -214,6 +214,9 @@ class Tracker:
         self.visible = (mapping.visible if mapping is not None and mapping.visible is not None
                         else np.ones(len(self.model.cx), bool))
         self.rect = mapping.canvas_rect() if mapping is not None else (0, 0, w, h)
+        m = self.model
+        self._vis = vis = np.flatnonzero(self.visible)
+        self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
         ink = np.flatnonzero(self.model.removed & self.visible)
         self._ink_q = np.stack([self.model.cx[ink], self.model.cy[ink]], axis=1)
         self._ink_half = self.model.size[ink] / 2
@@ -277,11 +280,11 @@ class Tracker:
         t = len(self.present)
         lost = ~self.present[-1] if t else np.zeros(len(m.cx), bool)
         # Objects the frame does not show take no part in the matching.
-        vis = np.flatnonzero(self.visible)
+        vis = self._vis
         comp_of, shape_of = np.full(len(m.cx), -1), np.full(len(m.cx), -1)
         comp_of[vis], shape_of[vis] = match(
-            self.ref_x[vis], self.ref_y[vis], self.ref_area[vis], lost[vis], m.color[vis],
-            m.shape[vis], m.size[vis], m.area[vis], m.templates[vis], comps, gate=self.gate)
+            self.ref_x[vis], self.ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
+            comps, gate=self.gate)
         hit = comp_of >= 0
         idx = comp_of[hit]
         cam, pos = self._camera(hit, comps, idx)

@@ -47,7 +47,9 @@ MAX_CUT_FRACTION = 0.75
 
 def _uniform_runs(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per line of ``lines`` (L, n, 3): whether it is uniform, and its median colour."""
-    lo, med, hi = np.percentile(lines, (2, 50, 98), axis=1)
+    # Percentiles along the last, contiguous axis: the same values, several times faster.
+    lo, med, hi = np.percentile(np.ascontiguousarray(lines.transpose(0, 2, 1)), (2, 50, 98),
+                                axis=2)
     uniform = (hi - lo).max(axis=1) <= UNIFORM_SPREAD
     return uniform, med
 
