@@ -328,15 +328,14 @@ class Detector:
     canvas_size : (W, H)
     min_area : float
         Components below this many pixels are ignored.
-    colors_rgb : tuple of (r, g, b), optional
-        The scene's task colours (``metrics.TaskModel.palette``); default: the classic six.
-        Colour codes index it.
+    palette : tuple of (r, g, b), optional
+        The task's colours (``TaskModel.palette``); default the classic six.
     """
 
-    def __init__(self, canvas_size, min_area: float, colors_rgb=None):
+    def __init__(self, canvas_size, min_area: float, palette=None):
         w, h = int(canvas_size[0]), int(canvas_size[1])
-        self.lut = class_lut(colors_rgb)
-        self.ncol = len(COLORS) if colors_rgb is None else len(colors_rgb)
+        self.lut = class_lut(palette)
+        self.ncol = len(COLORS) if palette is None else len(palette)
         self.labels = np.zeros((h, w), np.int32)
         self.parent = np.zeros(h * w + 1, np.int32)
         self.min_area = float(min_area)
