@@ -130,3 +130,52 @@ def test_truncated_faststart_mp4_is_reported(batch, tmp_path):
     path.write_bytes(data[:cut])
     with pytest.raises(VideoError, match="truncated"):
         list(FrameStream(path, (256, 256)))
+
+
+@pytest.mark.parametrize("pix_fmt", ["yuv420p", "yuv444p"])
+def test_planar_yuv_sampling_matches_swscale_conversion(batch, tmp_path, pix_fmt):
+    """Planar YUV frames are sampled from their planes (the fast path is taken) and give the
+    canvas that converting the whole frame with swscale first gives, up to a few values where
+    saturated colours meet."""
+    import av
+    from av.video.reformatter import VideoReformatter
+
+    from objsub_fast.scoring.outputs import centre_cropped
+    from objsub_fast.scoring.register import bars_mapping
+    from objsub_fast.scoring.video import CanvasWarp
+
+    frames = centre_cropped(np.stack([batch.first_frames[0], batch.final_frames[0]]), (480, 270))
+    path = tmp_path / f"{pix_fmt}.mp4"
+    with av.open(str(path), "w") as out:
+        stream = out.add_stream("libx264", rate=8)
+        stream.width, stream.height, stream.pix_fmt = 480, 270, pix_fmt
+        for f in frames:
+            out.mux(stream.encode(av.VideoFrame.from_ndarray(f, format="rgb24")))
+        out.mux(stream.encode())
+    reformatter = VideoReformatter()
+    with av.open(str(path)) as container:
+        decoded = list(container.decode(video=0))
+    assert decoded[0].format.name == pix_fmt
+    rgb = decoded[0].to_ndarray(format="rgb24")
+    fast = CanvasWarp(bars_mapping(rgb, (256, 256)))
+    slow = CanvasWarp(fast.mapping)
+    slow._yuv = False
+    for frame in decoded:
+        a = fast.from_video_frame(frame, reformatter)
+        b = slow.from_video_frame(frame, reformatter)
+        far = np.abs(a.astype(int) - b) > 4
+        assert far.mean() < 0.01
+        assert np.abs(a.astype(int) - b).mean() < 0.2
+    assert isinstance(fast._yuv, tuple)
+
+
+def test_frames_of_other_formats_are_converted_by_swscale():
+    import av
+
+    from objsub_fast.scoring.video import _yuv_conversion
+
+    rgb = av.VideoFrame.from_ndarray(np.zeros((16, 16, 3), np.uint8), format="rgb24")
+    assert _yuv_conversion(rgb) is None
+    yuv = rgb.reformat(format="yuv420p")
+    assert _yuv_conversion(yuv)[:2] == (2, 2)
+    assert _yuv_conversion(rgb.reformat(format="yuv444p"))[:2] == (1, 1)

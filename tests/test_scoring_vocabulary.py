@@ -7,7 +7,7 @@ import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import score_video, write_video
-from objsub_fast.scoring.detect import class_lut
+from objsub_fast.scoring.detect import COLOR_CLASS0, MAX_COLORS, class_lut
 from objsub_fast.vocabulary import COLOR_TABLE, LEVEL_KINDS, KINDS
 
 FRAMES = 16
@@ -70,9 +70,36 @@ def test_extended_controls_as_h264(tasks, tmp_path, out_size):
 
 
 def test_colour_classes_come_from_the_palette():
-    rgb = (COLOR_TABLE["cyan"], COLOR_TABLE["brown"])
-    lut = class_lut(rgb)
-    for c, (r, g, b) in enumerate(rgb):
-        assert lut[((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2)] == 2 + c
-    with pytest.raises(ValueError, match="1..6 colours"):
-        class_lut(tuple(COLOR_TABLE.values()))
+    for rgb in [(COLOR_TABLE["cyan"], COLOR_TABLE["brown"]), tuple(COLOR_TABLE.values())]:
+        lut = class_lut(rgb)
+        for c, (r, g, b) in enumerate(rgb):
+            assert lut[((r >> 2) << 12) | ((g >> 2) << 6) | (b >> 2)] == COLOR_CLASS0 + c
+    with pytest.raises(ValueError, match=f"1..{MAX_COLORS} colours"):
+        class_lut(())
+
+
+def test_scenes_with_more_than_six_colours_are_scored(tmp_path):
+    """Eight-object extended scenes with seven or more colours (the detector's colour columns
+    follow the palette): the ground truth passes, the wrong object and nothing removed fail."""
+    picked = []
+    for level in ("L1", "L3"):
+        pool = generate_batch(np.arange(200), level=level, vocabulary="extended",
+                              num_objects=(8, 8), render=False)
+        many = [int(pool.seeds[i]) for i in range(len(pool))
+                if len(set(pool.color[i, :pool.num_objects[i]].tolist())) > 6]
+        picked += [(seed, level) for seed in many[:2]]
+    assert len(picked) == 4
+    batch = generate_batch([s for s, _ in picked], level=[lv for _, lv in picked],
+                           vocabulary="extended", num_objects=(8, 8), masks=True)
+    wrong = []
+    for i in range(len(batch)):
+        task = batch.task(i)
+        colours = {o["color"] for o in task["object_subtraction_data"]["objects"]}
+        assert len(colours) > 6
+        for name, frames, should_pass in _controls(batch, i):
+            path = tmp_path / f"{i}_{name}.mp4"
+            write_video(path, frames)
+            res = score_video(task, path)
+            if res["error"] or res["pass"] != should_pass:
+                wrong.append((i, name, res["error"], res["metrics"]))
+    assert not wrong

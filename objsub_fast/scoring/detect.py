@@ -2,8 +2,10 @@
 
 Colour classification
 ---------------------
-Every pixel gets one of nine classes: background (white), outline (black), the six task colours,
-or *other*. The decision is made in CIE L*a*b* with the CIEDE2000 difference: a pixel takes the
+Every pixel gets one class: background (white), outline (black), one of the scene's task colours
+(the record's palette: the classic six, or as many of the extended vocabulary's as the scene
+uses; the per-component colour counts have one column per palette colour), or *other*. The
+decision is made in CIE L*a*b* with the CIEDE2000 difference: a pixel takes the
 class of the nearest reference colour when that difference is at most :data:`CLASS_TOLERANCE`,
 and is *other* (still foreground) beyond it. It is precomputed once into a lookup table over RGB
 quantised to 6 bits per channel (64**3 cells, 256 KiB), so a frame costs one table read per pixel.
@@ -65,12 +67,14 @@ from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB
 
 __all__ = ["Components", "Detector", "class_lut", "shape_templates", "classify_shapes",
            "component_colors", "match", "BG", "OUTLINE", "OTHER", "COLOR_CLASS0",
-           "CLASS_TOLERANCE"]
+           "CLASS_TOLERANCE", "MAX_COLORS"]
 
 #: Pixel classes.
-BG, OUTLINE, OTHER = 0, 1, 8
+BG, OUTLINE, OTHER = 0, 1, 255
 #: Class of colour code c is c + COLOR_CLASS0.
 COLOR_CLASS0 = 2
+#: Most task colours a colour table can tell apart (classes COLOR_CLASS0 .. OTHER - 1).
+MAX_COLORS = OTHER - COLOR_CLASS0
 #: CIEDE2000 distance within which a pixel takes the nearest reference's class.
 CLASS_TOLERANCE = 25.0
 #: Components smaller than this fraction of the smallest task object's area are noise.
@@ -100,26 +104,24 @@ REACQUIRE_RATIO_RANGE = (0.5, 2.0)
 #: same colour but another shape and size) is refused rather than stolen from its owner.
 UNMATCHED_COST = 3.0
 
-# Component statistics columns.
-(S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1) = range(7)
-S_COL0 = 7                      # six colour counts
-S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ, S_CORNER = 13, 14, 15, 16, 17
-S_ICOL0 = 18                    # six colour counts of interior pixels (off the blurred rim)
-NSTATS = 24
+# Component statistics columns; then one count per task colour (S_COL0 + c), then one per task
+# colour of interior pixels, off the blurred rim (S_COL0 + ncol + c): ``S_COL0 + 2 * ncol`` in all.
+(S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1, S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ,
+ S_CORNER) = range(12)
+S_COL0 = 12
 
 
 @lru_cache(maxsize=16)
 def class_lut(colors_rgb=None) -> np.ndarray:
     """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class.
 
-    ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette; at most
-    six); class c + COLOR_CLASS0 is colour c. Default: the classic six.
+    ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette, any number
+    up to :data:`MAX_COLORS`); class c + COLOR_CLASS0 is colour c. Default: the classic six.
     """
     from skimage.color import deltaE_ciede2000, rgb2lab
 
-    if colors_rgb is not None and not 1 <= len(colors_rgb) <= OTHER - COLOR_CLASS0:
-        raise ValueError(f"class_lut takes 1..{OTHER - COLOR_CLASS0} colours; "
-                         f"got {len(colors_rgb)}")
+    if colors_rgb is not None and not 1 <= len(colors_rgb) <= MAX_COLORS:
+        raise ValueError(f"class_lut takes 1..{MAX_COLORS} colours; got {len(colors_rgb)}")
     q = (np.arange(64) * 4 + 1.5) / 255.0
     grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
     lab = rgb2lab(grid)
@@ -171,11 +173,12 @@ def _interior(cls, y, x, H, W):
 
 
 @kernel
-def _analyze_frame(frame, lut, cls, labels, parent, min_area):
+def _analyze_frame(frame, lut, cls, labels, parent, min_area, ncol):
     """Classify pixels into ``cls`` and label foreground components into ``labels``.
 
-    Returns a (K, NSTATS) float64 array of statistics of the components with at least
-    ``min_area`` pixels (``labels`` holds 1-based ids of all components, small ones included).
+    Returns a (K, S_COL0 + 2 * ncol) float64 array of statistics of the components with at
+    least ``min_area`` pixels (``labels`` holds 1-based ids of all components, small ones
+    included); ``ncol`` is the number of task colours of ``lut``.
     """
     H, W = cls.shape
     n = 0
@@ -215,7 +218,7 @@ def _analyze_frame(frame, lut, cls, labels, parent, min_area):
             compact[i] = k
     for i in range(1, n + 1):
         compact[i] = compact[_find(parent, i)]
-    st = np.zeros((k + 1, NSTATS))
+    st = np.zeros((k + 1, S_COL0 + 2 * ncol))
     for j in range(1, k + 1):
         st[j, S_X0] = W
         st[j, S_Y0] = H
@@ -240,17 +243,17 @@ def _analyze_frame(frame, lut, cls, labels, parent, min_area):
             if y > st[j, S_Y1]:
                 st[j, S_Y1] = y
             c = cls[y, x]
-            if c == 1:
+            if c == OUTLINE:
                 st[j, S_OUTLINE] += 1
-            elif c == 8:
+            elif c == OTHER:
                 st[j, S_OTHER] += 1
             else:
-                st[j, S_COL0 + c - 2] += 1
+                st[j, S_COL0 + c - COLOR_CLASS0] += 1
     keep = 0
     for j in range(1, k + 1):
         if st[j, S_AREA] >= min_area:
             keep += 1
-    out = np.zeros((keep, NSTATS))
+    out = np.zeros((keep, S_COL0 + 2 * ncol))
     o = 0
     for j in range(1, k + 1):
         if st[j, S_AREA] < min_area:
@@ -271,8 +274,8 @@ def _analyze_frame(frame, lut, cls, labels, parent, min_area):
                         if x < x0 + qx or x > x1 - qx:
                             st[j, S_CORNER] += 1
                     c = cls[y, x]
-                    if 2 <= c < 8 and _interior(cls, y, x, H, W):
-                        st[j, S_ICOL0 + c - 2] += 1
+                    if COLOR_CLASS0 <= c < OTHER and _interior(cls, y, x, H, W):
+                        st[j, S_COL0 + ncol + c - COLOR_CLASS0] += 1
         out[o] = st[j]
         o += 1
     return out
@@ -332,6 +335,7 @@ class Detector:
     def __init__(self, canvas_size, min_area: float, palette=None):
         w, h = int(canvas_size[0]), int(canvas_size[1])
         self.lut = class_lut(palette)
+        self.ncol = len(COLORS) if palette is None else len(palette)
         self.labels = np.zeros((h, w), np.int32)
         self.parent = np.zeros(h * w + 1, np.int32)
         self.min_area = float(min_area)
@@ -340,7 +344,8 @@ class Detector:
     def __call__(self, frame: np.ndarray) -> Components:
         """Detect the components of one (H, W, 3) uint8 canvas frame."""
         cls = np.empty(self.shape, np.uint8)
-        st = _analyze_frame(frame, self.lut, cls, self.labels, self.parent, self.min_area)
+        st = _analyze_frame(frame, self.lut, cls, self.labels, self.parent, self.min_area,
+                            self.ncol)
         h, w = self.shape
         bbox = st[:, [S_X0, S_X1, S_Y0, S_Y1]].astype(int)
         edge = ((bbox[:, 0] <= 0) | (bbox[:, 1] >= w - 1) | (bbox[:, 2] <= 0)
@@ -360,9 +365,9 @@ def component_colors(st: np.ndarray) -> np.ndarray:
     all pixels otherwise. The winning colour must cover :data:`COLOR_MIN_FRACTION` of the
     pixels that vote (non-outline pixels, interior ones when they decide).
     """
-    ncol = len(COLORS)
+    ncol = (st.shape[1] - S_COL0) // 2
     whole = st[:, S_COL0:S_COL0 + ncol]
-    inner = st[:, S_ICOL0:S_ICOL0 + ncol]
+    inner = st[:, S_COL0 + ncol:S_COL0 + 2 * ncol]
     use_inner = inner.sum(axis=1) >= MIN_INTERIOR_PX
     votes = np.where(use_inner[:, None], inner, whole)
     body = np.where(use_inner, inner.sum(axis=1),

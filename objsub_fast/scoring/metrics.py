@@ -13,8 +13,11 @@ of the way from its first value to its last.
 """
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
+from .._numba import kernel
 from ..errors import TaskError
 from ..render import sprite
 from ..vocabulary import Vocabulary
@@ -81,12 +84,9 @@ class TaskModel:
         self.cx, self.cy, self.area = np.zeros(m), np.zeros(m), np.zeros(m)
         self.bw, self.bh = np.zeros(m), np.zeros(m)
         self.masks = []
-        if len(vocab.colors) > 6:
-            raise TaskError(f"the detector reads at most 6 colours per scene; this one has "
-                            f"{len(vocab.colors)}")
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
         for k in range(m):
-            mask = sprite(vocab.shapes[self.shape[k]], int(self.size[k])) > 0
+            mask = _sprite_mask(int(vocab.shapes[self.shape[k]]), int(self.size[k]))
             rr, cc = np.nonzero(mask)
             self.cy[k], self.cx[k] = self.top[k] + rr.mean(), self.left[k] + cc.mean()
             self.area[k] = rr.size
@@ -106,6 +106,27 @@ class TaskModel:
             if y1 > y0 and x1 > x0:
                 canvas[y0:y1, x0:x1] |= self.masks[k][y0 - t:y1 - t, x0 - x:x1 - x]
         return canvas
+
+
+@lru_cache(maxsize=4096)
+def _sprite_mask(shape: int, size: int) -> np.ndarray:
+    """The (size, size) read-only bool mask of global shape code ``shape`` (cached: every task
+    of a run draws from the same few shapes and sizes)."""
+    mask = sprite(shape, size) > 0
+    mask.flags.writeable = False
+    return mask
+
+
+@kernel(nogil=True)
+def _ink_sum(frame, boxes) -> float:
+    """Sum of ``255 - min(R, G, B)`` over the (x0, x1, y0, y1) ``boxes`` of ``frame``."""
+    total = 0
+    for b in range(boxes.shape[0]):
+        x0, x1, y0, y1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                total += 255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
+    return float(total)
 
 
 def _runs(flags: np.ndarray):
@@ -193,6 +214,12 @@ class Tracker:
         self.visible = (mapping.visible if mapping is not None and mapping.visible is not None
                         else np.ones(len(self.model.cx), bool))
         self.rect = mapping.canvas_rect() if mapping is not None else (0, 0, w, h)
+        m = self.model
+        self._vis = vis = np.flatnonzero(self.visible)
+        self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
+        ink = np.flatnonzero(self.model.removed & self.visible)
+        self._ink_q = np.stack([self.model.cx[ink], self.model.cy[ink]], axis=1)
+        self._ink_half = self.model.size[ink] / 2
 
     def _camera(self, hit, comps, idx):
         """This frame's camera from the kept objects (see ``camera``)."""
@@ -227,15 +254,12 @@ class Tracker:
         """Ink (255 - min channel) summed over the removed visible objects' placed squares."""
         m = self.model
         h, w = frame.shape[:2]
-        total = 0.0
-        pos = apply_camera(np.stack([m.cx, m.cy], axis=1), cam, m.center)
-        for k in np.flatnonzero(m.removed & self.visible):
-            half = cam[0] * m.size[k] / 2 + 1
-            x0, x1 = int(max(pos[k, 0] - half, 0)), int(min(pos[k, 0] + half + 1, w))
-            y0, y1 = int(max(pos[k, 1] - half, 0)), int(min(pos[k, 1] + half + 1, h))
-            if x1 > x0 and y1 > y0:
-                total += float((255 - frame[y0:y1, x0:x1].min(axis=2)).sum(dtype=np.int64))
-        return total
+        pos = apply_camera(self._ink_q, cam, m.center)
+        half = cam[0] * self._ink_half + 1
+        lo = np.maximum(pos - half[:, None], 0)
+        hi = np.minimum(pos + half[:, None] + 1, [w, h])
+        boxes = np.stack([lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]], axis=1).astype(np.int64)
+        return _ink_sum(frame, boxes)
 
     def _keep(self, t: int, frame) -> None:
         if not self.keep_samples:
@@ -256,11 +280,11 @@ class Tracker:
         t = len(self.present)
         lost = ~self.present[-1] if t else np.zeros(len(m.cx), bool)
         # Objects the frame does not show take no part in the matching.
-        vis = np.flatnonzero(self.visible)
+        vis = self._vis
         comp_of, shape_of = np.full(len(m.cx), -1), np.full(len(m.cx), -1)
         comp_of[vis], shape_of[vis] = match(
-            self.ref_x[vis], self.ref_y[vis], self.ref_area[vis], lost[vis], m.color[vis],
-            m.shape[vis], m.size[vis], m.area[vis], m.templates[vis], comps, gate=self.gate)
+            self.ref_x[vis], self.ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
+            comps, gate=self.gate)
         hit = comp_of >= 0
         idx = comp_of[hit]
         cam, pos = self._camera(hit, comps, idx)
