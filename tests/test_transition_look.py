@@ -22,7 +22,7 @@ CASES = {
     "picked-flat-512": dict(colors="teal,pink,brown,red", shapes="pillar,dome,hourglass,cube",
                             shape_names="flat", canvas_size=512),
 }
-TASKS = {"256": 8, "512": 4, "1024": 3}
+TASKS = {"256": 8, "512": 3, "1024": 2}
 
 
 @pytest.fixture(scope="module", params=list(CASES))
