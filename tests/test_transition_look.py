@@ -12,7 +12,7 @@ from objsub_fast.render import sprite
 from objsub_fast.transitions import STYLE_NAMES, plan_slides, render_transition, task_arrays
 from objsub_fast.vocabulary import COLOR_TABLE
 
-FRAMES = 10
+FRAMES = 6
 CASES = {
     "classic-256": dict(),
     "classic-1024": dict(canvas_size=1024),
