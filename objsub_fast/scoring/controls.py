@@ -18,8 +18,10 @@ hard_cut           the first frame, then the final frame from mid-video     moti
 all_removed        every object fades out                                   removed_object_count
 =================  ======================================================  ======================
 
-:func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) with
-``generate_batch(kind_weights=...)``.
+:func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) by a seed
+search, for any vocabulary and canvas. Every object a control moves or removes is drawn with the
+batch's look (``transitions.Look``: its vocabulary's colours and shapes, the canvas's outline
+width), as the renderer draws it.
 """
 from __future__ import annotations
 
