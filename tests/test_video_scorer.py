@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from objsub_fast.scoring import score_video
-from objsub_fast.scoring.controls import control_tasks
+from objsub_fast.scoring.controls import caught, control_frames, control_tasks
 from objsub_fast.transitions import STYLE_NAMES
 from objsub_fast.video import VideoSpec, encode_transitions
 
@@ -83,3 +83,25 @@ def test_flat_extended_vocabulary_passes_at_1024(style, flat_extended_1024, tmp_
     kind = ("L1", "L4", "L3")[STYLE_NAMES.index(style)]
     task = int(np.flatnonzero(np.array(batch.levels) == kind)[-1])
     assert _failures(batch, [task], style, tmp_path, SHORT) == []
+
+
+def test_negative_controls_redraw_objects_in_their_own_look(extended_256):
+    """The drift and jump controls move a kept object drawn in its vocabulary colour and shape
+    (not the classic palette), and the scorer catches them."""
+    batch = extended_256
+    tasks = [i for i in range(len(batch)) if batch.color[i, :batch.num_objects[i]].max() >= 6]
+    checked = 0
+    for i in tasks[:3]:
+        first = batch.first_frames[i]
+        for control in ("drift", "jump"):
+            try:
+                frames = control_frames(batch, i, control, 16)
+            except ValueError:  # no kept object with a free spot far enough for a jump
+                continue
+            palette = {tuple(c) for c in first.reshape(-1, 3)}
+            assert {tuple(c) for c in frames[-1].reshape(-1, 3)} <= palette, (i, control)
+            moved = (frames[-1] != first).any(-1)
+            assert moved.any(), (i, control)
+            assert caught(score_video(batch.task(i), frames), control), (i, control)
+            checked += 1
+    assert checked >= 3
