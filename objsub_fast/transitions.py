@@ -7,8 +7,11 @@ frames the final frame exactly; in between, progress ``t`` goes linearly from 0 
 Styles (:data:`STYLE_NAMES`):
 
 - ``fade``: removed-object pixels (outline and fill) blend linearly toward white.
-- ``shrink``: each removed object is redrawn with ``render.sprite(shape, s)``, ``s`` shrinking
-  from its size to 0 about its centre.
+- ``shrink``: each removed object is redrawn with ``render.sprite(shape, s, outline)``, ``s``
+  shrinking from its size to 0 about its centre. The outline keeps the scene's width
+  (``Config.lengths.outline``: 2 px at 256, scaled with the canvas) while the object shrinks,
+  so every frame shows an object exactly as the renderer draws one of that size; an object is
+  no longer drawn once it is smaller than 1.5 outline widths (3 px at 256).
 - ``slide``: each removed object moves in a straight line off one canvas edge, drawn clipped to
   the canvas. Edges are tried nearest first; an edge is usable when the rectangle swept by the
   object's bounding square does not come within 1 px of any other object's bounding square
@@ -16,16 +19,70 @@ Styles (:data:`STYLE_NAMES`):
   or touches a kept object and moving objects never merge. When no edge is usable the object
   fades in place instead.
   With ``num_frames`` >= 16 an object never moves more than ~20 px per frame at 256x256.
+
+Every moving, shrinking or fading object is drawn as the renderer draws it (:class:`Look`): its
+colour from the batch's vocabulary, its shape code through ``vocabulary.shapes``, the outline
+width of the batch's canvas. :func:`task_arrays` hands a task's look over with its objects.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
 
 from .errors import ParameterError
 from .render import sprite
-from .vocabulary import COLOR_RGB, OUTLINE_RGB
+from .vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a batch's objects are drawn: what their colour and shape codes mean, and the outline.
+
+    Attributes
+    ----------
+    rgb : tuple of (r, g, b)
+        Colour by colour code (``vocabulary.rgb``).
+    shapes : tuple of int
+        Global shape code (index into ``vocabulary.SHAPE_TABLE``) by shape code
+        (``vocabulary.shapes``).
+    outline : int
+        Outline width in pixels (``Config.lengths.outline``).
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> look = Look.of(generate_batch([1], canvas_size=1024, vocabulary="extended"))
+    >>> len(look.rgb), look.shapes[-1], look.outline
+    (10, 7, 8)
+    >>> Look.of(generate_batch([1])) == CLASSIC_LOOK
+    True
+    """
+
+    rgb: tuple
+    shapes: tuple
+    outline: int
+
+    @classmethod
+    def of(cls, batch) -> "Look":
+        """The look of an engine batch (its configuration's vocabulary and outline)."""
+        config = batch.config
+        return cls(tuple(map(tuple, config.vocabulary.rgb.tolist())),
+                   tuple(config.vocabulary.shapes), int(config.lengths.outline))
+
+    def fill(self, color: int) -> np.ndarray:
+        """RGB (uint8) of colour code ``color``."""
+        return np.array(self.rgb[int(color)], np.uint8)
+
+    def sprite(self, shape: int, size: int) -> np.ndarray:
+        """The renderer's sprite of shape code ``shape`` at ``size`` with this outline."""
+        return sprite(self.shapes[int(shape)], int(size), self.outline)
+
+
+#: The classic vocabulary with the 2-px outline of a 256-px canvas.
+CLASSIC_LOOK = Look(tuple(map(tuple, CLASSIC.rgb.tolist())), tuple(CLASSIC.shapes),
+                    OUTLINE_WIDTH)
 
 STYLE_NAMES = ("fade", "shrink", "slide")
 
@@ -37,9 +94,10 @@ def _draw(frame, mask, left, top, fill, line):
 
 
 @lru_cache(maxsize=4096)
-def _sprite_parts(shape: int, size: int):
-    """(outline, fill) boolean masks of a sprite, computed once."""
-    mask = sprite(shape, size)
+def _sprite_parts(shape: int, size: int, outline: int):
+    """(outline, fill) boolean masks of the sprite of global shape code ``shape``, computed
+    once."""
+    mask = sprite(shape, size, outline)
     return mask == 1, mask == 2
 
 
@@ -119,28 +177,29 @@ def whiten(frame, left, top, size, which) -> np.ndarray:
     return out
 
 
-def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size):
+def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size, look):
     """A function ``draw(frame, t)`` that draws the removed objects at progress ``t`` in (0, 1)
-    onto ``frame`` (which holds the final frame), by the per-style rule of the module docstring,
-    and returns the rectangles (y0, y1, x0, x1) it drew in."""
+    onto ``frame`` (which holds the final frame), by the per-style rule of the module docstring
+    and with ``look``, and returns the rectangles (y0, y1, x0, x1) it drew in."""
     ks = np.flatnonzero(removed)
     plans = (plan_slides(left, top, size, removed, canvas_size) if style == "slide"
              else [None] * len(size))
     line = np.array(OUTLINE_RGB, np.uint8)
     white = np.full(3, 255.0)
+    smallest = -(-3 * look.outline // 2)  # 1.5 outline widths, rounded up: 3 px at 256
 
     def place(k, tf):
         """(sprite side, left, top, fill, outline) of removed object k at progress tf, or None
-        when it is not drawn (shrunk below 3 px)."""
+        when it is not drawn (shrunk below ``smallest``)."""
         s, x, y = int(size[k]), int(left[k]), int(top[k])
-        fill = COLOR_RGB[color[k]].astype(np.uint8)
+        fill = look.fill(color[k])
         if style == "slide" and plans[k] is not None:
             dx, dy, dist = plans[k]
             off = int(round(tf * dist))
             return s, x + dx * off, y + dy * off, fill, line
         if style == "shrink":
             s2 = int(round(s * (1.0 - tf)))
-            if s2 < 3:
+            if s2 < smallest:
                 return None
             return (s2, int(round(left[k] + s / 2 - s2 / 2)), int(round(top[k] + s / 2 - s2 / 2)),
                     fill, line)
@@ -155,8 +214,8 @@ def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size):
             placed = place(k, tf)
             if placed is not None:
                 s, x, y, fill, outline = placed
-                drawn.append(_draw_parts(frame, _sprite_parts(int(shape[k]), s), x, y, fill,
-                                         outline))
+                parts = _sprite_parts(look.shapes[int(shape[k])], s, look.outline)
+                drawn.append(_draw_parts(frame, parts, x, y, fill, outline))
         return [r for r in drawn if r is not None]
 
     return draw
@@ -170,7 +229,7 @@ def check_style(style) -> str:
 
 
 def transition_updates(first, left, top, size, color, shape, removed, style, num_frames,
-                       final=None, out=None):
+                       final=None, out=None, look=CLASSIC_LOOK):
     """Yield ``(frame, changed)`` for each frame of one task's transition, drawn into ``out``.
 
     Only the removed objects' pixels are redrawn from one frame to the next; ``changed`` lists
@@ -183,7 +242,8 @@ def transition_updates(first, left, top, size, color, shape, removed, style, num
     if final is None:
         final = whiten(first, left, top, size, ks)
     out = np.empty_like(first) if out is None else out
-    draw = _removed_drawer(left, top, size, color, shape, removed, style, first.shape[1::-1])
+    draw = _removed_drawer(left, top, size, color, shape, removed, style, first.shape[1::-1],
+                           look)
     h, w = first.shape[:2]
     squares = [(max(int(top[k]), 0), min(int(top[k] + size[k]), h),
                 max(int(left[k]), 0), min(int(left[k] + size[k]), w)) for k in ks]
@@ -207,7 +267,7 @@ def transition_updates(first, left, top, size, color, shape, removed, style, num
 
 
 def transition_frames(first, left, top, size, color, shape, removed, style, num_frames,
-                      final=None, out=None):
+                      final=None, out=None, look=CLASSIC_LOOK):
     """Yield the frames of one task's transition one at a time, each drawn into ``out``.
 
     Parameters
@@ -235,25 +295,29 @@ def transition_frames(first, left, top, size, color, shape, removed, style, num_
     True
     """
     for frame, _ in transition_updates(first, left, top, size, color, shape, removed, style,
-                                       num_frames, final, out):
+                                       num_frames, final, out, look):
         yield frame
 
 
-def task_frames(first, left, top, size, color, shape, removed, style, num_frames) -> np.ndarray:
+def task_frames(first, left, top, size, color, shape, removed, style, num_frames,
+                look=CLASSIC_LOOK) -> np.ndarray:
     """Frames (F, H, W, 3) of one task's transition in which the objects ``removed`` go away
     (:func:`transition_frames`, kept)."""
     frames = np.empty((num_frames,) + first.shape, np.uint8)
     for f, frame in enumerate(transition_frames(first, left, top, size, color, shape, removed,
-                                                style, num_frames)):
+                                                style, num_frames, look=look)):
         frames[f] = frame
     return frames
 
 
 def task_arrays(batch, i: int) -> dict:
-    """Task ``i``'s object arrays (left, top, size, color, shape, removed), padding dropped."""
+    """Task ``i``'s object arrays (left, top, size, color, shape, removed), padding dropped,
+    and the batch's ``look`` (:class:`Look`): the keyword arguments of the transition
+    functions."""
     n = int(batch.num_objects[i])
-    return {name: getattr(batch, name)[i, :n]
-            for name in ("left", "top", "size", "color", "shape", "removed")}
+    arrays = {name: getattr(batch, name)[i, :n]
+              for name in ("left", "top", "size", "color", "shape", "removed")}
+    return {**arrays, "look": Look.of(batch)}
 
 
 def render_transition(batch, style: str = "fade", num_frames: int = 32, tasks=None) -> np.ndarray:

@@ -1,7 +1,8 @@
 """The scorer works from the record's vocabulary: extended-vocabulary tasks, encoded to real
 H.264, pass as fades of their ground truth and fail when the wrong objects go, at the canvas
-size and at 1280x720 letterboxed. (The scorer's own controls module draws transitions with the
-classic palette; these controls are built from the batch's frames and instance maps instead.)"""
+size and at 1280x720 letterboxed. These controls are built from the batch's frames and instance
+maps, independently of the scorer's controls module (whose extended-vocabulary ground truths are
+scored in ``test_video_scorer.py``)."""
 import numpy as np
 import pytest
 

@@ -18,15 +18,16 @@ hard_cut           the first frame, then the final frame from mid-video     moti
 all_removed        every object fades out                                   removed_object_count
 =================  ======================================================  ======================
 
-:func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) with
-``generate_batch(kind_weights=...)``.
+:func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) by a seed
+search, for any vocabulary and canvas. Every object a control moves or removes is drawn with the
+batch's look (``transitions.Look``: its vocabulary's colours and shapes, the canvas's outline
+width), as the renderer draws it.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..render import sprite
-from ..vocabulary import COLOR_RGB, KINDS, OUTLINE_RGB
+from ..vocabulary import KINDS, OUTLINE_RGB
 from .transitions import STYLE_NAMES, _draw, task_arrays, task_frames, whiten
 
 __all__ = ["CONTROLS", "control_tasks", "control_frames", "caught"]
@@ -35,11 +36,26 @@ DRIFT_PX = 6
 JUMP_MIN_FRACTION = 0.25
 
 
-def control_tasks(seed: int = 0, canvas_size=256, search: int = 400):
+def _color_counts(pool) -> np.ndarray:
+    """Distinct colour codes in each task's scene."""
+    return np.array([len(set(pool.color[i, :n].tolist()))
+                     for i, n in enumerate(pool.num_objects)])
+
+
+def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, max_colors=None,
+                  **options):
     """A Batch with one task per rule kind of ``vocabulary.KINDS``, in kind order (21 tasks).
 
     Found by a seed search over ``seed .. seed + search - 1`` in each level with the default
-    configuration, so every task is the ordinary task of its (seed, level).
+    configuration and ``options`` (more ``generate_batch`` arguments, e.g.
+    ``vocabulary="extended"``), so every task is the ordinary task of its (seed, level).
+    ``max_colors``, if given, takes only scenes with at most that many distinct colours.
+
+    Examples
+    --------
+    >>> batch = control_tasks(vocabulary="extended", shape_names="flat", max_colors=6)
+    >>> len(batch), batch.config.vocabulary.shape_names
+    (21, 'flat')
     """
     from ..engine import generate_batch
     from ..vocabulary import LEVEL_KINDS
@@ -47,14 +63,16 @@ def control_tasks(seed: int = 0, canvas_size=256, search: int = 400):
     seeds, levels = [], []
     for level, codes in LEVEL_KINDS.items():
         pool = generate_batch(np.arange(seed, seed + search), level=level,
-                              canvas_size=canvas_size, render=False)
+                              canvas_size=canvas_size, render=False, **options)
+        fits = np.ones(len(pool), bool) if max_colors is None else \
+            _color_counts(pool) <= max_colors
         for code in codes:
-            hits = np.flatnonzero(pool.kind == code)
+            hits = np.flatnonzero((pool.kind == code) & fits)
             if not hits.size:
                 raise ValueError(f"no {level} {KINDS[code].name} task in {search} seeds")
             seeds.append(int(pool.seeds[hits[0]]))
             levels.append(level)
-    return generate_batch(seeds, level=levels, canvas_size=canvas_size)
+    return generate_batch(seeds, level=levels, canvas_size=canvas_size, **options)
 
 
 def _inside(arrs, window) -> np.ndarray:
@@ -75,8 +93,9 @@ def _kept_object(arrs, window) -> int:
 def _move(frames, arrs, k, offsets):
     """Redraw object ``k`` shifted by ``offsets[f]`` = (dx, dy) in each frame, in place."""
     s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
-    sp = sprite(int(arrs["shape"][k]), s)
-    fill = COLOR_RGB[arrs["color"][k]]
+    look = arrs["look"]
+    sp = look.sprite(arrs["shape"][k], s)
+    fill = look.fill(arrs["color"][k])
     for f, (dx, dy) in enumerate(offsets):
         if dx == 0 and dy == 0:
             continue
