@@ -51,7 +51,7 @@ def test_ground_truth_passes_at_1024(style, tasks_1024, tmp_path):
 # The scorer reads at most six colours per scene today (``detect.class_lut``; another branch
 # lifts that limit), so the extended-vocabulary tasks are those whose scene uses <= 6 colours.
 # Their videos are 24 frames long (the default 61 is covered above) to keep the suite quick.
-EXTENDED = dict(vocabulary="extended", max_colors=6)
+EXTENDED = dict(vocabulary="extended")
 SHORT = 24
 
 

@@ -36,24 +36,16 @@ DRIFT_PX = 6
 JUMP_MIN_FRACTION = 0.25
 
 
-def _color_counts(pool) -> np.ndarray:
-    """Distinct colour codes in each task's scene."""
-    return np.array([len(set(pool.color[i, :n].tolist()))
-                     for i, n in enumerate(pool.num_objects)])
-
-
-def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, max_colors=None,
-                  **options):
+def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, **options):
     """A Batch with one task per rule kind of ``vocabulary.KINDS``, in kind order (21 tasks).
 
     Found by a seed search over ``seed .. seed + search - 1`` in each level with the default
     configuration and ``options`` (more ``generate_batch`` arguments, e.g.
     ``vocabulary="extended"``), so every task is the ordinary task of its (seed, level).
-    ``max_colors``, if given, takes only scenes with at most that many distinct colours.
 
     Examples
     --------
-    >>> batch = control_tasks(vocabulary="extended", shape_names="flat", max_colors=6)
+    >>> batch = control_tasks(vocabulary="extended", shape_names="flat")
     >>> len(batch), batch.config.vocabulary.shape_names
     (21, 'flat')
     """
@@ -64,10 +56,8 @@ def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, max_colors=
     for level, codes in LEVEL_KINDS.items():
         pool = generate_batch(np.arange(seed, seed + search), level=level,
                               canvas_size=canvas_size, render=False, **options)
-        fits = np.ones(len(pool), bool) if max_colors is None else \
-            _color_counts(pool) <= max_colors
         for code in codes:
-            hits = np.flatnonzero((pool.kind == code) & fits)
+            hits = np.flatnonzero(pool.kind == code)
             if not hits.size:
                 raise ValueError(f"no {level} {KINDS[code].name} task in {search} seeds")
             seeds.append(int(pool.seeds[hits[0]]))
