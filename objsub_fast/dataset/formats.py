@@ -13,15 +13,19 @@ Adding a format is one module and one row here. A format module provides:
     ``finish()`` -> the shard's manifest entry; nothing under a final name on error.
 ``ShardReader(out, entry, problems)``
     For ``verify``: ``get(expected_sample)`` -> actual members or None, ``leftovers()``,
-    ``digest()`` (the shard hash to compare with the manifest, None if unknown).
+    ``digest()`` (the shard hash to compare with the manifest, None if unknown),
+    ``absent()`` (why every task is missing, e.g. "shard file missing"; None otherwise),
+    ``summary()`` (what ``check_dataset`` needs of the regenerated shard, e.g. a hash of its
+    lines in a dataset-level file; None if nothing).
 ``owned_paths(out)``, ``temp_folders(out)``
     What of ``out`` the format writes; folders where a killed run may leave temp files.
 ``shard_present(out, entry, progress)``
     Whether a shard recorded as done is still complete on disk (resume).
 ``finalize(config, out, entries, progress)``
     Dataset-level files written once every shard is done (e.g. ``vmeval_dataset.json``).
-``check_dataset(config, out, plan) -> list[str]``
-    Dataset-level problems for ``verify`` (stray shards or folders, the dataset file).
+``check_dataset(config, out, plan, summaries) -> list[str]``
+    Dataset-level problems for ``verify`` (stray shards or folders, the dataset file);
+    ``summaries`` maps shard number -> its reader's ``summary()``.
 """
 from __future__ import annotations
 

@@ -8,11 +8,15 @@ into ``vmeval_dataset.json`` (so a resumed run needs no task folder re-read).
 """
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import tempfile
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
+from ..records import task_id
+from ..shards import task_levels, task_seeds
 from ..vocabulary import LEVELS
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter
 from .manifest import PROGRESS_DIR
@@ -21,7 +25,7 @@ from .members import MEMBERS
 __all__ = ["NAME", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME", "FINAL_FRAME",
            "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair", "task_metadata",
            "ShardWriter", "ShardReader", "owned_paths", "temp_folders", "shard_present",
-           "finalize", "check_dataset", "dataset_parts", "create_dataset"]
+           "finalize", "check_dataset", "dataset_head", "dataset_parts", "create_dataset"]
 
 NAME = "vmevalkit"
 #: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
@@ -35,6 +39,10 @@ FILE_NAMES = {suffix: m.file for suffix, m in MEMBERS.items()}
 FIRST_FRAME, FINAL_FRAME = FILE_NAMES["first.png"], FILE_NAMES["final.png"]
 PROMPT, METADATA = FILE_NAMES["txt"], FILE_NAMES["json"]
 _SPACED = json.JSONEncoder(check_circular=False)
+#: How ``vmeval_dataset.json`` lays out its pairs: one per line between these.
+_PAIRS_OPEN, _PAIR_SEP, _PAIRS_CLOSE = b', "pairs": [\n', b",\n", b"\n]}\n"
+#: Task ids computed at once when looking for stray folders.
+_ID_CHUNK = 65536
 
 
 def shard_name(k: int) -> str:
@@ -100,9 +108,22 @@ class ShardWriter(FolderShardWriter):
         return entry
 
 
-def ShardReader(out: Path, entry: dict, problems: list[str]) -> FolderShardReader:
-    """Reader of one shard's task folders (for ``verify``)."""
-    return FolderShardReader(LAYOUT, out)
+class ShardReader(FolderShardReader):
+    """Reader of one shard's task folders (for ``verify``); it also hashes the shard's
+    regenerated lines of ``vmeval_dataset.json`` (``summary``) for ``check_dataset``."""
+
+    def __init__(self, out: Path, entry: dict, problems: list[str]):
+        super().__init__(LAYOUT, out)
+        self.lines = hashlib.sha256()
+
+    def get(self, expected: dict) -> dict | None:
+        """Actual files of the task ``expected`` describes (None if absent)."""
+        self.lines.update(expected["json"] + b"\n")
+        return super().get(expected)
+
+    def summary(self) -> str:
+        """SHA-256 of the shard's expected pair lines (each followed by a newline)."""
+        return self.lines.hexdigest()
 
 
 def owned_paths(out: Path) -> list[Path]:
@@ -120,8 +141,9 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
     return _pairs_file(progress, entry["shard"]).exists() or (Path(out) / DATASET_FILE).exists()
 
 
-def dataset_parts(config: dict, pair_lines):
-    """Yield the bytes of ``vmeval_dataset.json`` (one pair per line, streamed)."""
+def dataset_head(config: dict) -> bytes:
+    """The first line of ``vmeval_dataset.json``: name, description, metadata, created_at and
+    the opening of the pair list."""
     levels = list(config["levels"])
     head = {"name": DATASET_NAME,
             "description": (f"Object subtraction reasoning tasks for video model evaluation "
@@ -130,12 +152,17 @@ def dataset_parts(config: dict, pair_lines):
                          "canvas_size": list(config["canvas_size"]), "seed": config["seed"],
                          "generator": "objsub-fast", "generation_date": CREATED_AT},
             "created_at": CREATED_AT}
-    yield json.dumps(head)[:-1].encode() + b', "pairs": [\n'
+    return json.dumps(head)[:-1].encode() + _PAIRS_OPEN
+
+
+def dataset_parts(config: dict, pair_lines):
+    """Yield the bytes of ``vmeval_dataset.json`` (one pair per line, streamed)."""
+    yield dataset_head(config)
     first = True
     for line in pair_lines:
-        yield (b"" if first else b",\n") + line
+        yield (b"" if first else _PAIR_SEP) + line
         first = False
-    yield b"\n]}\n"
+    yield _PAIRS_CLOSE
 
 
 def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
@@ -152,27 +179,29 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
                        b"".join(dataset_parts(config.to_json(), lines())))
 
 
-def check_dataset(config, out: Path, plan) -> list[str]:
-    """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` unreadable, of the wrong
-    length or pointing at missing images; task folders that are not part of the dataset."""
-    out = Path(out)
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
+    """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` against the file the
+    configuration gives (``vmevalkit_check``), and task folders that are not part of the
+    dataset."""
+    from .vmevalkit_check import check_dataset_file
+
+    return check_dataset_file(config, Path(out) / DATASET_FILE, plan, summaries) + \
+        _stray_folders(config, Path(out))
+
+
+def _stray_folders(config, out: Path) -> list[str]:
+    """Task folders whose name is not the id of a task of the run (the names are read once;
+    the expected ids are computed chunk by chunk from the seed plan, without the engine)."""
     root = out / TASK_ROOT
-    folders = {p.name for p in root.iterdir()} if root.is_dir() else set()
-    try:
-        pairs = json.loads((out / DATASET_FILE).read_text())["pairs"]
-    except (OSError, ValueError, KeyError) as e:
-        return [f"{DATASET_FILE}: missing or unreadable: {e}"]
-    problems = []
-    if len(pairs) != config.count:
-        problems.append(f"{DATASET_FILE}: {len(pairs)} pairs, expected {config.count}")
-    for p in pairs:
-        for key in ("first_image_path", "final_image_path"):
-            if not (out / str(p.get(key))).is_file():
-                problems.append(f"{DATASET_FILE}: pair {p.get('id')}: "
-                                f"{key} {p.get(key)!r} does not exist")
-    ids = {p.get("id") for p in pairs}
-    problems += [f"{TASK_ROOT}/{extra}: not part of the dataset" for extra in sorted(folders - ids)]
-    return problems
+    if not root.is_dir():
+        return []
+    names = {entry.name for entry in os.scandir(root)}
+    for start in range(0, config.count, _ID_CHUNK):
+        stop = min(start + _ID_CHUNK, config.count)
+        for level, seed in zip(task_levels(config.levels, start, stop),
+                               task_seeds(config.seed, start, stop).tolist()):
+            names.discard(task_id(level, seed))
+    return [f"{TASK_ROOT}/{extra}: not part of the dataset" for extra in sorted(names)]
 
 
 def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
