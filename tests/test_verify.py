@@ -342,3 +342,12 @@ def test_generator_version_mismatch_is_named(copy, capsys):
     assert (f"note: this dataset was written by objsub-fast generator_version 0.0.1; the "
             f"installed one is {installed}.") in printed
     assert "expected to differ byte for byte" in printed
+
+
+def test_verify_help_describes_the_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["verify", "--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Check the dataset in DIR." in text
+    assert "Exit status: 0 every task is correct, 1 problems found" in text
