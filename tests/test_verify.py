@@ -351,3 +351,31 @@ def test_verify_help_describes_the_command(capsys):
     text = " ".join(capsys.readouterr().out.split())
     assert "Check the dataset in DIR." in text
     assert "Exit status: 0 every task is correct, 1 problems found" in text
+
+
+def test_stray_task_folders_are_found_by_their_seed(copy, problems):
+    from objsub_fast.records import task_id
+    from objsub_fast.shards import task_levels, task_seeds
+
+    out = copy("vmevalkit")
+    config = RunConfig(count=12, shard_size=5, seed=5, format="vmevalkit", masks=True)
+    seed12 = int(task_seeds(config.seed, 12, 13)[0])  # the next task: beyond the count
+    seed3 = int(task_seeds(config.seed, 3, 4)[0])
+    level3 = task_levels(config.levels, 3, 4)[0]
+    other = next(lv for lv in config.levels if lv != level3)
+    strays = [task_id(task_levels(config.levels, 12, 13)[0], seed12), task_id(other, seed3),
+              task_id(level3, seed3).replace(f"_{seed3}", f"_0{seed3}"), "notes"]
+    for name in strays:
+        (out / VMEVAL_TASK_DIR / name).mkdir()
+    found = problems(out).splitlines()
+    assert sorted(found) == sorted(f"{VMEVAL_TASK_DIR}/{n}: not part of the dataset"
+                                   for n in strays)
+
+
+def test_many_stray_folders_are_counted(copy, problems):
+    out = copy("vmevalkit")
+    for k in range(25):
+        (out / VMEVAL_TASK_DIR / f"junk{k:02d}").mkdir()
+    found = problems(out).splitlines()
+    assert len(found) == 21 and found[-1] == f"{VMEVAL_TASK_DIR}: 5 more folders not part of " \
+        "the dataset"

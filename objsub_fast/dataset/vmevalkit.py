@@ -11,12 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from ..records import task_id
-from ..shards import task_levels, task_seeds
+from ..shards import MAX_SEED, task_index, task_levels
 from ..vocabulary import LEVELS
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter
 from .manifest import PROGRESS_DIR
@@ -41,8 +42,9 @@ PROMPT, METADATA = FILE_NAMES["txt"], FILE_NAMES["json"]
 _SPACED = json.JSONEncoder(check_circular=False)
 #: How ``vmeval_dataset.json`` lays out its pairs: one per line between these.
 _PAIRS_OPEN, _PAIR_SEP, _PAIRS_CLOSE = b', "pairs": [\n', b",\n", b"\n]}\n"
-#: Task ids computed at once when looking for stray folders.
-_ID_CHUNK = 65536
+#: A task folder's name (``records.task_id``), and the stray folders listed one per line.
+_TASK_ID = re.compile(r"object_subtraction_(l[0-9]+)_([0-9]+)")
+_STRAYS_SHOWN = 20
 
 
 def shard_name(k: int) -> str:
@@ -190,18 +192,28 @@ def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
 
 
 def _stray_folders(config, out: Path) -> list[str]:
-    """Task folders whose name is not the id of a task of the run (the names are read once;
-    the expected ids are computed chunk by chunk from the seed plan, without the engine)."""
+    """Task folders whose name is not the id of a task of the run, read in one pass over the
+    task root in constant memory (a name's seed is mapped back to its task index)."""
     root = out / TASK_ROOT
     if not root.is_dir():
         return []
-    names = {entry.name for entry in os.scandir(root)}
-    for start in range(0, config.count, _ID_CHUNK):
-        stop = min(start + _ID_CHUNK, config.count)
-        for level, seed in zip(task_levels(config.levels, start, stop),
-                               task_seeds(config.seed, start, stop).tolist()):
-            names.discard(task_id(level, seed))
-    return [f"{TASK_ROOT}/{extra}: not part of the dataset" for extra in sorted(names)]
+    with os.scandir(root) as entries:
+        stray = sorted(e.name for e in entries if not _is_task_of(e.name, config))
+    shown = [f"{TASK_ROOT}/{name}: not part of the dataset" for name in stray[:_STRAYS_SHOWN]]
+    more = len(stray) - len(shown)
+    return shown + ([f"{TASK_ROOT}: {more} more folders not part of the dataset"] if more else [])
+
+
+def _is_task_of(name: str, config) -> bool:
+    """Whether ``name`` is the task id of one of the run's task indices."""
+    match = _TASK_ID.fullmatch(name)
+    if not match:
+        return False
+    level, seed = match[1].upper(), int(match[2])
+    if seed > MAX_SEED or task_id(level, seed) != name:
+        return False
+    index = task_index(config.seed, seed)
+    return index < config.count and task_levels(config.levels, index, index + 1) == [level]
 
 
 def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
