@@ -43,7 +43,8 @@ def unmix63(x: int) -> int:
 
     Examples
     --------
-    >>> int(mix63(np.uint64(12345))) != 12345, unmix63(int(mix63(np.uint64(12345))))
+    >>> mixed = int(mix63(np.array([12345], dtype=np.uint64))[0])
+    >>> mixed != 12345, unmix63(mixed)
     (True, 12345)
     """
     mask = 2**63 - 1
