@@ -282,26 +282,32 @@ def test_missing_dataset_file_is_caught(copy, problems):
 
 # --------------------------------------------------------------------------- summaries
 
-def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_path):
+@pytest.mark.parametrize("fmt, renames_per_shard", [("webdataset", 2), ("vmevalkit", 3)])
+def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_path, fmt,
+                                                                         renames_per_shard):
     import os
     import shlex
     import subprocess
     import sys
 
     from objsub_fast.dataset import crashpoint
+    from objsub_fast.dataset.formats import get_format
 
     out = tmp_path / "run"
     cmd = [sys.executable, "-m", "objsub_fast.cli", "generate", "--out", str(out), "--count",
-           "40", "--shard-size", "10", "--seed", "3", "--workers", "1", "--quiet"]
-    # renames: manifest, then (shard, its progress record) per shard: two shards finished
-    killed = subprocess.run(cmd, env={**os.environ, crashpoint.ENV: "5"}, capture_output=True)
+           "40", "--shard-size", "10", "--seed", "3", "--format", fmt, "--workers", "1",
+           "--quiet"]
+    # renames: the manifest, then per shard its file(s) and records: two shards finished
+    crash = str(1 + 2 * renames_per_shard)
+    killed = subprocess.run(cmd, env={**os.environ, crashpoint.ENV: crash}, capture_output=True)
     assert killed.returncode == -9
     lines = verify(out, workers=1).problems
     assert len(lines) == 3, lines  # not one line per missing task
     assert lines[0].startswith("manifest.json: the run is incomplete (2 of 4 shards finished); "
                                "finish it with: objsub-fast generate --out ")
-    assert lines[1:] == ["objsub-000002.tar: tasks 20-29 missing (shard not finished)",
-                         "objsub-000003.tar: tasks 30-39 missing (shard not finished)"]
+    name = get_format(fmt).shard_name
+    assert lines[1:] == [f"{name(2)}: tasks 20-29 missing (shard not finished)",
+                         f"{name(3)}: tasks 30-39 missing (shard not finished)"]
     finish = shlex.split(lines[0].split("finish it with: ")[1])
     assert finish[0] == "objsub-fast"
     subprocess.run([sys.executable, "-m", "objsub_fast.cli", *finish[1:], "--quiet"],

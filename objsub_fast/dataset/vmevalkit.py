@@ -183,12 +183,14 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
 
 def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
     """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` against the file the
-    configuration gives (``vmevalkit_check``), and task folders that are not part of the
-    dataset."""
+    configuration gives (``vmevalkit_check``; not yet written by an unfinished run), and task
+    folders that are not part of the dataset."""
     from .vmevalkit_check import check_dataset_file
 
-    return check_dataset_file(config, Path(out) / DATASET_FILE, plan, summaries) + \
-        _stray_folders(config, Path(out))
+    out = Path(out)
+    unfinished = not (out / DATASET_FILE).exists() and (out / PROGRESS_DIR).is_dir()
+    return ([] if unfinished else check_dataset_file(config, out / DATASET_FILE, plan,
+                                                     summaries)) + _stray_folders(config, out)
 
 
 def _stray_folders(config, out: Path) -> list[str]:
