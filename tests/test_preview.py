@@ -90,6 +90,8 @@ def test_chunked_preview_equals_one_batch_sheet():
     (["--columns", "0"], "--columns must be an integer in [1, 64], got 0"),
     (["--canvas-size", "5000"], "--canvas-size must be W or WxH with each side in [64, 4096]"),
     (["--seed", "-1"], "--seed must be an integer in [0, "),
+    (["--canvas-size", "128"], "--canvas-size 128x128 is too small for level L1 (up to 8 objects"
+                               " of up to 40 px): a square canvas needs at least 189x189"),
 ])
 def test_preview_errors_name_the_preview_options(tmp_path, capsys, args, message):
     from objsub_fast.cli import main
