@@ -19,8 +19,7 @@ import numpy as np
 from .. import png
 from ..shards import task_key
 
-__all__ = ["Member", "MEMBERS", "wanted_members", "task_records", "encode_samples",
-           "check_png"]
+__all__ = ["Member", "MEMBERS", "wanted_members", "encode_samples", "check_png"]
 
 
 def check_png(attr: str, mode: str):
@@ -80,17 +79,6 @@ def wanted_members(config) -> list[Member]:
     return [m for m in MEMBERS.values() if m.wanted(config)]
 
 
-def task_records(batch, first_index: int) -> list[dict]:
-    """The task records of a batch of the tasks ``first_index, first_index + 1, ...``, each
-    with its ``task_index`` (what the per-task JSON member serialises)."""
-    records = []
-    for i in range(len(batch)):
-        record = batch.task(i)
-        record["task_index"] = first_index + i
-        records.append(record)
-    return records
-
-
 def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
     """Encode every task of an engine batch into its sample members.
 
@@ -106,7 +94,11 @@ def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
         Per task, suffix -> bytes, plus ``"__key__"`` (WebDataset key), ``"__id__"`` (task
         id) and ``"__index__"`` (task index).
     """
-    records = task_records(batch, first_index)
+    records = []
+    for i in range(len(batch)):
+        record = batch.task(i)
+        record["task_index"] = first_index + i
+        records.append(record)
     encoded = {m.suffix: m.encode(batch, records, fmt) for m in wanted_members(config)}
     return [{"__key__": task_key(first_index + i), "__id__": rec["id"],
              "__index__": first_index + i, **{s: data[i] for s, data in encoded.items()}}

@@ -29,24 +29,21 @@ def auto_chunk_size(canvas_size) -> int:
     return max(1, CHUNK_FRAME_BYTES // (w * h * 3))
 
 
-def shard_batches(config, shard: Shard, chunk_size: int | None, render: bool = True):
+def shard_batches(config, shard: Shard, chunk_size: int | None):
     """Yield (first task index, engine batch) for each chunk of ``shard``, one chunk at a time.
 
     Every chunk is drawn into the same frame buffers (``generate_batch(out=...)``): fresh
     arrays would be page-faulted and zeroed by the kernel on every chunk. So a batch's frames
-    are valid only until the next one is requested. ``render=False`` gives scenes, rules and
-    records only (no frames).
+    are valid only until the next one is requested.
     """
     from ..engine import generate_batch
 
     size = min(chunk_size or auto_chunk_size(config.canvas_size), shard.count)
     w, h = config.canvas_size
     shapes = [(size, h, w, 3)] * 2 + ([(size, h, w)] if config.masks else [])
-    buffers = [np.empty(shape, dtype=np.uint8) for shape in shapes] if render else None
+    buffers = [np.empty(shape, dtype=np.uint8) for shape in shapes]
     for start, stop in chunks(shard, size):
         yield start, generate_batch(task_seeds(config.seed, start, stop),
                                     level=task_levels(config.levels, start, stop),
-                                    canvas_size=config.canvas_size, render=render,
-                                    masks=config.masks and render,
-                                    out=tuple(b[:stop - start] for b in buffers)
-                                    if render else None)
+                                    canvas_size=config.canvas_size, masks=config.masks,
+                                    out=tuple(b[:stop - start] for b in buffers))

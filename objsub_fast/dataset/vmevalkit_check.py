@@ -6,14 +6,13 @@ points at that task's own image files), and a closing line. Each shard's verify 
 regenerated pair lines (``vmevalkit.ShardReader.summary``); this check reads the file once, line
 by line, and hashes each shard's lines the same way, so a correct file costs one read in
 constant memory whatever its size. For a shard whose lines differ, it regenerates that shard's
-task records (scenes and rules, no frames) and names the first differing pair and field.
+tasks up to the first differing pair and names it and its first differing field.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 
-from .members import task_records
 from .plan import shard_batches
 from .vmevalkit import (
     _PAIR_SEP, _PAIRS_CLOSE, _PAIRS_OPEN, DATASET_FILE, dataset_head, task_metadata,
@@ -23,8 +22,6 @@ __all__ = ["check_dataset_file", "MAX_LINE"]
 
 #: Longest line read at once; a pair's line is about 1.5 KB, so a longer one differs anyway.
 MAX_LINE = 1 << 20
-#: Tasks whose records are regenerated at once when naming a differing pair.
-RECORD_CHUNK = 4096
 #: What follows the last pair's line, and the file's last line.
 _LAST_SEP, _CLOSE = _PAIRS_CLOSE[:1], _PAIRS_CLOSE[1:]
 _SHOWN = 70
@@ -72,16 +69,24 @@ def _pair_lines(f, shard, count: int):
         yield i, raw[:-len(sep)] if raw.endswith(sep) else None, raw
 
 
+def _records(config, shard):
+    """The task records of ``shard``, regenerated as ``verify`` does (a chunk at a time; the
+    caller stops at the first differing pair, so a shard is rendered at most once more)."""
+    for start, batch in shard_batches(config, shard, None):
+        for i, record in enumerate(batch.tasks()):
+            record["task_index"] = start + i  # as ``members.encode_samples`` adds it
+            yield record
+
+
 def _first_difference(f, config, shard) -> str:
     """The first pair of ``shard`` whose line differs from the regenerated one."""
     actual = _pair_lines(f, shard, config.count)
-    for start, batch in shard_batches(config, shard, RECORD_CHUNK, render=False):
-        for record in task_records(batch, start):
-            i, pair, raw = next(actual)
-            expected = task_metadata(record)
-            if pair != expected:
-                return (f"{DATASET_FILE}: pair {i} ({record['id']}): "
-                        f"{_pair_difference(pair, raw, expected, i == config.count - 1)}")
+    for record in _records(config, shard):
+        i, pair, raw = next(actual)
+        expected = task_metadata(record)
+        if pair != expected:
+            return (f"{DATASET_FILE}: pair {i} ({record['id']}): "
+                    f"{_pair_difference(pair, raw, expected, i == config.count - 1)}")
     return f"{DATASET_FILE}: the lines of tasks {shard.start}-{shard.stop - 1} differ"
 
 
