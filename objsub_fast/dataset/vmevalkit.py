@@ -114,7 +114,7 @@ class ShardReader(FolderShardReader):
     """Reader of one shard's task folders (for ``verify``); it also hashes the shard's
     regenerated lines of ``vmeval_dataset.json`` (``summary``) for ``check_dataset``."""
 
-    def __init__(self, out: Path, entry: dict, problems: list[str], config=None):
+    def __init__(self, out: Path, entry: dict, problems: list[str]):
         super().__init__(LAYOUT, out)
         self.lines = hashlib.sha256()
 
