@@ -18,8 +18,8 @@ import numpy as np
 
 from .config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
 
-__all__ = ["MAX_SEED", "mix63", "unmix63", "task_index", "task_seeds", "task_levels", "Shard", "plan_shards", "chunks",
-           "task_key"]
+__all__ = ["MAX_SEED", "mix63", "unmix63", "task_index", "task_seeds", "task_levels", "Shard",
+           "plan_shards", "chunks", "task_key"]
 
 MASK63 = np.uint64(2**63 - 1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)

@@ -248,7 +248,8 @@ def test_removed_ids_out_of_range_are_caught(copy, problems):
     (lambda d: d["metadata"].update(total_tasks=5), "head metadata.total_tasks is 5"),
     (lambda d: d["pairs"].pop(), "pair 10 ("),
     (lambda d: d["pairs"].pop(), "the file lists fewer pairs"),
-    (lambda d: d["pairs"].append(d["pairs"][0]), "does not close after the configuration's 12 pairs"),
+    (lambda d: d["pairs"].append(d["pairs"][0]),
+     "does not close after the configuration's 12 pairs"),
     (lambda d: d["pairs"].reverse(), "pair 0 ("),
 ])
 def test_dataset_file_head_count_and_order_are_checked(copy, problems, change, message):
