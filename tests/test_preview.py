@@ -40,15 +40,20 @@ sys.exit(main(sys.argv[1:]))
 """
 #: Address space a preview may use (the sheet is at most 576 MiB; see MAX_SHEET_PIXELS).
 AS_LIMIT = 3 * 2**30
+#: The limit counts address space reserved per thread (BLAS buffers, malloc arenas), which grows
+#: with the machine's core count and is not what this test is about: one thread each.
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+              "MALLOC_ARENA_MAX": "2"}
 
 
 def run_limited(args, tmp_path):
+    import os
     import subprocess
     import sys
 
     return subprocess.run([sys.executable, "-c", LIMITED.format(limit=AS_LIMIT), "preview",
                            *args, str(tmp_path / "sheet.png")], capture_output=True, text=True,
-                          timeout=600)
+                          timeout=600, env={**os.environ, **ONE_THREAD})
 
 
 def test_sheet_beyond_the_bound_is_refused_in_one_line(tmp_path):
