@@ -56,9 +56,14 @@ SHM = "/dev/shm"
 RSS_SCRIPT = """
 import resource, sys
 from objsub_fast.pipeline import RunConfig, generate
-generate(RunConfig(count=int(sys.argv[2]), shard_size=10_000, format=sys.argv[3]), sys.argv[1],
+generate(RunConfig(count=int(sys.argv[2]), shard_size=10_000, format=sys.argv[3],
+                   canvas_size=(int(sys.argv[4]),) * 2, videos=sys.argv[5] == "1"), sys.argv[1],
          workers=1, quiet=True)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+try:  # this process's own peak: ru_maxrss also counts the parent's size when it forked us
+    with open("/proc/self/status") as f:
+        print(next(int(line.split()[1]) for line in f if line.startswith("VmHWM:")))
+except OSError:
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
@@ -128,24 +133,25 @@ def wait_until_disk_idle(path: Path, timeout: float = 300.0) -> float:
 
 
 def bench_throughput(fmt: str, count: int, shard_size: int, repeats: int, place: Path,
-                     workers=(1, 2)) -> dict:
+                     workers=(1, 2), **options) -> dict:
     """Per worker count: median and best tasks/s, cores busy (median) and bytes/task.
 
     The worker counts take turns within each repeat, so a change in machine load between
     repeats affects them alike and their ratio stays fair. Every run writes a fresh folder
     under ``place`` on an idle disk; nothing is deleted between runs (the caller removes
-    ``place`` after all timings).
+    ``place`` after all timings). ``options`` are further RunConfig fields (e.g. videos).
     """
-    config = RunConfig(count=count, format=fmt, shard_size=shard_size)
+    config = RunConfig(count=count, format=fmt, shard_size=shard_size, **options)
+    tag = "-".join([fmt, *sorted(options)])
     times = {w: [] for w in workers}
     cores = {w: [] for w in workers}
     for w in workers:  # warm-up: JIT caches, worker pool
-        generate(config, place / f"{fmt}-{w}-warm-up", workers=w, quiet=True)
+        generate(config, place / f"{tag}-{w}-warm-up", workers=w, quiet=True)
     for r in range(repeats):
         for w in workers:
             wait_until_disk_idle(place)
             t, cpu = time.perf_counter(), busy_cpu_seconds()
-            manifest = generate(config, place / f"{fmt}-{w}-{r}", workers=w, quiet=True)
+            manifest = generate(config, place / f"{tag}-{w}-{r}", workers=w, quiet=True)
             times[w].append(time.perf_counter() - t)
             cores[w].append((busy_cpu_seconds() - cpu) / times[w][-1])
     per_task = sum(s["bytes"] for s in manifest["shards"]) / count
@@ -225,13 +231,33 @@ def bench_encoders(frames: np.ndarray, repeats: int) -> dict:
             for label, (_, depends) in encoders.items()}
 
 
-def peak_rss_mb(fmt: str, count: int, tmp: Path) -> float:
+def peak_rss_mb(fmt: str, count: int, tmp: Path, canvas: int = 256,
+                videos: bool = False) -> float:
     """Peak RSS (MB) of a fresh process generating ``count`` tasks by itself."""
-    out = tmp / f"rss-{fmt}-{count}"
-    proc = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(out), str(count), fmt],
+    out = tmp / f"rss-{fmt}-{count}-{canvas}-{int(videos)}"
+    proc = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(out), str(count), fmt,
+                           str(canvas), str(int(videos))],
                           capture_output=True, text=True, check=True)
     shutil.rmtree(out)
     return int(proc.stdout.split()[-1]) / 1024
+
+
+def bench_video_generation(count: int, repeats: int, place: Path) -> list[list]:
+    """Rows of the issue's video targets, measured in one run: the bare encoder (PyAV encoding
+    pre-rendered frames of the same tasks, nothing else) and ``generate --videos`` (WebDataset,
+    256x256, 61 frames) with 1 and 2 workers."""
+    from bench_video import bare_encoder_rate
+
+    bare = bare_encoder_rate(min(count, 100), repeats)
+    shard_size = -(-count // 8)
+    results = bench_throughput("webdataset", count, shard_size, repeats, place, videos=True)
+    rows = [["bare encoder (PyAV, RGB frames in)", 1, f"{bare:,.1f}", "1.00x", "", "", ""]]
+    for workers, (rate, best, cores, per_task) in results.items():
+        rate1, best1 = results[1][:2]
+        rows.append([f"generate --videos (shard size {shard_size})", workers, f"{rate:,.1f}",
+                     f"{rate / bare:.2f}x", f"{rate / rate1:.2f}x ({best / best1:.2f}x)",
+                     f"{cores:.2f}", f"{per_task:,.0f} ({per_task * 1e6 / 1e9:.1f} GB/1M)"])
+    return rows
 
 
 def fs_type(path: Path) -> str:
@@ -281,6 +307,8 @@ def main(argv=None) -> int:
                     help="tasks per VMEvalKit throughput run")
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--frames", type=int, default=400, help="frames for the encoder comparison")
+    ap.add_argument("--video-count", type=int, default=400,
+                    help="tasks per run of the --videos rows (0 skips them)")
     ap.add_argument("--full", action="store_true",
                     help="also time 1,000,000 tasks (webdataset, 2 workers; ~9 GB of scratch)")
     ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
@@ -337,10 +365,20 @@ def main(argv=None) -> int:
                      "best tasks/s", "vs 1 worker (best)", "cores busy", "bytes/task",
                      "GB per 1M tasks", "min per 1M tasks"], rows))
         print()
-        rss = [[fmt, f"{n:,}", f"{peak_rss_mb(fmt, n, tmp):.0f}"]
+        if args.video_count:
+            print(table("Ground-truth videos: generate --videos vs the bare encoder, same run "
+                        "(256x256, 61 frames, tasks/s)",
+                        ["path", "workers", "tasks/s", "vs bare encoder", "vs 1 worker (best)",
+                         "cores busy", "bytes/task"],
+                        bench_video_generation(args.video_count, args.repeats, tmp)))
+            print()
+        rss = [[fmt, "256", "no", f"{n:,}", f"{peak_rss_mb(fmt, n, tmp):.0f}"]
                for fmt in ("webdataset",) for n in (10_000, 100_000)]
-        print(table("Peak RSS of one worker process", ["format", "tasks", "peak RSS (MB)"],
-                    rss))
+        if args.video_count:
+            rss += [["webdataset", "1024", "yes", f"{n:,}",
+                     f"{peak_rss_mb('webdataset', n, tmp, 1024, True):.0f}"] for n in (20, 80)]
+        print(table("Peak RSS of one worker process",
+                    ["format", "canvas", "videos", "tasks", "peak RSS (MB)"], rss))
         if args.full:
             out = tmp / "million"
             t = time.perf_counter()

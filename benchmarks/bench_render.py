@@ -75,6 +75,26 @@ def interleaved(n, repeats, baseline_tasks=12):
             baseline_tasks / np.median(base))
 
 
+#: 15 objects of 12-24 px on 256 px; size rules need a 15 px size range, so L1 draws colour and
+#: shape rules only.
+DENSE = dict(num_objects=(15, 15), object_size=(12, 24),
+             kind_weights={"L1": {"color": 1, "shape": 1}})
+
+
+def vocabulary_rates(n, repeats):
+    """Median tasks/s of frames with the classic and the extended vocabulary (alternated, so
+    both see the same load), and of scenes+rules for dense 15-object scenes."""
+    seeds = np.arange(n)
+    runs = {"classic": [], "extended": [], "dense": []}
+    for r in range(repeats):
+        for name, kwargs in (("classic", {}), ("extended", {"vocabulary": "extended"}),
+                             ("dense", dict(DENSE, render=False))):
+            start = time.perf_counter()
+            generate_batch(seeds + r * n, level=levels_for(n), **kwargs)
+            runs[name].append(time.perf_counter() - start)
+    return {name: n / np.median(times) for name, times in runs.items()}
+
+
 def peak_bytes(fn):
     tracemalloc.start()
     fn()
@@ -152,6 +172,9 @@ def main(argv=None):
     rows.append((f"scenes+rules+frames, {big:,} in chunks of 1024",
                  median_rate(lambda r: chunked(big, 1024, True), big, max(1, repeats // 3))))
     gen_rate, reuse_rate, floor_rate, baseline = interleaved(1024, repeats)
+    generate_batch(np.arange(4), level=levels_for(4), vocabulary="extended")  # tables, warm-up
+    generate_batch(np.arange(4), level=levels_for(4), render=False, **DENSE)
+    vocab = vocabulary_rates(1024, repeats)
     frame_bytes = 1024 * H * W * 7
     peak = peak_bytes(lambda: generate_batch(np.arange(1024), level=levels_for(1024),
                                              masks=True))
@@ -168,6 +191,9 @@ def main(argv=None):
     print(f"{'frames into reused out= buffers, batch 1024':<46} {reuse_rate:>12,.0f}")
     print(f"{'fill floor: two new white frames, batch 1024':<46} {floor_rate:>12,.0f}")
     print(f"{'matplotlib baseline (patches, Agg), interleaved':<46} {baseline:>12,.1f}")
+    print(f"{'frames, classic vocabulary, batch 1024 (alt.)':<46} {vocab['classic']:>12,.0f}")
+    print(f"{'frames, extended vocabulary, batch 1024 (alt.)':<46} {vocab['extended']:>12,.0f}")
+    print(f"{'scenes+rules, 15 objects 12-24 px, batch 1024':<46} {vocab['dense']:>12,.0f}")
     print()
     checks = [
         ("frames vs fill floor", f"{gen_rate / floor_rate:.0%}", ">= 60%",
@@ -177,6 +203,10 @@ def main(argv=None):
          gen_rate / baseline >= 300),
         ("speed-up over matplotlib, reused out=", f"{reuse_rate / baseline:,.0f}x", ">= 300x",
          reuse_rate / baseline >= 300),
+        ("frames, extended / classic vocabulary", f"{vocab['extended'] / vocab['classic']:.2f}",
+         ">= 0.9", vocab["extended"] / vocab["classic"] >= 0.9),
+        ("scenes+rules, 15 objects, batch 1024", f"{vocab['dense']:,.0f}/s", ">= 40,000/s",
+         vocab["dense"] >= 40_000),
         ("JIT warm-up, fresh process, warm cache", f"{warm:.2f} s", "< 2 s", warm < 2),
         ("peak memory / frame bytes (1024, masks)", f"{peak / frame_bytes:.3f}",
          "~1 (frames only)", peak / frame_bytes < 1.1),

@@ -1,18 +1,23 @@
-"""Scoring benchmark: speed (videos/s per core, decoding included) and the control confusion table.
+"""Scoring benchmark: throughput against bare decoding, and the control confusion tables.
 
-    python benchmarks/bench_score.py [--tasks 64] [--frames 32] [--repeats 5] [--workers 2]
+    python benchmarks/bench_score.py [--tasks 8] [--frames 81] [--repeats 3] [--workers 2]
+    python benchmarks/bench_score.py --quick        # small sizes: checks the script runs
 
-Speed: ``--tasks`` ground-truth transition videos (256x256, ``--frames`` frames, H.264 via PyAV)
-are written to a temporary folder, then scored with ``score_video`` in one process (one core,
-one decoder thread), ``--repeats`` times; the table shows the median. The same is done for the
-1280x720 letterboxed versions, and with ``--workers`` joblib processes (videos/s in total and
-per core).
+Throughput: ``--tasks`` ground-truth transition videos of ``--frames`` frames (the canvas is
+``--canvas`` px square) are encoded to H.264 as realistic model outputs that fill the frame
+(the square canvas scaled and centre-cropped to 1280x720 and to 1920x1080), then, in one process with one decoder thread, (a) decoded bare
+with PyAV (``container.decode`` only, and decode + conversion of every frame to RGB) and (b)
+scored with ``score_video`` (decoding included). The table prints frames/s of each and the
+ratio scoring / bare decode; median of ``--repeats``.
 
 Controls: every rule kind (21 tasks, all levels) x every control of
-``objsub_fast.scoring.controls.CONTROLS``, encoded to H.264 at 256x256 and at 1280x720
-letterboxed, scored; the confusion table counts, per control, how many videos failed each
-metric, and whether the intended metric caught every negative control (and every positive
-control passed).
+``objsub_fast.scoring.controls.CONTROLS``, made into each output shape of
+``objsub_fast.scoring.outputs.OUTPUT_SHAPES`` (256x256; 1280x720 letterboxed; 1280x720
+centre-cropped; 832x480 stretched; a 4% push-in), encoded to H.264 and scored. A crop shows part
+of the canvas only: the objects a negative control changes are chosen inside it, and a control
+that has no such object in a task is skipped (counted). The confusion table counts, per control,
+how many videos failed each metric, and whether the intended metric caught every negative
+control (and every positive control passed).
 """
 from __future__ import annotations
 
@@ -29,126 +34,159 @@ from joblib import Parallel, delayed
 from objsub_fast import generate_batch
 from objsub_fast.scoring import METRICS, render_transition, score_video, write_video
 from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
+from objsub_fast.scoring.outputs import OUTPUT_SHAPES, centre_cropped, reshape, visible_window
+from objsub_fast.scoring.thresholds import SHORT_NAMES
 
-RESOLUTIONS = {"256x256": None, "1280x720 letterboxed": (1280, 720)}
-SHORT = {"final_object_match": "final_iou", "removed_object_count": "count",
-         "kept_object_stability": "kept", "motion_continuity": "motion",
-         "rule_accuracy": "rule"}
-
-
-def _score_all(tasks, paths):
-    for rec, path in zip(tasks, paths):
-        res = score_video(rec, path)
-        if res["error"]:
-            raise RuntimeError(res["error"])
+#: Throughput outputs: name -> (function, size).
+SPEED_OUTPUTS = {"1280x720": (centre_cropped, (1280, 720)),
+                 "1920x1080": (centre_cropped, (1920, 1080))}
 
 
-def _score_chunk(tasks, paths):
-    _score_all(tasks, paths)
-    return len(paths)
+def _decode(path: Path, rgb: bool) -> int:
+    import av
+    from av.video.reformatter import VideoReformatter
+
+    reformatter = VideoReformatter()
+    n = 0
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        stream.codec_context.thread_count = 1
+        for frame in container.decode(stream):
+            if rgb:
+                reformatter.reformat(frame, format="rgb24").to_ndarray()
+            n += 1
+    return n
+
+
+def _score(record, path) -> int:
+    res = score_video(record, path)
+    if res["error"] or not res["pass"]:
+        raise RuntimeError(f"ground truth not passing: {res['error'] or res['metrics']}")
+    return res["frames"]
+
+
+def _rate(fn, jobs, repeats: int) -> float:
+    """Median frames/s of running ``fn(*job)`` over all jobs."""
+    rates = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        frames = sum(fn(*job) for job in jobs)
+        rates.append(frames / (time.perf_counter() - t))
+    return statistics.median(rates)
 
 
 def speed(args, folder: Path) -> list[tuple]:
-    """Median videos/s for each resolution, in one process and with joblib workers."""
-    seeds = np.arange(args.tasks)
-    levels = (["L1", "L2", "L3", "L4"] * args.tasks)[:args.tasks]
-    batch = generate_batch(seeds, level=levels)
+    """(output, decode fps, decode+RGB fps, scoring fps) for each throughput output."""
+    batch = generate_batch(np.arange(args.tasks), canvas_size=args.canvas,
+                           level=(["L1", "L2", "L3", "L4"] * args.tasks)[:args.tasks])
     styles = ("fade", "shrink", "slide")
-    videos = {s: render_transition(batch, s, args.frames) for s in styles}
     records = batch.tasks()
     rows = []
-    for name, out_size in RESOLUTIONS.items():
+    for name, (fn, size) in SPEED_OUTPUTS.items():
         paths = []
         for i in range(len(batch)):
-            p = folder / f"speed_{name[:4]}_{i}.mp4"
-            write_video(p, videos[styles[i % 3]][i], out_size=out_size)
-            paths.append(p)
-        _score_all(records[:2], paths[:2])  # warm-up: Numba cache load, colour table
-        rates = []
-        for _ in range(args.repeats):
-            t = time.perf_counter()
-            _score_all(records, paths)
-            rates.append(len(paths) / (time.perf_counter() - t))
-        rows.append((name, 1, statistics.median(rates), statistics.median(rates)))
-        if args.workers > 1:
-            chunks = np.array_split(np.arange(len(paths)), args.workers * 4)
-            par = Parallel(n_jobs=args.workers)
-            par(delayed(_score_chunk)(records[:1], paths[:1]) for _ in range(args.workers))
-            prates = []
-            for _ in range(args.repeats):
-                t = time.perf_counter()
-                par(delayed(_score_chunk)([records[j] for j in c], [paths[j] for j in c])
-                    for c in chunks)
-                prates.append(len(paths) / (time.perf_counter() - t))
-            med = statistics.median(prates)
-            rows.append((name, args.workers, med, med / args.workers))
+            frames = render_transition(batch, styles[i % 3], args.frames, tasks=[i])[0]
+            paths.append(folder / f"speed_{name}_{i}.mp4")
+            write_video(paths[-1], fn(frames, size))
+        _score(records[0], paths[0])  # warm-up: Numba cache load, colour table
+        bare = _rate(_decode, [(p, False) for p in paths], args.repeats)
+        rgb = _rate(_decode, [(p, True) for p in paths], args.repeats)
+        scored = _rate(_score, list(zip(records, paths)), args.repeats)
+        rows.append((name, bare, rgb, scored))
     return rows
 
 
-def _control_one(batch, i, control, out_size, frames, folder):
-    path = folder / f"ctl_{i}_{control}_{out_size[0] if out_size else 0}.mp4"
-    write_video(path, control_frames(batch, i, control, frames), out_size=out_size)
+def _control_one(batch, i, control, shape, frames, folder):
+    window = visible_window(shape, batch.canvas_size)
+    try:
+        canvas_frames = control_frames(batch, i, control, frames, window=window)
+    except ValueError:
+        return shape, control, None, [], None
+    path = folder / f"ctl_{i}_{control}_{shape.split()[0]}_{len(shape)}.mp4"
+    write_video(path, reshape(canvas_frames, shape))
     res = score_video(batch.task(i), path)
     failed = [m for m in METRICS if res["metrics"].get(m, {}).get("pass") is False]
-    return control, caught(res, control), failed, res["error"]
+    return shape, control, caught(res, control), failed, res["error"]
 
 
 def controls(args, folder: Path) -> dict:
-    """Per resolution: {control: (videos, right, {metric: failures}, errors)}."""
+    """Per output shape: {control: (videos, right, {metric: failures}, errors, skipped)}."""
     batch = control_tasks(seed=args.seed)
+    tasks = range(0, len(batch), 3) if args.quick else range(len(batch))
+    results = Parallel(n_jobs=args.workers)(
+        delayed(_control_one)(batch, i, c, shape, args.frames, folder)
+        for shape in OUTPUT_SHAPES for i in tasks for c in CONTROLS)
     out = {}
-    for name, out_size in RESOLUTIONS.items():
-        results = Parallel(n_jobs=args.workers)(
-            delayed(_control_one)(batch, i, c, out_size, args.frames, folder)
-            for i in range(len(batch)) for c in CONTROLS)
+    for shape in OUTPUT_SHAPES:
         table = {}
         for control in CONTROLS:
-            rs = [r for r in results if r[0] == control]
-            fails = {m: sum(m in r[2] for r in rs) for m in METRICS}
-            table[control] = (len(rs), sum(r[1] for r in rs), fails, sum(bool(r[3]) for r in rs))
-        out[name] = table
+            rs = [r for r in results if r[0] == shape and r[1] == control]
+            done = [r for r in rs if r[2] is not None]
+            fails = {m: sum(m in r[3] for r in done) for m in METRICS}
+            table[control] = (len(done), sum(r[2] for r in done), fails,
+                              sum(bool(r[4]) for r in done), len(rs) - len(done))
+        out[shape] = table
     return out
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--tasks", type=int, default=64)
-    parser.add_argument("--frames", type=int, default=32)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    parser.add_argument("--seed", type=int, default=0, help="seed of the control task search")
-    parser.add_argument("--skip-controls", action="store_true")
-    args = parser.parse_args(argv)
-    with tempfile.TemporaryDirectory(prefix="bench_score_") as tmp:
-        folder = Path(tmp)
-        rows = speed(args, folder)
-        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-        print(f"\nScoring speed: {args.tasks} H.264 videos x {args.frames} frames, decoding "
-              f"included, median of {args.repeats} repeats ({os.cpu_count()} CPUs, load "
-              f"average after the runs: {load}; other processes lower the per-core rates)")
-        print(f"{'resolution':<22}{'workers':>8}{'videos/s':>10}{'per core':>10}"
-              f"{'target':>8}")
-        for name, workers, rate, per_core in rows:
-            target = ">= 20" if name == "256x256" else "-"
-            print(f"{name:<22}{workers:>8}{rate:>10.1f}{per_core:>10.1f}{target:>8}")
-        if args.skip_controls:
-            return
-        tables = controls(args, folder)
+def _print_controls(tables, frames: int) -> None:
     for name, table in tables.items():
-        print(f"\nControl confusion table, {name} ({args.frames} frames, H.264, 21 rule kinds): "
-              "videos failing each metric")
-        head = f"{'control':<17}{'intended':<11}{'videos':>7}" + "".join(
-            f"{SHORT[m]:>10}" for m in METRICS) + f"{'errors':>8}{'correct':>9}"
-        print(head)
-        for control, (n, right, fails, errors) in table.items():
-            intended = SHORT[CONTROLS[control][1]] if CONTROLS[control][1] else "pass all"
+        print(f"\nControls, {name} ({frames} frames, H.264): videos failing each metric")
+        print(f"{'control':<17}{'intended':<11}{'videos':>7}" + "".join(
+            f"{SHORT_NAMES[m]:>10}" for m in METRICS) + f"{'errors':>8}{'skipped':>8}"
+            f"{'correct':>9}")
+        for control, (n, right, fails, errors, skipped) in table.items():
+            intended = SHORT_NAMES[CONTROLS[control][1]] if CONTROLS[control][1] else "pass all"
             print(f"{control:<17}{intended:<11}{n:>7}" + "".join(
-                f"{fails[m]:>10}" for m in METRICS) + f"{errors:>8}{right:>6}/{n:<3}")
+                f"{fails[m]:>10}" for m in METRICS) + f"{errors:>8}{skipped:>8}"
+                f"{right:>6}/{n:<3}")
         pos = [t for c, t in table.items() if CONTROLS[c][1] is None]
         neg = [t for c, t in table.items() if CONTROLS[c][1] is not None]
         print(f"positive controls passing: {sum(t[1] for t in pos)}/{sum(t[0] for t in pos)}; "
               f"negative controls caught by the intended metric: "
               f"{sum(t[1] for t in neg)}/{sum(t[0] for t in neg)}")
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=int, default=8, help="videos per throughput output")
+    parser.add_argument("--frames", type=int, default=81)
+    parser.add_argument("--control-frames", type=int, default=33)
+    parser.add_argument("--canvas", type=int, default=256, help="task canvas side (px)")
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                        help="processes for the controls (throughput is one process)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the control task search")
+    parser.add_argument("--quick", action="store_true",
+                        help="2 videos of 17 frames, 1 repeat, every third rule kind, 16-frame "
+                             "controls: checks the script, measures nothing worth quoting")
+    parser.add_argument("--skip-controls", action="store_true")
+    parser.add_argument("--skip-speed", action="store_true")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.tasks, args.frames, args.repeats, args.control_frames = 2, 17, 1, 16
+    with tempfile.TemporaryDirectory(prefix="bench_score_") as tmp:
+        folder = Path(tmp)
+        rows = [] if args.skip_speed else speed(args, folder)
+        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+        _print_speed(rows, args, load)
+        if args.skip_controls:
+            return
+        args.frames = args.control_frames
+        tables = controls(args, folder)
+    _print_controls(tables, args.frames)
+
+
+def _print_speed(rows, args, load: str) -> None:
+    if rows:
+        print(f"\nThroughput: {args.tasks} H.264 videos x {args.frames} frames per output, "
+              f"{args.canvas}x{args.canvas} canvas, one process, one decoder thread, median of "
+              f"{args.repeats} ({os.cpu_count()} CPUs, load average after the runs: {load})")
+        print(f"{'output':<12}{'decode fps':>12}{'decode+RGB fps':>16}{'scoring fps':>13}"
+              f"{'score/decode':>14}{'score/decode+RGB':>18}")
+        for name, bare, rgb, scored in rows:
+            print(f"{name:<12}{bare:>12.1f}{rgb:>16.1f}{scored:>13.1f}{scored / bare:>14.2f}"
+                  f"{scored / rgb:>18.2f}")
 
 
 if __name__ == "__main__":

@@ -4,15 +4,16 @@ from ._version import __version__  # noqa: F401
 from .engine import Batch, generate_batch  # noqa: E402
 from .dataset.vmevalkit import create_dataset  # noqa: E402
 
-#: Scoring names, imported on first use so that generating never loads the video stack.
-_SCORING = ("score_video", "render_transition", "write_transition")
+#: Names imported on first use (name -> module), so that generating never loads the scorer.
+_LAZY = {"score_video": "scoring", "render_transition": "transitions",
+         "write_transition": "video", "iter_samples": "dataset.stream"}
 
 
 def __getattr__(name):
-    if name in _SCORING:
-        from . import scoring
-        return getattr(scoring, name)
+    if name in _LAZY:
+        import importlib
+        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
     raise AttributeError(f"module 'objsub_fast' has no attribute {name!r}")
 
 
-__all__ = ["Batch", "generate_batch", "create_dataset", "__version__", *_SCORING]
+__all__ = ["Batch", "generate_batch", "create_dataset", "__version__", *_LAZY]

@@ -1,26 +1,85 @@
 """Crash-safe file output: write to a hidden temp name, fsync, then rename into place.
 
-A file or folder only ever appears under its final name complete. Temp names start with
-``.tmp-`` so a rerun can find and remove what a killed run left behind.
+A file or folder only ever appears under its final name complete. While ``name`` is being
+written it is called ``.tmp-objsub-<name>.<host>.<pid>`` (``tmp_name``, the one rule): a rerun
+recognises what a killed writer of this project left behind, and never touches anything else
+(a user's ``.tmp-build/`` included). ``remove_stale_tmp`` removes such a leftover when its
+writer is known to be gone: a pid of this host that is no longer alive, or any of them while
+the caller holds the folder's lock (``objsub_fast.lock``), since then no other run writes there.
 """
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
+import socket
 from pathlib import Path
 
 from .dataset import crashpoint
 
-__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "fsync_dir", "remove_path", "remove_stale_tmp",
-           "AtomicWriter", "atomic_write_bytes"]
+__all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fsync_dir",
+           "remove_path", "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]
 
-TMP_PREFIX = ".tmp-"
+TMP_PREFIX = ".tmp-objsub-"
+_TMP_NAME = re.compile(r"\.tmp-objsub-(?P<name>.+)\.(?P<host>[A-Za-z0-9_-]+)\.(?P<pid>\d+)",
+                       re.S)
+
+
+def _host() -> str:
+    """This host's name with every character outside [A-Za-z0-9_-] as ``_`` (no dots)."""
+    return re.sub(r"[^A-Za-z0-9_-]", "_", socket.gethostname()) or "host"
 
 
 def tmp_name(name: str) -> str:
-    """Return the temp file name used while ``name`` is being written by this process."""
-    return f"{TMP_PREFIX}{name}.{os.getpid()}"
+    """Return the temp name used while ``name`` is being written by this process.
+
+    Examples
+    --------
+    >>> tmp_name("a.tar").startswith(".tmp-objsub-a.tar.")
+    True
+    >>> tmp_writer(tmp_name("a.tar"))[1] == os.getpid()
+    True
+    """
+    return f"{TMP_PREFIX}{name}.{_host()}.{os.getpid()}"
+
+
+def tmp_writer(name: str) -> tuple[str, int] | None:
+    """(host, pid) of the writer of a temp name made by ``tmp_name``; None for any other name.
+
+    Examples
+    --------
+    >>> tmp_writer(".tmp-build") is None, tmp_writer(".tmp-objsub-x.tar.node-1.42")
+    (True, ('node-1', 42))
+    """
+    match = _TMP_NAME.fullmatch(name)
+    return (match["host"], int(match["pid"])) if match else None
+
+
+def final_path(path: str) -> str:
+    """``path`` with a temp name of ``tmp_name`` replaced by the final name it stands for (what
+    an error message should show the user).
+
+    Examples
+    --------
+    >>> final_path("/data/" + tmp_name("sheet.png"))
+    '/data/sheet.png'
+    >>> final_path("/data/.tmp-build")
+    '/data/.tmp-build'
+    """
+    head, _, name = str(path).rpartition("/")
+    match = _TMP_NAME.fullmatch(name)
+    return f"{head}/{match['name']}" if match else str(path)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # EPERM: alive, another user's
+        return True
+    return True
 
 
 def tmp_path(final: Path) -> Path:
@@ -47,12 +106,20 @@ def remove_path(path: Path) -> None:
         path.unlink()
 
 
-def remove_stale_tmp(folder: Path) -> int:
-    """Remove every leftover temp file/folder directly inside ``folder``; return how many."""
+def remove_stale_tmp(folder: Path, locked: bool) -> int:
+    """Remove the leftover temp files/folders of dead writers directly inside ``folder``.
+
+    Only names made by ``tmp_name`` are candidates: with ``locked`` (the caller holds the
+    folder's lock, so no other run writes there) all of them, otherwise those whose pid is not
+    alive on this host. Returns how many were removed.
+    """
     folder = Path(folder)
     if not folder.is_dir():
         return 0
-    stale = [p for p in folder.iterdir() if p.name.startswith(TMP_PREFIX)]
+    host = _host()
+    stale = [p for p in folder.iterdir()
+             if (writer := tmp_writer(p.name)) is not None
+             and (locked or (writer[0] == host and not _alive(writer[1])))]
     for p in stale:
         remove_path(p)
     return len(stale)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from .errors import UsageError
@@ -26,8 +27,9 @@ EXIT_FAILED = 1
 
 
 class _Parser(argparse.ArgumentParser):
+    """argparse with its errors as one line (no usage block): see ``--help`` for usage."""
+
     def error(self, message):
-        self.print_usage(sys.stderr)
         _fail(message)
 
 
@@ -37,7 +39,17 @@ def _fail(message: str, status: int = EXIT_USAGE) -> None:
 
 
 def _levels(text: str) -> tuple:
-    return tuple(part.strip() for part in text.split(",") if part.strip())
+    parts = tuple(part.strip() for part in text.split(","))
+    if not all(parts):
+        raise argparse.ArgumentTypeError(
+            f"expected comma-separated levels such as L1,L3, got {text!r} (an empty item)")
+    return parts
+
+
+def _out_path(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("expected a folder path, got an empty string")
+    return text
 
 
 def _canvas(text: str) -> tuple:
@@ -53,52 +65,108 @@ def _canvas(text: str) -> tuple:
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
-    from .dataset.config import DEFAULT_SHARD_SIZE
+    from .dataset.config import DEFAULT_SHARD_SIZE, DEFAULT_SHARDS, MAX_CANVAS, MAX_COUNT
+    from .dataset.config import min_canvas_side
     from .dataset.formats import FORMATS
     from .dataset.parallel import BACKENDS
+    from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
+    from .scheduler import DEFAULT_TIMEOUT
 
     p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
                        description="Generate Object Subtraction tasks into OUT. Rerunning the "
                        "same command resumes an interrupted run.")
-    p.add_argument("--out", default="objsub_dataset", help="output folder (default: %(default)s)")
-    p.add_argument("--count", type=int, default=1000, help="number of tasks (default: %(default)s)")
+    p.add_argument("--out", type=_out_path, default="objsub_dataset",
+                   help="output folder (default: %(default)s)")
+    p.add_argument("--count", type=int, default=1000,
+                   help=f"number of tasks, 1 to {MAX_COUNT:,} (default: %(default)s); a larger "
+                   "count than OUT's dataset with the same options extends it")
     p.add_argument("--levels", type=_levels, default=LEVELS,
                    help="comma-separated levels, interleaved with equal counts (default: "
                    "L1,L2,L3,L4)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default: %(default)s)")
     p.add_argument("--format", default="webdataset", choices=None,
                    help=f"{' | '.join(FORMATS)} (default: %(default)s)")
-    p.add_argument("--shard-size", type=int, default=DEFAULT_SHARD_SIZE,
-                   help="tasks per shard (default: %(default)s)")
+    p.add_argument("--shard-size", type=int, default=None,
+                   help="tasks per shard (default: that of the dataset in OUT unless "
+                   "--overwrite, else "
+                   f"count/{DEFAULT_SHARDS} rounded down, at most {DEFAULT_SHARD_SIZE:,})")
     p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores)")
+                   help="parallel workers (default: all cores; never more than the shards to "
+                   "write)")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
     p.add_argument("--scheduler", default=None,
                    help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")
+    p.add_argument("--scheduler-timeout", type=float, default=DEFAULT_TIMEOUT,
+                   help="seconds allowed to reach --scheduler, in (0, 3600] (default: %(default)g)")
     p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
-                   help="frame size W or WxH (default: 256)")
+                   help=f"frame size W or WxH, each side in [{min_canvas_side()}, {MAX_CANVAS}] "
+                   "(default: 256)")
     p.add_argument("--masks", action="store_true", help="also write instance maps")
+    p.add_argument("--videos", action="store_true", default=None,
+                   help="also write each task's ground-truth video, H.264 mp4 (always on for "
+                   "the vbvr formats)")
+    p.add_argument("--video-style", default="fade",
+                   help="how removed objects go in the videos: fade | shrink | slide "
+                   "(default: %(default)s)")
+    p.add_argument("--fps", type=int, default=16, help="video frame rate (default: %(default)s)")
+    p.add_argument("--video-frames", type=int, default=61,
+                   help="frames per video (default: %(default)s, 3.8 s at 16 fps)")
+    p.add_argument("--vbvr-pack", default="tar",
+                   help="--format vbvr: tar shards (as VBVR ships them) or plain folders: "
+                   "tar | folders (default: %(default)s)")
+    p.add_argument("--vbvr-split", default="Out-of-Domain_50",
+                   help="--format vbvr-bench: the split folder (default: %(default)s)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
                    help="tasks per engine call in a worker; bounds memory, never changes the "
-                   "output (default: as many as fit 30 MiB of frames, 160 at 256x256)")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+                   "output (default: as many as fit 30 MiB of frames, 160 at 256x256; at most "
+                   f"{MAX_CHUNK_BYTES >> 30} GiB of frames per worker, "
+                   f"{max_chunk_size((256, 256))} at 256x256)")
+    p.add_argument("--no-space-check", action="store_true",
+                   help="skip the check of the estimated dataset size against the free space")
+    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                   help="no progress output")
     p.set_defaults(handler=_generate)
 
 
+def _existing_shard_size(out: str):
+    """The shard size of the dataset in ``out`` (None if there is none): extending a dataset
+    must keep its shards."""
+    from .dataset.manifest import read_manifest
+
+    try:
+        size = ((read_manifest(out) or {}).get("config") or {}).get("shard_size")
+    except OSError:
+        return None
+    return size if isinstance(size, int) else None
+
+
 def _generate(args) -> int:
+    from .dataset.formats import get_format
+    from .dataset.sample import format_bytes
     from .pipeline import RunConfig, generate
 
+    shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
+                  else _existing_shard_size(args.out))
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
-                       shard_size=args.shard_size, canvas_size=args.canvas_size,
-                       masks=args.masks)
+                       shard_size=shard_size, canvas_size=args.canvas_size,
+                       masks=args.masks, videos=args.videos, video_style=args.video_style,
+                       fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
+                       vbvr_split=args.vbvr_split)
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
-                        scheduler=args.scheduler, chunk_size=args.chunk_size,
-                        overwrite=args.overwrite, quiet=args.quiet)
+                        scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
+                        chunk_size=args.chunk_size, overwrite=args.overwrite,
+                        space_check=not args.no_space_check, quiet=args.quiet)
     size = sum(s["bytes"] for s in manifest["shards"])
-    print(f"{PROG}: wrote {config.count} tasks in {manifest['num_shards']} shard(s) "
-          f"({size / 1e6:.1f} MB) to {args.out}")
+    if manifest["tasks_written"]:
+        print(f"{PROG}: wrote {manifest['tasks_written']} tasks; {args.out} holds "
+              f"{config.count} tasks in {manifest['num_shards']} shard(s) ({format_bytes(size)})")
+    else:
+        print(f"{PROG}: nothing to do, {config.count} tasks already complete in {args.out}")
+    pattern = getattr(get_format(config.format), "shard_pattern", None)
+    if pattern is not None:
+        print(f"{PROG}: shards: {os.path.join(args.out, pattern(manifest['num_shards']))}")
     return EXIT_OK
 
 
@@ -191,7 +259,10 @@ def _score(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand."""
+    from ._version import __version__
+
     parser = _Parser(prog=PROG, description="Object Subtraction benchmark at scale.")
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     for add in (_add_generate, _add_verify, _add_preview, _add_score):
@@ -211,10 +282,13 @@ def main(argv=None) -> int:
     except UsageError as e:
         _fail(str(e))
     except OSError as e:  # generate's own errors say how to resume; others name the path
-        where = f" ({e.filename})" if e.filename else ""
+        from .atomic import final_path
+
+        where = f" ({final_path(e.filename)})" if e.filename else ""
         _fail(f"{e.strerror or e}{where}", EXIT_FAILED)
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; rerun the same command to resume", file=sys.stderr)
+        hint = "; rerun the same command to resume" if args.handler is _generate else ""
+        print(f"{PROG}: interrupted{hint}", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

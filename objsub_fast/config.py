@@ -1,19 +1,36 @@
 """Validation of every caller-supplied parameter, before any Numba code runs.
 
-Each check raises ``ValueError`` naming the parameter and the allowed range.
+Each check raises :class:`~objsub_fast.errors.ParameterError` (a ``ValueError``) naming the
+parameter and the allowed range.
+
+Lengths scale with the canvas: every length of the scene model (object sizes, spacing, edge
+margin, order and size gaps, outline width) is given for a 256 px canvas and, unless the caller
+sets it, multiplied by min(W, H) / 256 and rounded half up (at least 1 px). A 1024x1024 task looks
+like a 256 task at four times the resolution; at min(W, H) = 256 nothing changes.
 """
 from __future__ import annotations
 
+import math
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .errors import ParameterError
 
 from .vocabulary import (
-    EDGE_MARGIN, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, REGION, REGIONS, SIZE, SIZE_RANGE,
+    ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY,
+    ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE,
+    Vocabulary, parse_colors, parse_shape_names, parse_shapes,
+    parse_prompt_variants,
 )
+
+__all__ = [
+    "Config", "Lengths", "make_config", "check_seeds", "check_levels", "check_canvas",
+    "check_range", "check_weights", "check_vocabulary", "is_classic", "check_out", "scale_lengths",
+    "default_object_size", "parse_range", "parse_kind_weights", "active_kinds",
+    "MAX_SEED", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
+]
 
 MAX_SEED = 2**63 - 1
 #: Fewest objects each level can build a valid task with (L2 lists up to 3 of >= 4 distinct
@@ -26,6 +43,57 @@ MAX_OBJECTS = 254  # instance maps are uint8 with 0 for background
 #: most this share of the usable canvas at the mean object size (random sequential adsorption
 #: of squares jams near 0.56; the default 8 objects of 20-40 px on 256 px use 0.21).
 MAX_COVERAGE = 0.4
+#: The canvas side the scene model's lengths are given for.
+REFERENCE_SIDE = 256
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """The scene model's lengths in pixels for one canvas (see the module docstring)."""
+
+    edge: int = EDGE_MARGIN
+    spacing: int = MIN_SPACING
+    order_gap: int = ORDER_GAP
+    size_gap: int = SIZE_GAP
+    size_range: int = SIZE_RANGE
+    outline: int = OUTLINE_WIDTH
+
+    def kernel_array(self) -> np.ndarray:
+        """(edge, spacing, order_gap, size_gap, size_range) as int64, as the scene kernel
+        takes them."""
+        return np.array([self.edge, self.spacing, self.order_gap, self.size_gap,
+                         self.size_range], np.int64)
+
+
+def _scaled(value: int, width: int, height: int) -> int:
+    """``value`` (a length at 256 px) scaled by min(W, H)/256, rounded half up, at least 1."""
+    if min(width, height) == REFERENCE_SIDE:
+        return value
+    return max(1, math.floor(value * min(width, height) / REFERENCE_SIDE + 0.5))
+
+
+def scale_lengths(width: int, height: int) -> Lengths:
+    """The scene model's lengths for a (width, height) canvas.
+
+    Examples
+    --------
+    >>> scale_lengths(256, 256) == Lengths()
+    True
+    >>> scale_lengths(1024, 1024)
+    Lengths(edge=40, spacing=40, order_gap=40, size_gap=48, size_range=60, outline=8)
+    """
+    return Lengths(*(_scaled(v, width, height) for v in Lengths().__dict__.values()))
+
+
+def default_object_size(width: int, height: int) -> tuple:
+    """The default object size range, (20, 40) at 256 px, scaled with the canvas.
+
+    Examples
+    --------
+    >>> default_object_size(1024, 1024), default_object_size(300, 256)
+    ((80, 160), (20, 40))
+    """
+    return tuple(_scaled(v, width, height) for v in DEFAULT_SIZE)
 
 
 @dataclass(frozen=True)
@@ -37,10 +105,19 @@ class Config:
     object_counts: dict  # level -> (lo, hi)
     size_range: tuple
     cumulative_weights: np.ndarray  # (levels, kinds) cumulative probability per level
+    vocabulary: Vocabulary = CLASSIC
+    prompt_variants: int = 1
+    lengths: Lengths = field(default_factory=Lengths)
 
     @property
     def max_objects(self) -> int:
         return max(hi for _, hi in self.object_counts.values())
+
+    @property
+    def classic(self) -> bool:
+        """True for the classic vocabulary with the exact original prompts (records then carry
+        no vocabulary; see ``_version.generator_version``)."""
+        return self.vocabulary.is_classic and self.prompt_variants == 1
 
 
 def check_seeds(seeds) -> np.ndarray:
@@ -83,8 +160,8 @@ def check_levels(level, count: int) -> np.ndarray:
 
 def check_canvas(canvas_size) -> tuple[int, int]:
     """Return (W, H) from an int or a pair of ints."""
-    pair = (canvas_size, canvas_size) if _is_int(canvas_size) else tuple(canvas_size)
-    if len(pair) != 2 or not all(_is_int(v) for v in pair):
+    pair = _pair(canvas_size)
+    if pair is None or len(pair) != 2 or not all(_is_int(v) for v in pair):
         raise ParameterError("canvas_size must be an int or a (width, height) pair; "
                          f"got {canvas_size!r}")
     w, h = (int(v) for v in pair)
@@ -95,8 +172,8 @@ def check_canvas(canvas_size) -> tuple[int, int]:
 
 def check_range(name: str, value, low: int, high: int) -> tuple[int, int]:
     """Return ``value`` as an int pair (lo, hi) with low <= lo <= hi <= high."""
-    pair = (value, value) if _is_int(value) else tuple(value)
-    if len(pair) != 2 or not all(_is_int(v) for v in pair):
+    pair = _pair(value)
+    if pair is None or len(pair) != 2 or not all(_is_int(v) for v in pair):
         raise ParameterError(f"{name} must be an int or a (min, max) pair of ints; got {value!r}")
     lo, hi = int(pair[0]), int(pair[1])
     if lo > hi:
@@ -119,11 +196,15 @@ def check_weights(kind_weights, used_levels) -> np.ndarray:
     if kind_weights is not None:
         if not isinstance(kind_weights, dict):
             raise ParameterError("kind_weights must be a dict {level: {kind: weight}}")
-        if not set(kind_weights) <= set(LEVELS):
+        if not any(isinstance(v, dict) for v in kind_weights.values()):
             if len(used_levels) != 1:
                 raise ParameterError("kind_weights must be keyed by level (one of "
-                                 f"{LEVELS}) when seeds span several levels")
+                                     f"{LEVELS}) when seeds span several levels")
             kind_weights = {used_levels[0]: kind_weights}
+        unknown_levels = [lv for lv in kind_weights if lv not in LEVELS]
+        if unknown_levels:
+            raise ParameterError(f"kind_weights names unknown level(s) {unknown_levels}; "
+                                 f"allowed: {list(LEVELS)}")
         for lv, table in kind_weights.items():
             li = LEVELS.index(lv)
             names = [KINDS[c].name for c in LEVEL_KINDS[lv]]
@@ -131,7 +212,14 @@ def check_weights(kind_weights, used_levels) -> np.ndarray:
             if unknown:
                 raise ParameterError(f"kind_weights[{lv!r}] names unknown kinds {sorted(unknown)}; "
                                  f"allowed: {names}")
-            row = np.array([float(table.get(n, 0.0)) for n in names])
+            if not isinstance(table, dict):
+                raise ParameterError(f"kind_weights[{lv!r}] must be a dict {{kind: weight}}; "
+                                     f"got {table!r}")
+            try:
+                row = np.array([float(table.get(n, 0.0)) for n in names])
+            except (TypeError, ValueError):
+                raise ParameterError(f"kind_weights[{lv!r}] weights must be numbers; "
+                                     f"got {dict(table)}") from None
             if not np.all(np.isfinite(row)) or np.any(row < 0) or row.sum() <= 0:
                 raise ParameterError(f"kind_weights[{lv!r}] must be finite, >= 0, with a positive "
                                  f"sum; got {dict(table)}")
@@ -142,18 +230,73 @@ def check_weights(kind_weights, used_levels) -> np.ndarray:
     return cumulative
 
 
-def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights) -> Config:
-    """Validate everything but the seeds and return a :class:`Config`."""
+def check_vocabulary(vocabulary, colors, shapes, shape_names) -> Vocabulary:
+    """The batch's :class:`Vocabulary`: a preset name or object, with ``colors``/``shapes``
+    (names, or None for the preset's) and ``shape_names`` ("solid"/"flat") applied on top."""
+    from .vocabulary import PRESETS
+    if isinstance(vocabulary, str):
+        if vocabulary not in PRESETS:
+            raise ParameterError(f"vocabulary must be one of {list(PRESETS)} or a Vocabulary; "
+                                 f"got {vocabulary!r}")
+        vocabulary = PRESETS[vocabulary]
+    elif not isinstance(vocabulary, Vocabulary):
+        raise ParameterError(f"vocabulary must be one of {list(PRESETS)} or a Vocabulary; "
+                             f"got {vocabulary!r}")
+    shape_codes = vocabulary.shapes if shapes is None else parse_shapes(shapes, "shapes")
+    if (not shape_codes or len(set(shape_codes)) != len(shape_codes)
+            or not all(_is_int(h) and 0 <= h < len(SHAPE_TABLE) for h in shape_codes)):
+        raise ParameterError(f"vocabulary shapes must be distinct codes in [0, "
+                             f"{len(SHAPE_TABLE) - 1}]; got {shape_codes!r}")
+    return Vocabulary(
+        parse_colors(vocabulary.colors if colors is None else colors, "colors"),
+        tuple(int(h) for h in shape_codes),
+        parse_shape_names(vocabulary.shape_names if shape_names is None else shape_names,
+                          "shape_names"))
+
+
+def is_classic(vocabulary="classic", colors=None, shapes=None, shape_names=None,
+               prompt_variants=1) -> bool:
+    """Whether ``generate_batch`` options (the same names and values) give the classic
+    vocabulary with the exact prompts: the ``classic`` argument of
+    ``_version.generator_version``.
+
+    Examples
+    --------
+    >>> is_classic(), is_classic(colors="red,green,blue,yellow,orange,purple")
+    (True, True)
+    >>> is_classic("extended"), is_classic(shape_names="flat"), is_classic(prompt_variants=2)
+    (False, False, False)
+    """
+    vocab = check_vocabulary(vocabulary, colors, shapes, shape_names)
+    return vocab.is_classic and parse_prompt_variants(prompt_variants, "prompt_variants") == 1
+
+
+def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,
+                vocabulary=CLASSIC, prompt_variants=1) -> Config:
+    """Validate everything but the seeds and return a :class:`Config`.
+
+    ``object_size=None`` takes the default (20, 40) scaled with the canvas.
+    """
     width, height = check_canvas(canvas_size)
     used = [LEVELS[c] for c in sorted(set(level_codes.tolist()))]
+    lengths = scale_lengths(width, height)
+    if object_size is None:
+        object_size = default_object_size(width, height)
+        if object_size[0] < 4:
+            raise ParameterError(f"canvas_size {(width, height)} is too small: the default "
+                                 f"object_size scales to {object_size}, below the minimum 4 px; "
+                                 "pass object_size or use a canvas of at least 52 px")
     s_lo, s_hi = check_range("object_size", object_size, 4, 4096)
     counts = {}
     for lv in used:
         wanted = DEFAULT_OBJECTS[lv] if num_objects is None else num_objects
         counts[lv] = check_range(f"num_objects (for {lv})", wanted, MIN_OBJECTS[lv], MAX_OBJECTS)
     cumulative = check_weights(kind_weights, used)
-    config = Config(width, height, counts, (s_lo, s_hi), cumulative)
+    variants = parse_prompt_variants(prompt_variants, "prompt_variants")
+    config = Config(width, height, counts, (s_lo, s_hi), cumulative, vocabulary, variants,
+                    lengths)
     _check_geometry(config, used)
+    _check_vocabulary_fits(config, used)
     return config
 
 
@@ -169,12 +312,13 @@ def _check_geometry(config: Config, used_levels) -> None:
     """Reject canvases too small for the object count and sizes, and impossible kinds."""
     w, h = config.width, config.height
     s_lo, s_hi = config.size_range
-    usable = min(w, h) - 2 * EDGE_MARGIN
+    edge, spacing = config.lengths.edge, config.lengths.spacing
+    usable = min(w, h) - 2 * edge
     if s_hi > usable:
-        raise ParameterError(f"object_size max {s_hi} does not fit canvas_size {(w, h)}: it must be "
-                         f"<= {usable} (canvas minus {EDGE_MARGIN} px margins)")
-    usable_area = (w - 2 * EDGE_MARGIN + MIN_SPACING) * (h - 2 * EDGE_MARGIN + MIN_SPACING)
-    capacity = int(MAX_COVERAGE * usable_area / ((s_lo + s_hi) / 2 + MIN_SPACING) ** 2)
+        raise ParameterError(f"object_size max {s_hi} does not fit canvas_size {(w, h)}: it must "
+                             f"be <= {usable} (canvas minus {edge} px margins)")
+    usable_area = (w - 2 * edge + spacing) * (h - 2 * edge + spacing)
+    capacity = int(MAX_COVERAGE * usable_area / ((s_lo + s_hi) / 2 + spacing) ** 2)
     for lv in used_levels:
         n_hi = config.object_counts[lv][1]
         if n_hi > capacity:
@@ -182,21 +326,115 @@ def _check_geometry(config: Config, used_levels) -> None:
                              f"{(w, h)} and object_size max {s_hi}: at most {capacity} fit "
                              "reliably; use a larger canvas, smaller objects or fewer objects")
         for kind in active_kinds(config, lv):
-            if kind.family == SIZE and s_hi - s_lo < SIZE_RANGE:
+            if kind.family == SIZE and s_hi - s_lo < config.lengths.size_range:
                 raise ParameterError(f"object_size range ({s_lo}, {s_hi}) is narrower than the "
-                                 f"{SIZE_RANGE} px that size rule '{kind.name}' needs; widen it "
+                                 f"{config.lengths.size_range} px that size rule '{kind.name}' needs; widen it "
                                  "or give that kind weight 0 in kind_weights")
             if kind.family == REGION:
                 for name, (x0, x1, y0, y1) in REGIONS[kind.param: kind.param + kind.variants]:
-                    room = min((x1 - x0) * w, (y1 - y0) * h) - EDGE_MARGIN
+                    room = min((x1 - x0) * w, (y1 - y0) * h) - edge
                     if room < s_lo:
                         raise ParameterError(f"canvas_size {(w, h)} leaves {room:.0f} px in the "
                                          f"'{name}' region, less than object_size min {s_lo} "
                                          f"(rule '{kind.name}')")
 
 
+def parse_range(text: str, option: str) -> tuple:
+    """``"5-8"`` (or ``"7"``) as the pair (5, 8), for ``--num-objects``/``--object-size``;
+    the range itself is checked by :func:`make_config`.
+
+    Examples
+    --------
+    >>> parse_range("5-8", "--num-objects"), parse_range("7", "--num-objects")
+    ((5, 8), (7, 7))
+    """
+    parts = str(text).split("-")
+    if len(parts) not in (1, 2) or not all(p.strip().isdigit() for p in parts):
+        raise ParameterError(f"{option} must be MIN-MAX or one number (e.g. 5-8); got {text!r}")
+    lo, hi = int(parts[0]), int(parts[-1])
+    return lo, hi
+
+
+def parse_kind_weights(text: str, option: str = "--kind-weights") -> dict:
+    """``"L1:color=2,shape=1;L3:quadrant=0"`` as ``{level: {kind: weight}}``; levels and kinds
+    are checked here (unknown level, unknown kind, bad number), weights again by
+    :func:`make_config`.
+
+    Examples
+    --------
+    >>> parse_kind_weights("L1:color=2,shape=1;L3:quadrant=0")
+    {'L1': {'color': 2.0, 'shape': 1.0}, 'L3': {'quadrant': 0.0}}
+    """
+    table = {}
+    for part in str(text).split(";"):
+        level, sep, items = part.partition(":")
+        level = level.strip()
+        if not sep or level not in LEVELS:
+            raise ParameterError(f"{option}: {part!r} must be LEVEL:kind=weight,... with LEVEL "
+                                 f"one of {list(LEVELS)}")
+        names = [KINDS[c].name for c in LEVEL_KINDS[level]]
+        row = {}
+        for item in items.split(","):
+            name, eq, weight = item.partition("=")
+            name = name.strip()
+            if name not in names:
+                raise ParameterError(f"{option}: {name!r} is not a rule kind of {level}; "
+                                     f"allowed: {names}")
+            try:
+                row[name] = float(weight)
+            except ValueError:
+                raise ParameterError(f"{option}: weight of {level}:{name} must be a number; "
+                                     f"got {weight!r}") from None
+            if not eq or not math.isfinite(row[name]) or row[name] < 0:
+                raise ParameterError(f"{option}: weight of {level}:{name} must be a finite "
+                                     f"number >= 0; got {weight!r}")
+        table[level] = row
+    return table
+
+
+def _vocabulary_needs(kind) -> tuple:
+    """(colours, shapes, distinct pairs) a rule kind needs at least: an attribute rule two
+    values of its attribute (one removed, one kept), an enumeration its listed pairs and one
+    more, an odd-one-out two colours and two shapes."""
+    if kind.family == ATTRIBUTE:
+        return (2, 1, 1) if kind.param == 0 else (1, 2, 1)
+    if kind.family == ENUMERATE:
+        return (1, 1, kind.param + 1)
+    if kind.family == ODDITY:
+        return (2, 2, 1)
+    return (1, 1, 1)
+
+
+def _check_vocabulary_fits(config: Config, used_levels) -> None:
+    """Refuse vocabularies some active rule kind cannot build a valid task with."""
+    n_colors = len(config.vocabulary.colors)
+    n_shapes = len(config.vocabulary.shapes)
+    for lv in used_levels:
+        for kind in active_kinds(config, lv):
+            need_colors, need_shapes, need_pairs = _vocabulary_needs(kind)
+            if n_colors < need_colors or n_shapes < need_shapes:
+                raise ParameterError(
+                    f"rule '{kind.name}' of {lv} needs at least {need_colors} colours and "
+                    f"{need_shapes} shapes; colors has {n_colors} and shapes {n_shapes} (add "
+                    "some, or give that kind weight 0 in kind_weights)")
+            if n_colors * n_shapes < need_pairs:
+                raise ParameterError(
+                    f"rule '{kind.name}' of {lv} lists {kind.param} distinct (colour, shape) "
+                    f"pairs and keeps another: it needs {need_pairs} pairs, but {n_colors} "
+                    f"colours x {n_shapes} shapes give {n_colors * n_shapes}")
+
+
 def _is_int(value) -> bool:
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def _pair(value):
+    """``value`` as a tuple (an int twice), or None when it is neither an int nor a sequence."""
+    if _is_int(value):
+        return (value, value)
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        return None
+    return tuple(value)
 
 
 

@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import check_levels, check_out, check_seeds, make_config
+from .config import check_levels, check_out, check_seeds, check_vocabulary, make_config
 from .errors import ParameterError
 from .records import prompt_and_rule, task_record
 from .render import draw_frames, sprite_areas
 from .scenes import generate_scenes
 from .vocabulary import LEVELS
+
+__all__ = ["Batch", "generate_batch"]
 
 
 class Batch:
@@ -21,9 +23,10 @@ class Batch:
     kind : (N,) int16, index into ``vocabulary.KINDS``.
     num_objects : (N,) int16
     x, y : (N, M) float64 exact centres; left, top : (N, M) int32 bounding-square corner.
-    size : (N, M) int16; color, shape : (N, M) int8 codes; removed : (N, M) bool;
+    size : (N, M) int16; color, shape : (N, M) int8 codes into ``config.vocabulary``; removed : (N, M) bool;
     area : (N, M) int32 drawn pixels. Entries at or beyond ``num_objects[i]`` are padding.
     prompts : list of str
+    wording : (N,) int8, the index into ``vocabulary.WORDINGS`` of each prompt (0: original)
     first_frames, final_frames : (N, H, W, 3) uint8, or None when not rendered.
     instance_maps : (N, H, W) uint8 (0 background, k+1 object k), or None.
     canvas_size : (W, H)
@@ -41,7 +44,7 @@ class Batch:
         self.y = self.top + half
         valid = np.arange(self.size.shape[1]) < self.num_objects[:, None]
         s_lo = config.size_range[0]
-        areas = sprite_areas(*config.size_range)
+        areas = sprite_areas(*config.size_range, config.vocabulary.shapes)
         self.area = np.where(valid, areas[self.shape, np.clip(self.size - s_lo, 0, None)], 0)
         self.prompts, self.rule_params = self._prompts()
         self.first_frames, self.final_frames, self.instance_maps = frames
@@ -49,11 +52,13 @@ class Batch:
     def _prompts(self):
         prompts, params = [], []
         colors, shapes, removed = self.color.tolist(), self.shape.tolist(), self.removed.tolist()
-        for i, (kind, variant, n) in enumerate(zip(self.kind.tolist(), self.variant.tolist(),
-                                                  self.num_objects.tolist())):
+        for i, (kind, variant, n, wording) in enumerate(zip(
+                self.kind.tolist(), self.variant.tolist(), self.num_objects.tolist(),
+                self.wording.tolist())):
             rem = [k for k in range(n) if removed[i][k]]
             prompt, param = prompt_and_rule(kind, variant, colors[i][:n], shapes[i][:n], rem,
-                                            self.listed[i].tolist())
+                                            self.listed[i].tolist(), self.config.vocabulary,
+                                            wording)
             prompts.append(prompt)
             params.append(param)
         return prompts, params
@@ -66,7 +71,7 @@ class Batch:
         return [LEVELS[c] for c in self.level_codes.tolist()]
 
     def task(self, i: int) -> dict:
-        """Task record of task ``i`` (DESIGN.md §Task record), a plain JSON-serialisable dict."""
+        """Task record of task ``i`` (docs/design.md, "Task record"), a plain JSON-serialisable dict."""
         if not -len(self) <= i < len(self):
             raise IndexError(f"task index {i} out of range for a batch of {len(self)}")
         return task_record(self, i % len(self))
@@ -77,7 +82,9 @@ class Batch:
 
 
 def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=False,
-                   num_objects=None, object_size=(20, 40), kind_weights=None, out=None):
+                   num_objects=None, object_size=None, kind_weights=None, out=None,
+                   vocabulary="classic", colors=None, shapes=None, shape_names=None,
+                   prompt_variants=1):
     """Generate Object Subtraction tasks, one per seed.
 
     Parameters
@@ -88,21 +95,36 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     level : str or sequence of str
         "L1".."L4", or one level per seed.
     canvas_size : int or (int, int)
-        Canvas (width, height) in pixels, 16..8192.
+        Canvas (width, height) in pixels, 16..8192. Every length of the scene model (object
+        sizes, spacing, margins, gaps, outline width) is its 256 px value scaled by
+        min(W, H) / 256, so a seed gives the same layout at every size.
     render : bool
         Draw first and final frames (default True). False gives scenes and rules only.
     masks : bool
         Also draw instance maps (0 background, k+1 object k, outline included).
     num_objects : (int, int), optional
         Object count range for every level; default 5-8 (L4: 6-8).
-    object_size : (int, int)
-        Object size range in pixels (bounding-square side), default (20, 40).
+    object_size : (int, int), optional
+        Object size range in pixels (bounding-square side); default (20, 40) scaled with the
+        canvas.
     kind_weights : dict, optional
         ``{level: {kind: weight}}`` (or ``{kind: weight}`` for one level); default uniform.
     out : tuple of ndarray, optional
         ``(first, final)`` or, with ``masks``, ``(first, final, instance)``: C-contiguous uint8
         arrays of shape (N, H, W, 3) / (N, H, W) to draw into instead of new ones. Reusing them
         across calls saves the page faults of fresh memory; the batch's frames are these arrays.
+    vocabulary : {"classic", "extended"} or Vocabulary
+        The colours and shapes to draw from (classic: the original six colours and four
+        shapes; extended: ten colours and eight shapes).
+    colors, shapes : sequence of str or comma-separated str, optional
+        Override the vocabulary's colours (names of ``vocabulary.COLOR_TABLE``) or shapes
+        (solid or flat names of ``vocabulary.SHAPE_TABLE``), in code order.
+    shape_names : {"solid", "flat"}, optional
+        Name shapes "cube, sphere, pyramid, cone, ..." (solid, the default) or "square,
+        circle, triangle, trapezoid, ..." (flat), in prompts and records alike.
+    prompt_variants : int
+        Draw each prompt's wording from the first N of ``vocabulary.WORDINGS`` (1..4) with
+        the task's own random stream; 1 (default) keeps the exact original prompts.
 
     Returns
     -------
@@ -110,12 +132,44 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
 
     Raises
     ------
-    ValueError
-        For any bad parameter, naming it and the allowed range.
+    objsub_fast.errors.ParameterError
+        (a ValueError) for any bad parameter or infeasible combination, naming it and the
+        allowed range, before any work is done.
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> batch = generate_batch([7, 8], level="L1")
+    >>> batch.first_frames.shape, batch.first_frames.dtype
+    ((2, 256, 256, 3), dtype('uint8'))
+    >>> batch.prompts[0].endswith("Do not do anything to other objects.")
+    True
+    >>> task = batch.task(0)
+    >>> task["generator_version"], sorted(task)[:3]
+    ('0.1.0', ['canvas_size', 'difficulty', 'generator'])
+
+    The same seed at 1024 px is the same scene at four times the resolution:
+
+    >>> big = generate_batch([7], level="L1", canvas_size=1024, render=False)
+    >>> n = batch.num_objects[0]
+    >>> big.prompts[0] == batch.prompts[0], bool(abs(big.x[0, :n] / 4 - batch.x[0, :n]).max() < 2)
+    (True, True)
+
+    An extended vocabulary with flat names and reworded prompts; its records name it:
+
+    >>> ext = generate_batch(range(3), level="L2", vocabulary="extended", shape_names="flat",
+    ...                      prompt_variants=4, render=False)
+    >>> sorted(ext.task(0)["vocabulary"])
+    ['colors', 'shape_names', 'shapes']
     """
     seeds = check_seeds(seeds)
     level_codes = check_levels(level, len(seeds))
-    config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights)
+    for name, flag in (("render", render), ("masks", masks)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise ParameterError(f"{name} must be True or False; got {flag!r}")
+    vocab = check_vocabulary(vocabulary, colors, shapes, shape_names)
+    config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,
+                         vocab, prompt_variants)
     if out is not None:
         if not render:
             raise ParameterError("out needs render=True (there are no frames to draw into)")
@@ -123,4 +177,3 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     scenes = generate_scenes(seeds, level_codes, config)
     frames = draw_frames(scenes, config, masks, out) if render else (None, None, None)
     return Batch(seeds, level_codes, config, scenes, frames)
-

@@ -12,7 +12,8 @@ True
 """
 from __future__ import annotations
 
-__all__ = ["UsageError", "ParameterError", "OutputError", "InterpretError"]
+__all__ = ["UsageError", "ParameterError", "OutputError", "InterpretError", "TaskError",
+           "VideoError"]
 
 
 class UsageError(ValueError):
@@ -30,3 +31,13 @@ class OutputError(UsageError):
 
 class InterpretError(ValueError):
     """A prompt whose words do not fit the scene (``interpret_prompt`` refuses to guess)."""
+
+
+class TaskError(UsageError):
+    """A task (question) record the scorer cannot use; the message names the field and the
+    allowed values. The scorer writes it into that task's result record and goes on."""
+
+
+class VideoError(UsageError):
+    """A model output the scorer cannot read or place on the canvas (missing, empty,
+    undecodable, or not showing the task's first frame); written into that task's record."""

@@ -3,16 +3,29 @@
 This is the plain meaning of each prompt, written independently of the generator: it reads
 only the words of the prompt and the objects' colour, shape, size and centre. A prompt whose
 words do not fit the scene (e.g. "the red cube" when there are two) is an error, not a guess.
+Every colour and shape name of the engine (solid and flat) is understood, and every wording:
+"Delete X.", "Make X disappear." and "Get rid of X." mean what the original sentence about the
+same objects X means.
 """
 from __future__ import annotations
 
 import math
 import re
 
-from .vocabulary import COLORS, PROMPT_SUFFIX, SHAPES
+from .errors import InterpretError
+from .vocabulary import COLOR_TABLE, PROMPT_SUFFIX, SHAPE_TABLE
 
-_COLOR = "|".join(COLORS)
-_SHAPE = "|".join(SHAPES)
+__all__ = ["interpret_prompt", "PATTERNS"]
+
+# Longest names first, so that no name stops the match at a shorter one it starts with.
+_COLOR = "|".join(sorted(COLOR_TABLE, key=len, reverse=True))
+_SHAPE = "|".join(sorted({n for names in SHAPE_TABLE for n in names}, key=len, reverse=True))
+#: Other wordings of a prompt: each gives the phrase naming the objects.
+_REWORDINGS = [re.compile(p) for p in (r"Delete (?P<phrase>.+)\.",
+                                       r"Make (?P<phrase>.+) disappear\.",
+                                       r"Get rid of (?P<phrase>.+)\.")]
+#: The original sentences a phrase can stand in.
+_SENTENCES = ("Remove {} from the scene.", "Move {} out of view.", "Remove {}.")
 
 
 def _count(match) -> int:
@@ -24,7 +37,12 @@ def _with(objects, key, value):
 
 
 def _by_attribute(key):
-    return lambda m, objects, canvas: _with(objects, key, m.group(key))
+    def select(m, objects, canvas):
+        ids = _with(objects, key, m.group(key))
+        if not ids:
+            raise ValueError(f"no object is {m.group(key)}: the prompt does not fit the scene")
+        return ids
+    return select
 
 
 def _by_size(m, objects, canvas):
@@ -159,15 +177,41 @@ def interpret_prompt(prompt: str, objects, canvas_size=(256, 256)) -> list:
 
     Raises
     ------
-    ValueError
-        When the prompt is not one the benchmark uses, or its words do not fit the scene.
+    objsub_fast.errors.InterpretError
+        (a ValueError) when the prompt is not one the benchmark uses, or its words do not fit
+        the scene.
+
+    Examples
+    --------
+    >>> objects = [{"id": 0, "color": "red", "shape": "cube", "size": 20, "x": 40, "y": 40},
+    ...            {"id": 1, "color": "cyan", "shape": "hourglass", "size": 30, "x": 200, "y": 90}]
+    >>> interpret_prompt("Make all cyan objects disappear. Do not do anything to other "
+    ...                  "objects.", objects)
+    [1]
+    >>> interpret_prompt("Remove the leftmost object. Do not do anything to other objects.",
+    ...                  objects)
+    [0]
     """
     if not prompt.endswith(PROMPT_SUFFIX):
-        raise ValueError(f"prompt does not end with {PROMPT_SUFFIX.strip()!r}: {prompt!r}")
+        raise InterpretError(f"prompt does not end with {PROMPT_SUFFIX.strip()!r}: {prompt!r}")
     body = prompt[: -len(PROMPT_SUFFIX)]
     canvas = (float(canvas_size[0]), float(canvas_size[1]))
-    for pattern, meaning in PATTERNS:
-        m = pattern.fullmatch(body)
+    bodies = [body]
+    for rewording in _REWORDINGS:
+        m = rewording.fullmatch(body)
         if m:
-            return sorted(int(i) for i in meaning(m, objects, canvas))
-    raise ValueError(f"not a prompt of this benchmark: {prompt!r}")
+            bodies = [sentence.format(m.group("phrase")) for sentence in _SENTENCES]
+            break
+    errors = []
+    for sentence in bodies:  # a phrase fits one original sentence; the others do not read
+        for pattern, meaning in PATTERNS:
+            m = pattern.fullmatch(sentence)
+            if m:
+                try:
+                    return sorted(int(i) for i in meaning(m, objects, canvas))
+                except ValueError as error:
+                    errors.append(str(error))
+                break
+    if errors:
+        raise InterpretError(errors[-1])  # the last frame that read is the most specific
+    raise InterpretError(f"not a prompt of this benchmark: {prompt!r}")

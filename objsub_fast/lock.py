@@ -87,8 +87,10 @@ class FolderLock:
         return self
 
     def release(self) -> None:
-        """Drop the lock (the file stays: removing it could race with a run taking it)."""
+        """Drop the lock (the file stays, emptied: removing it could race with a run taking
+        it, and an empty file makes the folders of two runs identical byte for byte)."""
         if self._fd >= 0:
+            os.ftruncate(self._fd, 0)
             os.close(self._fd)
             self._fd = -1
 

@@ -14,16 +14,20 @@ import errno
 import json
 from pathlib import Path
 
+from .atomic import final_path
 from .dataset.config import RunConfig
 from .dataset.formats import get_format
 from .dataset.manifest import MANIFEST
 from .dataset.members import encode_samples
-from .dataset.output import finish_run, prepare_output, record_shard
+from .dataset.output import finish_run, prepare_output, read_output, record_shard
 from .dataset.parallel import BACKENDS, run_jobs, worker_count
-from .dataset.plan import shard_batches
-from .dataset.progress import Progress
+from .dataset.plan import check_chunk_size, shard_batches
+from .dataset.progress import Progress, compile_notice
+from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .errors import ParameterError, UsageError
-from .shards import Shard, plan_shards
+from .lock import FolderLock
+from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout
+from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
 
@@ -44,17 +48,53 @@ def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None)
     return entry
 
 
-def _resumable(e: OSError) -> GenerationError:
-    where = f" ({e.filename})" if e.filename else ""
-    hint = ("free some space, then rerun the same command to resume" if e.errno == errno.ENOSPC
-            else "complete shards are kept; rerun the same command to resume")
+#: What to do about a file-system error while writing, by errno (complete shards are kept).
+_REMEDY = {errno.EACCES: "fix the permissions of that path",
+           errno.EPERM: "fix the permissions of that path",
+           errno.EROFS: "make that file system writable"}
+
+
+def _resumable(e: OSError, out: Path, need: int, tasks: int) -> GenerationError:
+    where = f" ({final_path(e.filename) if e.filename else out})"
+    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+        hint = (f"the {tasks:,} tasks not yet written need about {format_bytes(need)} more; "
+                "free some space, then rerun the same command to resume")
+    else:
+        hint = (f"{_REMEDY.get(e.errno, 'fix the cause')}, then rerun the same command to resume "
+                "(complete shards are kept)")
     return GenerationError(e.errno, f"{e.strerror or e}{where}; {hint}")
 
 
+def _check_run_options(config, workers, backend, scheduler, scheduler_timeout, chunk_size):
+    """Every option of a run checked, before anything is computed or written."""
+    config.validate()
+    if backend not in BACKENDS:
+        raise ParameterError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+    if scheduler and backend != "dask":
+        raise UsageError("--scheduler needs --backend dask")
+    check_timeout(scheduler_timeout)
+    worker_count(workers)
+    check_chunk_size(chunk_size, config.canvas_size, config.masks)
+
+
+def _todo(config, done: dict):
+    """The shards still to write, one at a time (never a list of every shard)."""
+    for k in range(num_shards(config.count, config.shard_size)):
+        if k not in done:
+            yield shard_at(k, config.count, config.shard_size)
+
+
 def generate(config: RunConfig, out, *, workers: int | None = None, backend: str = "loky",
-             scheduler: str | None = None, chunk_size: int | None = None,
-             overwrite: bool = False, quiet: bool = False, stream=None) -> dict:
-    """Generate (or resume) a dataset in ``out``; return the manifest as a dict.
+             scheduler: str | None = None, scheduler_timeout: float = DEFAULT_TIMEOUT,
+             chunk_size: int | None = None, overwrite: bool = False, space_check: bool = True,
+             quiet: bool = False, stream=None) -> dict:
+    """Generate (or resume, or extend) a dataset in ``out``; return the manifest as a dict.
+
+    Everything is checked before anything is written: the options, the engine parameters (the
+    run's first tasks are generated and encoded in memory, which also compiles the kernels and
+    measures a task's size on disk), what ``out`` holds, the free space and the scheduler.
+    Then the output folder is locked for the whole run (``objsub_fast.lock``): a second run
+    into the same folder is refused and told which run holds it.
 
     Parameters
     ----------
@@ -64,50 +104,84 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
         Output folder (created; must be shared by all workers for the Dask backend).
     workers : int, optional
         Parallel shard jobs (default: all cores usable by this process, as joblib counts
-        them; at most one per shard). Never changes the output.
+        them; at most one per shard left to write, said in one line when capped). Never
+        changes the output.
     backend : {"loky", "dask"}
         joblib backend; "dask" runs on ``scheduler`` (a dask.distributed address) or, without
         one, on a local cluster of ``workers`` processes.
+    scheduler_timeout : float
+        Seconds allowed for the first contact with ``scheduler`` (default 30).
     chunk_size : int, optional
         Tasks rendered per engine call inside a worker (default: ``dataset.plan.
-        auto_chunk_size``); bounds worker memory, never changes the output.
+        auto_chunk_size``; at most ``dataset.plan.max_chunk_size``, 1 GiB of frames); bounds
+        worker memory, never changes the output.
     overwrite : bool
         Replace a dataset of a different configuration in ``out``.
+    space_check : bool
+        Refuse a run whose estimated size exceeds the free space (default True).
+
+    Returns
+    -------
+    dict
+        The manifest, plus ``"tasks_written"``: tasks this call generated (0 when the dataset
+        was already complete).
 
     Raises
     ------
     UsageError
-        A bad parameter (``ParameterError``) or an unusable output folder (``OutputError``);
+        A bad parameter (``ParameterError``), an unusable or busy output folder
+        (``OutputError``, ``FolderLocked``), too little space, or an unreachable scheduler;
         nothing is written.
     GenerationError
         A file-system error while writing shards; rerunning resumes.
     """
+    _check_run_options(config, workers, backend, scheduler, scheduler_timeout, chunk_size)
+    out = Path(out).absolute()
+    state = read_output(config, out, overwrite)  # refuses an unusable folder before the rest
+    with compile_notice(stream, quiet):
+        sample = sample_run(config, out)
+    if space_check:
+        check_free_space(sample, config.count - state.done_tasks, out)
+    if scheduler:
+        check_scheduler(scheduler, scheduler_timeout)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create output directory {str(out)!r}: {e.strerror}") from e
+    with FolderLock(out):
+        return _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite,
+                    quiet, stream)
+
+
+def _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite, quiet,
+         stream) -> dict:
+    """The run itself, in a locked output folder (see ``generate``)."""
     import joblib
 
-    config.validate()
-    if backend not in BACKENDS:
-        raise ParameterError(f"--backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
-    if scheduler and backend != "dask":
-        raise UsageError("--scheduler needs --backend dask")
-    worker_count(workers)
-    if chunk_size is not None and (not isinstance(chunk_size, int) or chunk_size < 1):
-        raise ParameterError(f"--chunk-size must be an integer >= 1, got {chunk_size!r}")
-    out = Path(out).absolute()
-    done = prepare_output(config, out, overwrite)
-    plan = plan_shards(config.count, config.shard_size)
-    todo = [s for s in plan if s.index not in done]
-    progress = Progress(config.count, sum(s.count for s in plan if s.index in done),
-                        stream=stream, quiet=quiet)
-    jobs = [joblib.delayed(run_shard)(config, str(out), s, chunk_size) for s in todo]
+    state = read_output(config, out, overwrite)  # again, now that no other run can change it
+    prepare_output(config, out, state)
+    done = dict(state.done)
+    shards_left = num_shards(config.count, config.shard_size) - len(done)
+    n_workers = worker_count(workers, shards_left)
+    progress = Progress(config.count, state.done_tasks, stream=stream, quiet=quiet)
+    if workers is not None and workers > n_workers and shards_left and not scheduler:
+        progress.note(f"--workers {workers} capped at {n_workers}: one worker per shard, "
+                      f"{shards_left} shard(s) to write")
+    jobs = (joblib.delayed(run_shard)(config, str(out), s, chunk_size)
+            for s in _todo(config, state.done))
     try:
-        for entry in run_jobs(jobs, worker_count(workers, len(todo)), backend, scheduler):
+        for entry in run_jobs(jobs, n_workers, backend, scheduler):
             done[entry["shard"]] = entry
             progress.update(entry["count"])
-        finish_run(config, out, [done[s.index] for s in plan])
+        finish_run(config, out, [done[k] for k in range(num_shards(config.count,
+                                                                   config.shard_size))])
     except GenerationError:
         raise
     except OSError as e:
-        raise _resumable(e) from e
+        left = config.count - progress.done
+        raise _resumable(e, out, needed_bytes(sample, left), left) from e
     finally:
         progress.close()
-    return json.loads((out / MANIFEST).read_text())
+    manifest = json.loads((out / MANIFEST).read_text())
+    manifest["tasks_written"] = progress.written
+    return manifest

@@ -114,44 +114,9 @@ def check_preview_options(level: str, count: int, seed: int, columns: int,
         if not ok:
             raise ParameterError(message)
     RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size).validate()
-    _check_canvas_fits(level, tuple(canvas_size))
     layout = SheetLayout(count, columns, canvas_size)
     check_sheet(layout)
     return layout
-
-
-def _check_canvas_fits(level: str, canvas_size: tuple) -> None:
-    """ParameterError naming ``--canvas-size`` if the level's objects (engine defaults) do not
-    fit the canvas, with the smallest square canvas they fit.
-
-    Examples
-    --------
-    >>> _check_canvas_fits("L1", (128, 128))
-    Traceback (most recent call last):
-    ...
-    objsub_fast.errors.ParameterError: --canvas-size 128x128 is too small for level L1 (up to 8 \
-objects of up to 40 px): a square canvas needs at least 189x189 (--canvas-size 189)
-    """
-    import bisect
-
-    from .config import DEFAULT_OBJECTS, DEFAULT_SIZE, check_levels, make_config
-    from .dataset.config import MAX_CANVAS, MIN_CANVAS
-
-    def fits(size) -> bool:
-        try:
-            make_config(check_levels(level, 1), size, None, DEFAULT_SIZE, None)
-        except ParameterError:
-            return False
-        return True
-
-    if not fits(canvas_size):
-        sides = range(MIN_CANVAS, MAX_CANVAS + 1)
-        side = sides[bisect.bisect_left(sides, True, key=lambda s: fits((s, s)))]
-        w, h = canvas_size
-        raise ParameterError(
-            f"--canvas-size {w}x{h} is too small for level {level} (up to "
-            f"{DEFAULT_OBJECTS[level][1]} objects of up to {DEFAULT_SIZE[1]} px): a square "
-            f"canvas needs at least {side}x{side} (--canvas-size {side})")
 
 
 def _new_sheet(layout: SheetLayout) -> np.ndarray:

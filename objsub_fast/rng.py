@@ -5,7 +5,10 @@ resampling after a failed attempt, come from it in order. So a task is a pure fu
 seed, whatever batch, order or process generates it.
 """
 import numpy as np
-from numba import njit
+
+from ._numba import kernel
+
+__all__ = []  # Numba kernels only: _new_stream, _next_u64, _uniform, _randint, _shuffle
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -13,17 +16,17 @@ _MIX2 = np.uint64(0x94D049BB133111EB)
 _TO_UNIT = 1.0 / 9007199254740992.0  # 2**-53
 
 
-@njit(cache=True)
-def new_stream(seed, salt):
+@kernel
+def _new_stream(seed, salt):
     """Return a one-element state array for ``seed`` (uint64) mixed with ``salt`` (int)."""
     state = np.empty(1, dtype=np.uint64)
     state[0] = seed ^ (np.uint64(salt) * _MIX1)
-    next_u64(state)  # decorrelate neighbouring seeds
+    _next_u64(state)  # decorrelate neighbouring seeds
     return state
 
 
-@njit(cache=True)
-def next_u64(state):
+@kernel
+def _next_u64(state):
     """Advance ``state`` and return the next 64-bit output (SplitMix64)."""
     state[0] += _GOLDEN
     z = state[0]
@@ -32,21 +35,21 @@ def next_u64(state):
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
-def uniform(state):
+@kernel
+def _uniform(state):
     """Return a float in [0, 1) with 53 random bits."""
-    return np.float64(next_u64(state) >> np.uint64(11)) * _TO_UNIT
+    return np.float64(_next_u64(state) >> np.uint64(11)) * _TO_UNIT
 
 
-@njit(cache=True)
-def randint(state, low, high):
+@kernel
+def _randint(state, low, high):
     """Return an integer in [low, high], both inclusive (requires low <= high)."""
-    return low + np.int64(uniform(state) * (high - low + 1))
+    return low + np.int64(_uniform(state) * (high - low + 1))
 
 
-@njit(cache=True)
-def shuffle(state, values, count):
+@kernel
+def _shuffle(state, values, count):
     """Shuffle ``values[:count]`` in place (Fisher-Yates)."""
     for i in range(count - 1, 0, -1):
-        j = randint(state, 0, i)
+        j = _randint(state, 0, i)
         values[i], values[j] = values[j], values[i]

@@ -10,17 +10,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from .rng import new_stream, randint, shuffle, uniform
+from ._numba import kernel
+from .rng import _new_stream, _randint, _shuffle, _uniform
 from .vocabulary import (
-    ATTRIBUTE, COLORS, EDGE_MARGIN, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST,
-    KEY_NEG_CENTER_DIST, KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS,
-    MIN_SPACING, ODDITY, ORDER, ORDER_GAP, REGION, REGIONS, SHAPES, SIZE, SIZE_GAP, SIZE_RANGE,
+    ATTRIBUTE, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X,
+    KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
 )
 
-N_COLORS = len(COLORS)
-N_SHAPES = len(SHAPES)
+__all__ = ["generate_scenes", "kind_tables", "region_tables", "MAX_ATTEMPTS", "PLACE_TRIES",
+           "MAX_LISTED"]
+
+# Indices into the kernel's ``lengths`` array (``config.Lengths.kernel_array``).
+EDGE, SPACING, ORDER_GAP, SIZE_GAP, SIZE_RANGE = range(5)
 MAX_ATTEMPTS = 200  # scene resamples per task
 PLACE_TRIES = 100  # positions tried per object within one attempt
 MAX_LISTED = 3
@@ -54,29 +56,34 @@ def region_tables(width, height):
     return rects, lines
 
 
-@njit(cache=True)
-def sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi, width, height,
-                 family, param, variants, max_removed, level_kinds, region_rects, region_lines,
-                 kind, variant, num_objects, left, top, size, color, shape, removed, listed, ok):
+@kernel
+def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi, width, height,
+                  lengths, n_colors, n_shapes, n_wordings,
+                  family, param, variants, max_removed, level_kinds, region_rects, region_lines,
+                  kind, variant, num_objects, left, top, size, color, shape, removed, listed,
+                  wording, ok):
     """Sample every task of a batch into the output arrays (see :func:`generate_scenes`)."""
     for i in range(seeds.shape[0]):
         lv = level_codes[i]
-        state = new_stream(np.uint64(seeds[i]), lv + 1)
+        state = _new_stream(np.uint64(seeds[i]), lv + 1)
         col = 0
-        u = uniform(state)
+        u = _uniform(state)
         while col < cumulative_weights.shape[1] - 1 and cumulative_weights[lv, col] <= u:
             col += 1
         k = level_kinds[lv, col]
         kind[i] = k
         ok[i] = _sample_task(state, family[k], param[k], variants[k], max_removed[k],
-                             n_lo[lv], n_hi[lv], s_lo, s_hi, width, height,
-                             region_rects, region_lines, i, variant, num_objects, left, top,
-                             size, color, shape, removed, listed)
+                             n_lo[lv], n_hi[lv], s_lo, s_hi, width, height, lengths, n_colors,
+                             n_shapes, region_rects, region_lines, i, variant, num_objects, left,
+                             top, size, color, shape, removed, listed)
+        # Drawn last, and only when asked for: the scene is the same with or without it.
+        if n_wordings > 1:
+            wording[i] = _randint(state, 0, n_wordings - 1)
 
 
-@njit(cache=True)
+@kernel
 def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, width, height,
-                 region_rects, region_lines, i, variant, num_objects, left, top, size, color,
+                 lengths, n_colors, n_shapes, region_rects, region_lines, i, variant, num_objects, left, top, size, color,
                  shape, removed, listed):
     m = n_hi
     lefts = np.zeros(m, np.int64)
@@ -93,56 +100,57 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
     vline = -1.0
     hline = -1.0
     if fam == ORDER:
-        var = randint(state, 1, min(max_rem, n_lo - 1))
+        var = _randint(state, 1, min(max_rem, n_lo - 1))
     elif fam == REGION:
-        region = prm + randint(state, 0, n_variants - 1)
+        region = prm + _randint(state, 0, n_variants - 1)
         var = region
         vline = region_lines[region, 0]
         hline = region_lines[region, 1]
         if max_rem > 0:
-            n_inside = randint(state, 1, min(max_rem, n_lo - 1))
+            n_inside = _randint(state, 1, min(max_rem, n_lo - 1))
     for _ in range(MAX_ATTEMPTS):
-        n = randint(state, n_lo, n_hi)
+        n = _randint(state, n_lo, n_hi)
         rem[:] = False
         for j in range(n):
-            sizes[j] = randint(state, s_lo, s_hi)
-            colors[j] = randint(state, 0, N_COLORS - 1)
-            shapes[j] = randint(state, 0, N_SHAPES - 1)
+            sizes[j] = _randint(state, s_lo, s_hi)
+            colors[j] = _randint(state, 0, n_colors - 1)
+            shapes[j] = _randint(state, 0, n_shapes - 1)
         if fam == SIZE:
-            _size_extremes(state, n, prm, s_lo, s_hi, sizes, rem)
+            _size_extremes(state, n, prm, s_lo, s_hi, lengths, sizes, rem)
         elif fam == ODDITY:
             if prm == 0:
-                _odd_combo(state, n, colors, shapes, rem)
+                _odd_combo(state, n, colors, n_colors, shapes, n_shapes, rem)
             elif prm == 1:
-                _odd_one_out(state, n, shapes, N_SHAPES, colors, N_COLORS, rem)
+                _odd_one_out(state, n, shapes, n_shapes, colors, n_colors, rem)
             else:
-                _odd_one_out(state, n, colors, N_COLORS, shapes, N_SHAPES, rem)
+                _odd_one_out(state, n, colors, n_colors, shapes, n_shapes, rem)
         rect = region_rects[max(region, 0)]
         if n_inside > 0:  # objects bound for a region take a size that fits it
-            room_x = (min(width - EDGE_MARGIN, math.floor(rect[1]))
-                      - max(EDGE_MARGIN, math.ceil(rect[0])))
-            room_y = (min(height - EDGE_MARGIN, math.floor(rect[3]))
-                      - max(EDGE_MARGIN, math.ceil(rect[2])))
+            edge = lengths[EDGE]
+            room_x = min(width - edge, math.floor(rect[1])) - max(edge, math.ceil(rect[0]))
+            room_y = min(height - edge, math.floor(rect[3])) - max(edge, math.ceil(rect[2]))
             room = min(room_x, room_y)
             for j in range(n_inside):
-                sizes[j] = randint(state, s_lo, min(s_hi, room))
-        if not _place(state, n, sizes, lefts, tops, width, height, vline, hline, rect, n_inside):
+                sizes[j] = _randint(state, s_lo, min(s_hi, room))
+        if not _place(state, n, sizes, lefts, tops, width, height, lengths, vline, hline, rect,
+                      n_inside):
             continue
         good = True
         if fam == ATTRIBUTE:
             var = _attribute_target(state, n, colors if prm == 0 else shapes,
-                                    N_COLORS if prm == 0 else N_SHAPES, rem)
+                                    n_colors if prm == 0 else n_shapes, rem)
             good = var >= 0
         elif fam == ENUMERATE:
-            good = _enumerate_target(state, n, prm, colors, shapes, lst, rem)
+            good = _enumerate_target(state, n, prm, colors, shapes, n_shapes, lst, rem)
         elif fam == ORDER:
-            good = _order_target(n, prm, var, lefts, tops, sizes, width, height, rem)
+            good = _order_target(n, prm, var, lefts, tops, sizes, width, height,
+                                 lengths[ORDER_GAP], rem)
         elif fam == REGION:
             good = _region_target(n, rect, lefts, tops, sizes, max_rem, rem)
         if not good:
             continue
         perm = np.arange(n)
-        shuffle(state, perm, n)
+        _shuffle(state, perm, n)
         for j in range(n):
             p = perm[j]
             left[i, j] = lefts[p]
@@ -159,13 +167,15 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
     return False
 
 
-@njit(cache=True)
-def _place(state, n, sizes, lefts, tops, width, height, vline, hline, rect, n_inside):
-    """Place n squares by rejection: inside the canvas margins, 10 px apart, not crossing the
-    dividing lines; with ``n_inside >= 0`` the first n_inside inside ``rect``, the rest outside."""
+@kernel
+def _place(state, n, sizes, lefts, tops, width, height, lengths, vline, hline, rect, n_inside):
+    """Place n squares by rejection: inside the canvas margins, ``spacing`` px apart, not
+    crossing the dividing lines; with ``n_inside >= 0`` the first n_inside inside ``rect``, the
+    rest outside. At most PLACE_TRIES positions per object: bounded."""
+    edge, spacing = lengths[EDGE], lengths[SPACING]
     for j in range(n):
-        x_lo, x_hi = EDGE_MARGIN, width - EDGE_MARGIN - sizes[j]
-        y_lo, y_hi = EDGE_MARGIN, height - EDGE_MARGIN - sizes[j]
+        x_lo, x_hi = edge, width - edge - sizes[j]
+        y_lo, y_hi = edge, height - edge - sizes[j]
         if j < n_inside:
             x_lo = max(x_lo, math.ceil(rect[0]))
             x_hi = min(x_hi, math.floor(rect[1]) - sizes[j])
@@ -175,11 +185,11 @@ def _place(state, n, sizes, lefts, tops, width, height, vline, hline, rect, n_in
             return False
         placed = False
         for _ in range(PLACE_TRIES):
-            x = randint(state, x_lo, x_hi)
-            y = randint(state, y_lo, y_hi)
+            x = _randint(state, x_lo, x_hi)
+            y = _randint(state, y_lo, y_hi)
             if n_inside >= 0 and j >= n_inside and _inside(x, y, sizes[j], rect):
                 continue
-            if _fits(x, y, sizes[j], lefts, tops, sizes, j, vline, hline):
+            if _fits(x, y, sizes[j], lefts, tops, sizes, j, vline, hline, spacing):
                 lefts[j] = x
                 tops[j] = y
                 placed = True
@@ -189,90 +199,91 @@ def _place(state, n, sizes, lefts, tops, width, height, vline, hline, rect, n_in
     return True
 
 
-@njit(cache=True)
-def _fits(x, y, sz, lefts, tops, sizes, count, vline, hline):
+@kernel
+def _fits(x, y, sz, lefts, tops, sizes, count, vline, hline, spacing):
     """True when a square at (x, y) of side sz crosses no line and keeps its spacing."""
     if vline >= 0 and x < vline < x + sz:
         return False
     if hline >= 0 and y < hline < y + sz:
         return False
     for k in range(count):
-        if (x >= lefts[k] + sizes[k] + MIN_SPACING or lefts[k] >= x + sz + MIN_SPACING
-                or y >= tops[k] + sizes[k] + MIN_SPACING or tops[k] >= y + sz + MIN_SPACING):
+        if (x >= lefts[k] + sizes[k] + spacing or lefts[k] >= x + sz + spacing
+                or y >= tops[k] + sizes[k] + spacing or tops[k] >= y + sz + spacing):
             continue
         return False
     return True
 
 
-@njit(cache=True)
+@kernel
 def _inside(x, y, sz, rect):
     return x >= rect[0] and x + sz <= rect[1] and y >= rect[2] and y + sz <= rect[3]
 
 
-@njit(cache=True)
-def _size_extremes(state, n, direction, s_lo, s_hi, sizes, rem):
-    """Sizes for a largest (+1) / smallest (-1) rule: 1 or 2 extremes at least SIZE_GAP beyond
-    every other object, and a scene range of at least SIZE_RANGE. Built as 'largest' and
-    mirrored for 'smallest'."""
-    extremes = 1 if uniform(state) < 2.0 / 3.0 else 2
+@kernel
+def _size_extremes(state, n, direction, s_lo, s_hi, lengths, sizes, rem):
+    """Sizes for a largest (+1) / smallest (-1) rule: 1 or 2 extremes at least the size gap
+    beyond every other object, and a scene range of at least the size range. Built as
+    'largest' and mirrored for 'smallest'."""
+    size_gap, size_range = lengths[SIZE_GAP], lengths[SIZE_RANGE]
+    extremes = 1 if _uniform(state) < 2.0 / 3.0 else 2
     extremes = min(extremes, n - 1)
-    peak = randint(state, s_lo + SIZE_RANGE, s_hi)
+    peak = _randint(state, s_lo + size_range, s_hi)
     for j in range(n):
         if j < extremes:
             v = peak
         elif j == extremes:
-            v = randint(state, s_lo, peak - SIZE_RANGE)
+            v = _randint(state, s_lo, peak - size_range)
         else:
-            v = randint(state, s_lo, peak - SIZE_GAP)
+            v = _randint(state, s_lo, peak - size_gap)
         sizes[j] = v if direction > 0 else s_lo + s_hi - v
         rem[j] = j < extremes
 
 
-@njit(cache=True)
-def _odd_combo(state, n, colors, shapes, rem):
+@kernel
+def _odd_combo(state, n, colors, n_colors, shapes, n_shapes, rem):
     """All but one object share a colour and a shape; the last differs in both."""
-    c0 = randint(state, 0, N_COLORS - 1)
-    h0 = randint(state, 0, N_SHAPES - 1)
+    c0 = _randint(state, 0, n_colors - 1)
+    h0 = _randint(state, 0, n_shapes - 1)
     for j in range(n - 1):
         colors[j] = c0
         shapes[j] = h0
-    colors[n - 1] = (c0 + randint(state, 1, N_COLORS - 1)) % N_COLORS
-    shapes[n - 1] = (h0 + randint(state, 1, N_SHAPES - 1)) % N_SHAPES
+    colors[n - 1] = (c0 + _randint(state, 1, n_colors - 1)) % n_colors
+    shapes[n - 1] = (h0 + _randint(state, 1, n_shapes - 1)) % n_shapes
     rem[n - 1] = True
 
 
-@njit(cache=True)
+@kernel
 def _odd_one_out(state, n, differs, n_differs, varies, n_varies, rem):
     """All but the last object share one value of ``differs``; the last has another. ``varies``
     shows at least two values, each on at least two objects, and the odd object takes one of
     them, so only ``differs`` singles out an object."""
-    d0 = randint(state, 0, n_differs - 1)
+    d0 = _randint(state, 0, n_differs - 1)
     for j in range(n - 1):
         differs[j] = d0
-    differs[n - 1] = (d0 + randint(state, 1, n_differs - 1)) % n_differs
+    differs[n - 1] = (d0 + _randint(state, 1, n_differs - 1)) % n_differs
     _groups_of_two_or_more(state, n - 1, varies, n_varies)
-    varies[n - 1] = varies[randint(state, 0, n - 2)]
+    varies[n - 1] = varies[_randint(state, 0, n - 2)]
     rem[n - 1] = True
 
 
-@njit(cache=True)
+@kernel
 def _groups_of_two_or_more(state, m, out, n_values):
     """Fill out[:m] with 2..min(m//2, n_values) distinct values, each used at least twice."""
-    groups = randint(state, 2, min(m // 2, n_values))
+    groups = _randint(state, 2, min(m // 2, n_values))
     values = np.arange(n_values)
-    shuffle(state, values, n_values)
+    _shuffle(state, values, n_values)
     counts = np.full(groups, 2)
     for _ in range(m - 2 * groups):
-        counts[randint(state, 0, groups - 1)] += 1
+        counts[_randint(state, 0, groups - 1)] += 1
     j = 0
     for g in range(groups):
         for _ in range(counts[g]):
             out[j] = values[g]
             j += 1
-    shuffle(state, out, m)
+    _shuffle(state, out, m)
 
 
-@njit(cache=True)
+@kernel
 def _attribute_target(state, n, values, n_values, rem):
     """Pick a value present on some but not all objects; mark its objects. -1 if none."""
     counts = np.zeros(n_values, np.int64)
@@ -286,19 +297,19 @@ def _attribute_target(state, n, values, n_values, rem):
             found += 1
     if found == 0:
         return -1
-    chosen = candidates[randint(state, 0, found - 1)]
+    chosen = candidates[_randint(state, 0, found - 1)]
     for j in range(n):
         rem[j] = values[j] == chosen
     return chosen
 
 
-@njit(cache=True)
-def _enumerate_target(state, n, k, colors, shapes, lst, rem):
+@kernel
+def _enumerate_target(state, n, k, colors, shapes, n_shapes, lst, rem):
     """List k distinct (colour, shape) pairs present in the scene, leaving one pair kept."""
     pairs = np.empty(n, np.int64)
     distinct = 0
     for j in range(n):
-        code = colors[j] * N_SHAPES + shapes[j]
+        code = colors[j] * n_shapes + shapes[j]
         seen = False
         for q in range(distinct):
             seen = seen or pairs[q] == code
@@ -307,29 +318,30 @@ def _enumerate_target(state, n, k, colors, shapes, lst, rem):
             distinct += 1
     if distinct < k + 1:
         return False
-    shuffle(state, pairs, distinct)
+    _shuffle(state, pairs, distinct)
     lst[:] = -1
     for q in range(k):
         lst[q] = pairs[q]
     for j in range(n):
-        code = colors[j] * N_SHAPES + shapes[j]
+        code = colors[j] * n_shapes + shapes[j]
         rem[j] = False
         for q in range(k):
             rem[j] = rem[j] or lst[q] == code
     return True
 
 
-@njit(cache=True)
-def _order_target(n, key, count, lefts, tops, sizes, width, height, rem):
-    """Remove the ``count`` objects first in ``key`` order if the next one is ORDER_GAP behind."""
+@kernel
+def _order_target(n, key, count, lefts, tops, sizes, width, height, order_gap, rem):
+    """Remove the ``count`` objects first in ``key`` order if the next one is ``order_gap``
+    behind."""
     if count >= n:
         return False
     values = np.empty(n)
     for j in range(n):
         half = sizes[j] / 2.0
-        values[j] = order_key(key, lefts[j] + half, tops[j] + half, width, height)
+        values[j] = _order_key(key, lefts[j] + half, tops[j] + half, width, height)
     order = np.argsort(values)
-    if values[order[count]] - values[order[count - 1]] < ORDER_GAP:
+    if values[order[count]] - values[order[count - 1]] < order_gap:
         return False
     for j in range(n):
         rem[j] = False
@@ -338,8 +350,8 @@ def _order_target(n, key, count, lefts, tops, sizes, width, height, rem):
     return True
 
 
-@njit(cache=True)
-def order_key(key, x, y, width, height):
+@kernel
+def _order_key(key, x, y, width, height):
     """The value an order rule sorts by, ascending (the first ones are removed)."""
     if key == KEY_X:
         return x
@@ -358,7 +370,7 @@ def order_key(key, x, y, width, height):
     return min(corner, math.hypot(x, height - y), math.hypot(width - x, height - y))
 
 
-@njit(cache=True)
+@kernel
 def _region_target(n, rect, lefts, tops, sizes, max_rem, rem):
     """Remove the objects inside the region; valid with 1..n-1 of them (1..max_rem if set)."""
     inside = 0
@@ -385,7 +397,9 @@ def generate_scenes(seeds, level_codes, config):
     -------
     dict of arrays: ``kind``, ``variant`` (N,); ``num_objects`` (N,); ``left``, ``top``,
     ``size``, ``color``, ``shape``, ``removed`` (N, M); ``listed`` (N, 3) pair codes
-    ``color * 4 + shape`` of an L2 rule (-1 padded).
+    ``color * len(shapes) + shape`` of an L2 rule (-1 padded); ``wording`` (N,) the prompt
+    wording (0, the original, unless ``config.prompt_variants`` > 1). Colour and shape codes
+    index ``config.vocabulary``.
     """
     n, m = len(seeds), config.max_objects
     n_lo = np.array([config.object_counts.get(lv, (5, 8))[0] for lv in LEVELS], np.int64)
@@ -397,14 +411,17 @@ def generate_scenes(seeds, level_codes, config):
         "size": np.zeros((n, m), np.int16), "color": np.zeros((n, m), np.int8),
         "shape": np.zeros((n, m), np.int8), "removed": np.zeros((n, m), np.bool_),
         "listed": np.full((n, MAX_LISTED), -1, np.int8),
+        "wording": np.zeros(n, np.int8),
     }
     ok = np.zeros(n, np.bool_)
     rects, lines = region_tables(config.width, config.height)
-    sample_batch(seeds, level_codes.astype(np.int64), config.cumulative_weights, n_lo, n_hi,
-                 config.size_range[0], config.size_range[1], config.width, config.height,
-                 *_KIND_TABLES, rects, lines, out["kind"], out["variant"], out["num_objects"],
-                 out["left"], out["top"], out["size"], out["color"], out["shape"],
-                 out["removed"], out["listed"], ok)
+    _sample_batch(seeds, level_codes.astype(np.int64), config.cumulative_weights, n_lo, n_hi,
+                  config.size_range[0], config.size_range[1], config.width, config.height,
+                  config.lengths.kernel_array(), len(config.vocabulary.colors),
+                  len(config.vocabulary.shapes), config.prompt_variants,
+                  *_KIND_TABLES, rects, lines, out["kind"], out["variant"], out["num_objects"],
+                  out["left"], out["top"], out["size"], out["color"], out["shape"],
+                  out["removed"], out["listed"], out["wording"], ok)
     if not ok.all():
         bad = seeds[~ok][:5].tolist()
         raise RuntimeError(

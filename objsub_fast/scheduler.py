@@ -24,7 +24,7 @@ import sys
 
 from .errors import UsageError
 
-__all__ = ["DEFAULT_TIMEOUT", "SchedulerUnreachable", "check_scheduler"]
+__all__ = ["DEFAULT_TIMEOUT", "SchedulerUnreachable", "check_timeout", "check_scheduler"]
 
 #: Seconds allowed for the first contact with a scheduler (``--scheduler-timeout``).
 DEFAULT_TIMEOUT = 30.0
@@ -44,6 +44,13 @@ class SchedulerUnreachable(UsageError):
     """The address given as ``--scheduler`` does not answer as a Dask scheduler."""
 
 
+def check_timeout(timeout) -> None:
+    """Raise UsageError unless ``timeout`` is a number of seconds in (0, 3600]."""
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) \
+            or not 0 < timeout <= 3600:
+        raise UsageError(f"--scheduler-timeout must be in (0, 3600] seconds, got {timeout!r}")
+
+
 def check_scheduler(address: str, timeout: float = DEFAULT_TIMEOUT) -> int:
     """Contact the scheduler at ``address`` within ``timeout`` seconds; return its worker count.
 
@@ -59,8 +66,7 @@ def check_scheduler(address: str, timeout: float = DEFAULT_TIMEOUT) -> int:
     SchedulerUnreachable
         With one line naming the address and what went wrong.
     """
-    if not isinstance(timeout, (int, float)) or not 0 < timeout <= 3600:
-        raise UsageError(f"--scheduler-timeout must be in (0, 3600] seconds, got {timeout!r}")
+    check_timeout(timeout)
     if not isinstance(address, str) or not _ADDRESS.match(address):
         raise SchedulerUnreachable(f"--scheduler {address!r} is not a Dask scheduler address: "
                                    "expected tcp://host:port")

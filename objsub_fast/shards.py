@@ -19,7 +19,7 @@ import numpy as np
 from .config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
 
 __all__ = ["MAX_SEED", "mix63", "unmix63", "task_index", "task_seeds", "task_levels", "Shard",
-           "plan_shards", "chunks", "task_key"]
+           "num_shards", "shard_at", "plan_shards", "chunks", "task_key"]
 
 MASK63 = np.uint64(2**63 - 1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -97,10 +97,25 @@ class Shard:
         return self.stop - self.start
 
 
+def num_shards(count: int, shard_size: int) -> int:
+    """Number of shards of a run (the last one may be shorter)."""
+    return -(-count // shard_size)
+
+
+def shard_at(k: int, count: int, shard_size: int) -> Shard:
+    """Shard ``k`` of a run of ``count`` tasks in shards of ``shard_size``, without the plan.
+
+    Examples
+    --------
+    >>> shard_at(2, 25, 10)
+    Shard(index=2, start=20, stop=25)
+    """
+    return Shard(k, k * shard_size, min((k + 1) * shard_size, count))
+
+
 def plan_shards(count: int, shard_size: int) -> list[Shard]:
     """Split task indices ``0 .. count-1`` into shards of ``shard_size`` (last one shorter)."""
-    return [Shard(k, s, min(s + shard_size, count))
-            for k, s in enumerate(range(0, count, shard_size))]
+    return [shard_at(k, count, shard_size) for k in range(num_shards(count, shard_size))]
 
 
 def chunks(shard: Shard, chunk_size: int):

@@ -88,6 +88,7 @@ def _check_prompt(actual: dict, canvas_size) -> str | None:
 
     try:
         record = json.loads(actual["json"])
+        record = record.get("task", record)  # VBVR's metadata.json nests the task record
         data = record["object_subtraction_data"]
         derived = interpret_prompt(actual["txt"].decode(), data["objects"], canvas_size)
     except (ValueError, KeyError, TypeError, UnicodeDecodeError) as e:
@@ -141,7 +142,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     name = fmt.shard_name(shard.index)
     if entry is None and finished_run:
         report.problems.append(f"{name}: not listed in the manifest")
-    reader = fmt.ShardReader(Path(out), entry or {"name": name}, report.problems)
+    reader = fmt.ShardReader(Path(out), entry or {"name": name}, report.problems, config)
     found, missing = 0, []
     for start, batch in shard_batches(config, shard, chunk_size):
         for j, expected in enumerate(encode_samples(batch, start, config, fmt)):
@@ -194,6 +195,12 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     config, manifest = load_manifest(out)
     worker_count(workers)
     report = Report()
+    recorded = manifest["config"].get("video_encoder")
+    if config.videos and recorded != config.to_json()["video_encoder"]:
+        report.problems.append(f"{MANIFEST}: the videos were encoded with "
+                               f"{(recorded or {}).get('build')}, this machine has "
+                               f"{config.to_json()['video_encoder']['build']} (or other "
+                               "settings): video bytes are expected to differ")
     plan = plan_shards(config.count, config.shard_size)
     finished = bool(manifest.get("complete"))
     entries = {e["shard"]: e for e in manifest.get("shards", [])}

@@ -4,7 +4,14 @@ import math
 
 from objsub_fast.interpret import interpret_prompt
 
-EDGE, SPACING, ORDER_GAP, SIZE_GAP, SIZE_RANGE = 10, 10, 10, 12, 15
+# The lengths are given for a 256 px canvas and scale with min(W, H)/256 (rounded half up, at
+# least 1 px).
+LENGTHS_256 = {"edge": 10, "spacing": 10, "order_gap": 10, "size_gap": 12, "size_range": 15}
+
+
+def lengths(w, h):
+    scale = min(w, h) / 256
+    return {k: max(1, math.floor(v * scale + 0.5)) for k, v in LENGTHS_256.items()}
 
 ORDER_VALUE = {
     "leftmost": lambda o, w, h: o["x"], "rightmost": lambda o, w, h: -o["x"],
@@ -30,6 +37,9 @@ def check_task(task):
     data = task["object_subtraction_data"]
     objects, rule = data["objects"], data["rule"]
     w, h = task["canvas_size"]
+    px = lengths(w, h)
+    EDGE, SPACING, ORDER_GAP = px["edge"], px["spacing"], px["order_gap"]
+    SIZE_GAP, SIZE_RANGE = px["size_gap"], px["size_range"]
     removed, kept = data["remove_object_ids"], data["keep_object_ids"]
     assert removed and kept, "every task removes at least one object and keeps at least one"
     assert sorted(removed + kept) == list(range(len(objects))) == [o["id"] for o in objects]
@@ -83,3 +93,36 @@ def check_task(task):
             counts = [sum(o[key] == v for o in objects) for v in {o[key] for o in objects}]
             assert len(counts) >= 2 and min(counts) >= 2
     return removed
+
+
+def check_pixels(batch, i):
+    """Assert that task ``i``'s frames show its record: one 8-connected blob per object with the
+    object's area and exactly its colour (besides the black outline), instance maps that agree,
+    and a final frame that is the first with the removed objects' pixels white. Returns the
+    (region, object) pairs for further checks."""
+    import numpy as np
+    from skimage.measure import label, regionprops
+
+    from objsub_fast.vocabulary import COLOR_TABLE
+
+    task = batch.task(i)
+    objects = task["object_subtraction_data"]["objects"]
+    removed = task["object_subtraction_data"]["remove_object_ids"]
+    first, final, inst = batch.first_frames[i], batch.final_frames[i], batch.instance_maps[i]
+    drawn = np.any(first != 255, axis=2)
+    np.testing.assert_array_equal(drawn, inst > 0)
+    blobs = label(drawn, connectivity=2)
+    assert blobs.max() == len(objects)
+    pairs = []
+    for region in regionprops(blobs):
+        ids = np.unique(inst[blobs == region.label])
+        assert len(ids) == 1
+        obj = objects[ids[0] - 1]
+        assert region.area == obj["area"]
+        colors = {tuple(p) for p in first[blobs == region.label]} - {(0, 0, 0)}
+        assert colors == {tuple(COLOR_TABLE[obj["color"]])}
+        pairs.append((region, obj))
+    erased = np.isin(inst, [k + 1 for k in removed])
+    assert (final[erased] == 255).all()
+    np.testing.assert_array_equal(final[~erased], first[~erased])
+    return pairs

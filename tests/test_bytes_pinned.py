@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from objsub_fast.dataset.config import RunConfig
+from objsub_fast.lock import LOCK_FILE
 from objsub_fast.pipeline import generate
 from objsub_fast.verify import verify
 
@@ -27,7 +28,9 @@ CASES = {
 @pytest.mark.parametrize("case", CASES)
 def test_every_file_has_its_pinned_sha256(case, tmp_path):
     generate(CASES[case], tmp_path, workers=1, chunk_size=2, quiet=True)
-    got = {name: hashlib.sha256(data).hexdigest() for name, data in tree(tmp_path).items()}
+    files = tree(tmp_path)
+    assert files.pop(LOCK_FILE) == b""  # the run's lock, released (not output)
+    got = {name: hashlib.sha256(data).hexdigest() for name, data in files.items()}
     assert sorted(got) == sorted(PINNED[case])
     assert [n for n in sorted(got) if got[n] != PINNED[case][n]] == []
 

@@ -3,6 +3,7 @@ import errno
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -27,10 +28,28 @@ def run_main(argv):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--count", "0"], "--count must be an integer >= 1, got 0"),
-    (["--count", "-5"], "--count must be an integer >= 1, got -5"),
+    (["--count", "0"], "--count must be an integer in [1, 10,000,000,000], got 0"),
+    (["--count", "-5"], "--count must be an integer in [1, 10,000,000,000], got -5"),
+    (["--count", str(10**12)], "--count must be an integer in [1, 10,000,000,000], got "
+     "1000000000000"),
+    (["--count", str(10**7), "--shard-size", "1"], "--shard-size 1 gives 10,000,000 shards "
+     "for --count 10000000; at most 1,000,000 shards: use --shard-size >= 10"),
+    (["--chunk-size", "100000"], "--chunk-size must be an integer in [1, 2730] at 256x256 "
+     "(at most 1 GiB of frames per worker), got 100000"),
+    (["--chunk-size", "3000", "--canvas-size", "127x4096"], "--canvas-size must be W or WxH "
+     "with each side in [128, 4096] (below 128 the default objects, scaled with the canvas, "
+     "are too small to show their shape), "
+     "got 127x4096"),
+    (["--canvas-size", "64x4096"], "--canvas-size must be W or WxH with each side in [128, "
+     "4096]"),
+    (["--levels", "L1,,L2"], "argument --levels: expected comma-separated levels such as "
+     "L1,L3, got 'L1,,L2' (an empty item)"),
+    (["--levels", ","], "argument --levels: expected comma-separated levels"),
+    (["--out", ""], "argument --out: expected a folder path, got an empty string"),
+    (["--backend", "dask", "--scheduler", "tcp://h:1", "--scheduler-timeout", "0"],
+     "--scheduler-timeout must be in (0, 3600] seconds, got 0.0"),
     (["--levels", "L1,L7"], "--levels must be distinct names from L1,L2,L3,L4, got L1,L7"),
-    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, got 'parquet'"),
+    (["--format", "parquet"], "--format must be one of webdataset, vmevalkit, vbvr, vbvr-bench, got 'parquet'"),
     (["--shard-size", "0"], "--shard-size must be an integer >= 1, got 0"),
     (["--workers", "0"], "--workers must be an integer >= 1, got 0"),
     (["--backend", "ray"], "--backend must be one of loky, dask, got 'ray'"),
@@ -40,10 +59,13 @@ def run_main(argv):
 ])
 def test_bad_generate_arguments(args, message, tmp_path, capsys):
     out = tmp_path / "out"
-    assert run_main(["generate", "--out", str(out), *args]) == 2
+    argv = ["generate", "--out", str(out), *args]
+    if "--out" in args:
+        argv = ["generate", *args]
+    assert run_main(argv) == 2
     err = capsys.readouterr().err
-    assert f"objsub-fast: error: {message}" in err and "Traceback" not in err
-    assert not (out / "manifest.json").exists()
+    assert err.startswith(f"objsub-fast: error: {message}") and len(err.splitlines()) == 1
+    assert not out.exists()
 
 
 def test_output_is_a_file_without_traceback(tmp_path):
@@ -67,6 +89,8 @@ def test_full_disk_is_a_clear_error(tmp_path, monkeypatch, capsys):
     assert run_main(["generate", "--out", str(tmp_path), "--count", "3", "--workers", "1"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("objsub-fast: error: No space left on device") and "Traceback" not in err
+    assert str(tmp_path) in err and re.search(r"the 3 tasks not yet written need about [\d.]+ kB "
+                                              "more", err)
     assert err.strip().endswith("free some space, then rerun the same command to resume")
     assert not list(tmp_path.glob("*.tar")) and not list(tmp_path.glob(".tmp-*"))
 
@@ -78,7 +102,8 @@ def test_generate_prints_line_progress_when_not_a_tty(tmp_path, capsys):
     lines = captured.err.splitlines()
     assert lines[-1].startswith("objsub-fast: 6/6 tasks (100.0%)") and "tasks/s" in lines[-1]
     assert "\r" not in captured.err
-    assert "wrote 6 tasks in 2 shard(s)" in captured.out
+    assert "wrote 6 tasks; " in captured.out and "holds 6 tasks in 2 shard(s)" in captured.out
+    assert captured.out.splitlines()[-1].endswith("/objsub-{000000..000001}.tar")
 
 
 def test_progress_bar_on_a_terminal():

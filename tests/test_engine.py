@@ -7,12 +7,11 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
 from scipy.stats import chisquare
-from skimage.measure import label, regionprops
 
 from objsub_fast import generate_batch
 from objsub_fast.render import sprite
-from objsub_fast.vocabulary import COLOR_RGB, COLORS, KINDS, LEVEL_KINDS, LEVELS, SHAPES
-from guarantees import check_task
+from objsub_fast.vocabulary import KINDS, LEVEL_KINDS, LEVELS, SHAPES
+from guarantees import check_pixels, check_task
 
 SEEDS = st.integers(0, 2**63 - 1)
 LEVEL = st.sampled_from(LEVELS)
@@ -40,7 +39,7 @@ def test_guarantees_hold_for_any_seed_and_canvas(seeds, level, width, height, si
         batch = generate_batch(seeds, level=level, canvas_size=(width, height),
                                object_size=(size_lo, size_lo + span), render=False)
     except ValueError as error:
-        assert "too many" in str(error) or "region" in str(error)
+        assert any(why in str(error) for why in ("too many", "region", "narrower"))
         assume(False)
     for i in range(len(batch)):
         check_task(batch.task(i))
@@ -57,32 +56,15 @@ def test_pixels_match_metadata(kind):
     assert batch.instance_maps.shape == (6, h, w)
     assert batch.first_frames.dtype == batch.final_frames.dtype == np.uint8
     for i in range(len(batch)):
-        task = batch.task(i)
-        assert task["object_subtraction_data"]["rule"]["rule_type"] == kind.name
-        objects = task["object_subtraction_data"]["objects"]
-        removed = set(task["object_subtraction_data"]["remove_object_ids"])
-        first, final, inst = batch.first_frames[i], batch.final_frames[i], batch.instance_maps[i]
-        drawn = np.any(first != 255, axis=2)
-        np.testing.assert_array_equal(drawn, inst > 0)
-        blobs = label(drawn, connectivity=2)
-        assert blobs.max() == len(objects)
-        for region in regionprops(blobs):
-            ids = np.unique(inst[blobs == region.label])
-            assert len(ids) == 1
-            obj = objects[ids[0] - 1]
-            assert region.area == obj["area"]
+        assert batch.task(i)["object_subtraction_data"]["rule"]["rule_type"] == kind.name
+        for region, obj in check_pixels(batch, i):
             cy, cx = region.centroid
             # pixel centres sit at +0.5 in the objects' edge coordinates; cones' area centroid
             # lies 0.056 * size below the centre
             tolerance = 0.07 * obj["size"] + 0.5
             assert abs(cx + 0.5 - obj["x"]) <= tolerance and abs(cy + 0.5 - obj["y"]) <= tolerance
-            pixels = first[blobs == region.label]
-            colors = {tuple(p) for p in pixels} - {(0, 0, 0)}
-            assert colors == {tuple(COLOR_RGB[COLORS.index(obj["color"])])}
+            pixels = batch.first_frames[i][region.coords[:, 0], region.coords[:, 1]]
             assert (pixels == 0).all(axis=1).sum() > 0  # a black outline
-        erased = np.isin(inst, [k + 1 for k in removed])
-        assert (final[erased] == 255).all()
-        np.testing.assert_array_equal(final[~erased], first[~erased])
 
 
 @pytest.mark.parametrize("shape", range(len(SHAPES)))

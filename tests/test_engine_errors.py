@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
+from objsub_fast.vocabulary import Vocabulary
 
 CASES = [
     (dict(seeds=[]), "seeds"),
@@ -16,8 +17,35 @@ CASES = [
     (dict(seeds=[1, 2], level=["L1"]), "level.*one per seed"),
     (dict(seeds=[1], canvas_size=8), "canvas_size"),
     (dict(seeds=[1], canvas_size=(256,)), "canvas_size"),
-    (dict(seeds=[1], canvas_size=64), "object_size"),
-    (dict(seeds=[1], canvas_size=128, num_objects=(8, 12)), "num_objects"),
+    (dict(seeds=[1], canvas_size=40), "object_size scales to"),
+    (dict(seeds=[1], canvas_size=64, object_size=(20, 40)), "object_size"),
+    (dict(seeds=[1], canvas_size=256.0), "canvas_size"),
+    (dict(seeds=[1], canvas_size="256"), "canvas_size"),
+    (dict(seeds=[1], render="no"), "render must be True or False"),
+    (dict(seeds=[1], masks=1), "masks must be True or False"),
+    (dict(seeds=[1], kind_weights={"L5": {"color": 1}}), r"unknown level.*'L5'"),
+    (dict(seeds=[1, 2], level=["L1", "L3"], kind_weights={"L9": {"x": 1}}),
+     r"unknown level.*'L9'"),
+    (dict(seeds=[1], kind_weights={"L1": {"color": "a lot"}}), "must be numbers"),
+    (dict(seeds=[1], vocabulary="fancy"), "vocabulary must be one of"),
+    (dict(seeds=[1], colors="red,mauve"), r"colors: unknown name\(s\) \['mauve'\]"),
+    (dict(seeds=[1], colors="red,red"), "colors: names a value twice"),
+    (dict(seeds=[1], colors=""), "colors"),
+    (dict(seeds=[1], shapes="cube,hexagon"), "shapes: unknown"),
+    (dict(seeds=[1], shapes="cube,square"), "shapes: names one shape twice"),
+    (dict(seeds=[1], shape_names="round"), "shape_names: must be one of"),
+    (dict(seeds=[1], prompt_variants=5), r"prompt_variants: must be an integer in \[1, 4\]"),
+    (dict(seeds=[1], prompt_variants=0), "prompt_variants"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "mauve"), (0, 1))), "colors: unknown"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "blue"), (0, 0))), "distinct codes"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "blue"), (0, 99))), "distinct codes"),
+    (dict(seeds=[1], vocabulary=Vocabulary(("red", "blue"), (0, 1), "round")), "shape_names"),
+    (dict(seeds=[1], colors="red"), "rule 'color' of L1 needs at least 2 colours"),
+    (dict(seeds=[1], level="L4", shapes="hourglass"), "rule 'combo' of L4 needs at least 2 colours "
+     "and 2 shapes"),
+    (dict(seeds=[1], level="L2", colors="red", shapes="cube,hourglass,dome"),
+     "enumerate_3.*needs 4 pairs.*give 3"),
+    (dict(seeds=[1], canvas_size=128, num_objects=(20, 40)), "num_objects.*too many"),
     (dict(seeds=[1], num_objects=(6, 3)), "num_objects.*empty"),
     (dict(seeds=[1], num_objects=(1, 3)), r"num_objects.*\[2, 254\]"),
     (dict(seeds=[1], level="L4", num_objects=(4, 6)), r"num_objects.*L4.*\[5, 254\]"),

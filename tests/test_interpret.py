@@ -23,7 +23,8 @@ def test_a_prompt_that_fits_is_read():
 @pytest.mark.parametrize("prompt,scene,reason", [
     ("Remove all red objects from the scene.", SCENE, "does not end with"),
     ("Remove all red objects." + SUFFIX, SCENE, "not a prompt of this benchmark"),
-    ("Remove all pink objects from the scene." + SUFFIX, SCENE, "cannot read the list"),
+    ("Remove all plaid objects from the scene." + SUFFIX, SCENE, "cannot read the list"),
+    ("Remove all pink objects from the scene." + SUFFIX, SCENE, "no object is pink"),
     ("Paint the red cube blue." + SUFFIX, SCENE, "not a prompt of this benchmark"),
     ("Remove the red cube and the blue sphere from the scene." + SUFFIX, SCENE,
      "'the red cube' does not fit the scene: 2 such objects"),

@@ -16,6 +16,7 @@ from objsub_fast.atomic import AtomicWriter
 from objsub_fast.dataset import crashpoint, folders
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.errors import OutputError, ParameterError
+from objsub_fast.lock import LOCK_FILE
 from objsub_fast.pipeline import generate
 
 from filetree import tree
@@ -42,7 +43,7 @@ def test_identical_for_any_workers_and_chunk_size(fmt, reference, tmp_path):
     got = tree(tmp_path)
     assert got.keys() == reference[fmt].keys()
     assert got == reference[fmt]
-    assert not any(name.startswith(".") for name in got)
+    assert not any(name.startswith(".") for name in got if name != LOCK_FILE)
 
 
 def test_dask_backend_matches_local_run(reference, tmp_path):
@@ -110,11 +111,13 @@ def _tar_members(data: bytes) -> dict:
 
 def test_different_configuration_is_refused_unless_overwrite(tmp_path):
     generate(RunConfig(count=4, shard_size=2), tmp_path, workers=1, quiet=True)
-    with pytest.raises(OutputError, match="different configuration.*count: 4 there vs 5 now"):
-        generate(RunConfig(count=5, shard_size=2), tmp_path, workers=1, quiet=True)
+    with pytest.raises(OutputError, match="different configuration.*seed: 0 there vs 1 now"):
+        generate(RunConfig(count=4, shard_size=2, seed=1), tmp_path, workers=1, quiet=True)
+    with pytest.raises(OutputError, match="different configuration.*count: 4 there vs 3 now"):
+        generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, quiet=True)
     generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, overwrite=True, quiet=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "manifest.json", "objsub-000000.tar", "objsub-000001.tar"]
+        ".objsub-lock", "manifest.json", "objsub-000000.tar", "objsub-000001.tar"]
 
 
 def test_rerun_of_a_complete_run_changes_nothing(tmp_path):
@@ -147,14 +150,14 @@ def test_full_disk_leaves_nothing_under_a_final_name(fmt, target, tmp_path, monk
         generate(CONFIGS[fmt], tmp_path, workers=1, quiet=True)
     assert err.value.errno == errno.ENOSPC
     left = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*")
-                  if not p.name.startswith(".objsub-progress"))
+                  if not p.name.startswith((".objsub-progress", ".objsub-lock")))
     assert left in (["manifest.json"], ["manifest.json", "object_subtraction_task"])
 
 
 @pytest.mark.parametrize("kwargs,message", [
-    ({"count": 0}, "--count must be an integer >= 1"),
+    ({"count": 0}, "--count must be an integer in \\[1, 10,000,000,000\\]"),
     ({"count": 1, "levels": ("L5",)}, "--levels"),
-    ({"count": 1, "format": "zip"}, "--format must be one of webdataset, vmevalkit"),
+    ({"count": 1, "format": "zip"}, "--format must be one of webdataset, vmevalkit, vbvr, vbvr-bench"),
     ({"count": 1, "shard_size": 0}, "--shard-size must be an integer >= 1"),
     ({"count": 1, "seed": -1}, r"--seed must be an integer in \[0, "),
     ({"count": 1, "canvas_size": (10, 10)}, "--canvas-size"),

@@ -61,3 +61,48 @@ def test_components_of_a_rendered_scene_match_its_objects():
         assert sorted(comps.color.tolist()) == sorted(batch.color[i, :n].tolist())
         assert np.array_equal(comps.area[order], batch.area[i, :n][exp])
         assert (comps.cls == BG).sum() == 256 * 256 - batch.area[i, :n].sum()
+
+
+def _scene(objects, size=(128, 128)):
+    """A white frame with (shape, colour, left, top, size) sprites drawn."""
+    img = np.full((size[1], size[0], 3), 255, np.uint8)
+    for shape, color, left, top, s in objects:
+        sp = sprite(shape, s)
+        view = img[top:top + s, left:left + s]
+        view[sp == 1] = 0
+        view[sp == 2] = COLOR_RGB[color]
+    return img
+
+
+def _match(comps, ref, lost, gate=np.inf):
+    from objsub_fast.scoring.detect import match
+
+    ref = np.array(ref, float)
+    n = len(ref)
+    size = np.full(n, 24)
+    area = np.full(n, float(comps.area.max()))
+    return match(ref[:, 0], ref[:, 1], area, np.array(lost), np.zeros(n, int),
+                 np.zeros(n, int), size, area, np.stack([shape_templates(24)] * n), comps,
+                 gate=gate)[0]
+
+
+def test_tracked_matches_are_gated_and_lost_objects_need_a_whole_lookalike():
+    comps = Detector((128, 128), 20)(_scene([(0, 0, 90, 50, 24)]))
+    # tracked 60 px away: matched without a gate, refused with one (the object is lost)
+    assert _match(comps, [(42, 62)], [False])[0] == 0
+    assert _match(comps, [(42, 62)], [False], gate=36)[0] == -1
+    # a lost object is re-acquired anywhere by a whole look-alike ...
+    assert _match(comps, [(20, 20)], [True])[0] == 0
+    # ... but not by one cut off at the frame's border (a slide-out's remnant)
+    edge = Detector((118, 128), 20)(_scene([(0, 0, 0, 50, 24)])[:, 10:].copy())
+    assert edge.edge.tolist() == [True]
+    assert _match(edge, [(60, 60)], [True])[0] == -1
+
+
+def test_a_blurred_small_object_keeps_its_colour_from_its_interior():
+    from PIL import Image, ImageFilter
+
+    img = _scene([(2, 3, 40, 40, 21)], (100, 100))   # a 21 px yellow pyramid
+    soft = np.asarray(Image.fromarray(img).filter(ImageFilter.GaussianBlur(1.5)))
+    comps = Detector((100, 100), 20)(soft)
+    assert len(comps) == 1 and comps.color[0] in (3, -1)   # yellow or uncertain, never green

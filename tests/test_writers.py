@@ -21,6 +21,7 @@ from objsub_fast.dataset.vmevalkit import DATASET_FILE as VMEVAL_DATASET_FILE
 from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
 from objsub_fast.pipeline import generate
 from objsub_fast.shards import Shard
+from objsub_fast.video import MAX_MEAN_ERROR, decode_video
 
 from filetree import tree
 
@@ -28,7 +29,8 @@ from filetree import tree
 @pytest.fixture(scope="module")
 def wds_dir(tmp_path_factory):
     out = tmp_path_factory.mktemp("wds")
-    generate(RunConfig(count=10, shard_size=6, seed=3, masks=True), out, workers=1, quiet=True)
+    generate(RunConfig(count=10, shard_size=6, seed=3, masks=True, videos=True, video_frames=16),
+             out, workers=1, quiet=True)
     return out
 
 
@@ -39,7 +41,7 @@ def test_tar_members_are_deterministic_and_sorted(wds_dir):
     assert names == sorted(names) and len(names) == 6 * len(MEMBERS)
     assert {(m.mtime, m.uid, m.gid, m.mode, m.uname, m.gname) for m in members} == {
         (0, 0, 0, 0o644, "", "")}
-    assert names[:5] == [f"0000000000.{s}" for s in sorted(MEMBERS)]
+    assert names[:len(MEMBERS)] == [f"0000000000.{s}" for s in sorted(MEMBERS)]
 
 
 def test_webdataset_library_reads_every_sample(wds_dir):
@@ -54,6 +56,10 @@ def test_webdataset_library_reads_every_sample(wds_dir):
     mask = Image.open(io.BytesIO(tarfile.open(urls[0]).extractfile("0000000000.mask.png").read()))
     assert mask.mode == "L" and np.asarray(mask).max() == record["object_subtraction_data"][
         "num_objects"]
+    video = list(decode_video(s["mp4"]))  # {key}.mp4: the ground-truth video, as bytes
+    assert len(video) == 16 and video[0].shape == (256, 256, 3)
+    for got, want in ((video[0], s["first.png"]), (video[-1], s["final.png"])):
+        assert np.abs(got.astype(int) - want).mean() < MAX_MEAN_ERROR
 
 
 def test_manifest_lists_every_shard_with_hash(wds_dir):
@@ -90,6 +96,9 @@ def test_tar_member_layout_and_long_names():
     assert len(tar_member("b", b"x" * 513)) == 512 + 1024
     with pytest.raises(ValueError, match="longer than 100"):
         tar_member("n" * 101, b"")
+    long = "d" * 60 + "/" + "e" * 60 + "/" + "f" * 90  # 212 bytes: ustar prefix + name
+    with tarfile.open(fileobj=io.BytesIO(tar_member(long, b"ok") + b"\0" * 1024)) as tar:
+        assert tar.getnames() == [long] and tar.extractfile(long).read() == b"ok"
 
 
 @settings(max_examples=50, deadline=None)

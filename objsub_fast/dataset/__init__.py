@@ -4,8 +4,9 @@
 format module holds its names, its shard writer, its shard reader (for ``verify``) and its
 dataset-level hooks (``finalize``, ``check_dataset``). Shared pieces: ``config`` (RunConfig),
 ``plan`` (chunk driving), ``members`` (the sample members and their encoders), ``tar`` and
-``folders`` (the two container kinds), ``manifest``, ``output`` (output folder and resume
-state), ``progress``, ``parallel`` (worker count and backend), ``crashpoint`` (a deterministic
+``folders`` (the two container kinds), ``manifest``, ``output`` (output folder: resume,
+extend, replace, and resume state), ``sample`` (a run's first tasks in memory: engine check,
+kernel compile, size estimate, free-space check), ``progress``, ``parallel`` (worker count and backend), ``crashpoint`` (a deterministic
 kill -9 for tests). ``objsub_fast.pipeline`` (generate) and ``objsub_fast.verify`` import
 these; neither borrows from the other.
 """

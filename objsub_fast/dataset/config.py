@@ -4,13 +4,30 @@
 (which fixes what one *task* looks like): it adds the task count, base seed, level list, output
 format and shard size, and it is what ``manifest.json`` records.
 
-Canvas limits: the engine accepts any side in [16, 8192] for library use (one batch in memory);
-a *run*, which writes every frame to disk and keeps a chunk of frames per worker, is limited to
-[64, 4096] per side (at 4096x4096 a chunk is a single task: 48 MiB per frame array).
+Limits of a run (each named in its error message):
+
+- canvas: each side in [``min_canvas_side()``, 4096]. The engine accepts any side in [16, 8192]
+  for library use (one batch in memory). A run's default objects scale with the canvas (5-8
+  objects of 20-40 px at 256, 10-20 px at 128); below 128 they shrink under 10 px, too small to
+  show a shape, so 128 is the floor, and the engine's own geometry check must accept it too.
+  At 4096x4096 a chunk is a single task (48 MiB per frame array).
+- count: at most ``MAX_COUNT`` = 10**10 tasks (a task key has 10 digits) in at most
+  ``MAX_SHARDS`` = 10**6 shards (a shard name has 6 digits, so that brace patterns and sorted
+  names list every shard in order).
+- shard size: ``default_shard_size(count)`` unless given: 1/8 of the count rounded down (so
+  that a DataLoader with up to 8 workers gets a shard each), at most 10,000 tasks.
+
+Videos: ``videos`` adds each task's ground-truth transition (``objsub_fast.video``) as a member,
+drawn with ``video_style`` at ``fps`` for ``video_frames`` frames. None means the format's
+default (on for the VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The
+video fields and the encoder settings and build (``video_encoder``) appear in ``to_json`` only
+when videos are on, so a dataset without videos records what it always did.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 
 from .._version import __version__
 from ..errors import ParameterError
@@ -18,11 +35,64 @@ from ..shards import MAX_SEED
 from ..vocabulary import LEVELS
 from .formats import FORMATS
 
-__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "MIN_CANVAS", "MAX_CANVAS"]
+__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS", "MAX_CANVAS",
+           "MAX_COUNT", "MAX_SHARDS", "default_shard_size", "min_canvas_side"]
 
+#: Largest default shard size, and how many shards a smaller default count is split into.
 DEFAULT_SHARD_SIZE = 10_000
-MIN_CANVAS = 64
+DEFAULT_SHARDS = 8
 MAX_CANVAS = 4096
+MAX_COUNT = 10**10
+MAX_SHARDS = 10**6
+
+
+def default_shard_size(count: int) -> int:
+    """Tasks per shard when ``--shard-size`` is not given: ``count / 8`` rounded down (at least
+    1), at most 10,000. So a run has at least min(8, count) shards (the default 1,000 tasks are 8
+    shards of 125), enough for a DataLoader of up to 8 workers.
+
+    Examples
+    --------
+    >>> default_shard_size(1000), default_shard_size(10**6), default_shard_size(3)
+    (125, 10000, 1)
+    """
+    return max(1, min(DEFAULT_SHARD_SIZE, count // DEFAULT_SHARDS))
+
+
+#: Below this side the default objects (scaled with the canvas) are under 10 px wide.
+RECOGNISABLE_SIDE = 128
+
+
+@lru_cache(maxsize=None)
+def min_canvas_side() -> int:
+    """Smallest canvas side of a run: ``RECOGNISABLE_SIDE``, or more if the engine's geometry
+    check does not place the default (scaled) objects of every level reliably there.
+
+    Examples
+    --------
+    >>> min_canvas_side()
+    128
+    """
+    from ..config import check_levels, make_config
+
+    codes = check_levels(list(LEVELS), len(LEVELS))
+
+    def fits(side: int) -> bool:
+        try:
+            make_config(codes, (side, side), None, None, None)
+        except ValueError:
+            return False
+        return True
+
+    lo, hi = RECOGNISABLE_SIDE, MAX_CANVAS  # fits(hi); the check is monotone in the side
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if fits(mid) else (mid + 1, hi)
+    return lo
+
+
+#: Smallest canvas side of a run (``min_canvas_side()``, computed once at import).
+MIN_CANVAS = min_canvas_side()
 
 
 @dataclass(frozen=True)
@@ -42,42 +112,126 @@ class RunConfig:
     levels: tuple = LEVELS
     seed: int = 0
     format: str = "webdataset"
-    shard_size: int = DEFAULT_SHARD_SIZE
+    shard_size: int | None = None  # None: default_shard_size(count)
     canvas_size: tuple = (256, 256)
     masks: bool = False
     generator_version: str = field(default=__version__)
+    videos: bool | None = None
+    video_style: str = "fade"
+    fps: int = 16
+    video_frames: int = 61
+    vbvr_pack: str = "tar"
+    vbvr_parquet: bool | None = None
+    vbvr_split: str = "Out-of-Domain_50"
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
-        object.__setattr__(self, "canvas_size", tuple(int(v) for v in self.canvas_size))
+        object.__setattr__(self, "canvas_size", tuple(self.canvas_size))
+        if self.shard_size is None and _is_int(self.count) and self.count >= 1:
+            object.__setattr__(self, "shard_size", default_shard_size(self.count))
+        if self.videos is None and self.format in FORMATS:
+            object.__setattr__(self, "videos", FORMATS[self.format].VIDEOS_REQUIRED)
+        if self.vbvr_parquet is None:
+            object.__setattr__(self, "vbvr_parquet", _has_pyarrow())
+
+    @classmethod
+    def from_json(cls, config: dict) -> "RunConfig":
+        """The RunConfig a manifest's ``config`` records (``to_json`` inverted)."""
+        fields = {k: v for k, v in config.items() if k not in _DERIVED}
+        return cls(**{"videos": False, **fields})
+
+    def video_spec(self):
+        """The ``objsub_fast.video.VideoSpec`` of this run's videos."""
+        from ..video import VideoSpec
+
+        return VideoSpec(self.video_style, self.fps, self.video_frames)
 
     def validate(self) -> "RunConfig":
         """Raise ParameterError naming the first bad parameter and its allowed range."""
+        low = MIN_CANVAS
+        shards = (-(-self.count // self.shard_size) if _is_int(self.count) and _is_int(
+            self.shard_size) and self.shard_size >= 1 else 0)
         checks = (
-            (isinstance(self.count, int) and self.count >= 1,
-             f"--count must be an integer >= 1, got {self.count!r}"),
+            (_is_int(self.count) and 1 <= self.count <= MAX_COUNT,
+             f"--count must be an integer in [1, {MAX_COUNT:,}], got {self.count!r}"),
             (len(self.levels) >= 1 and all(lv in LEVELS for lv in self.levels)
              and len(set(self.levels)) == len(self.levels),
              f"--levels must be distinct names from {','.join(LEVELS)}, got "
              f"{','.join(map(str, self.levels)) or 'nothing'}"),
-            (isinstance(self.seed, int) and 0 <= self.seed <= MAX_SEED,
+            (_is_int(self.seed) and 0 <= self.seed <= MAX_SEED,
              f"--seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}"),
             (self.format in FORMATS,
              f"--format must be one of {', '.join(FORMATS)}, got {self.format!r}"),
-            (isinstance(self.shard_size, int) and self.shard_size >= 1,
+            (_is_int(self.shard_size) and self.shard_size >= 1,
              f"--shard-size must be an integer >= 1, got {self.shard_size!r}"),
+            (shards <= MAX_SHARDS,
+             f"--shard-size {self.shard_size} gives {shards:,} shards for --count "
+             f"{self.count}; at most {MAX_SHARDS:,} shards: use --shard-size >= "
+             f"{-(-self.count // MAX_SHARDS) if shards else 1}"),
             (len(self.canvas_size) == 2
-             and all(MIN_CANVAS <= v <= MAX_CANVAS for v in self.canvas_size),
-             f"--canvas-size must be W or WxH with each side in [{MIN_CANVAS}, {MAX_CANVAS}], "
+             and all(_is_int(v) and low <= v <= MAX_CANVAS for v in self.canvas_size),
+             f"--canvas-size must be W or WxH with each side in [{low}, {MAX_CANVAS}] (below {low} "
+             f"the default objects, scaled with the canvas, are too small to show their shape), "
              f"got {'x'.join(map(str, self.canvas_size))}"),
+            (isinstance(self.masks, bool), f"masks must be True or False, got {self.masks!r}"),
         )
         for ok, message in checks:
             if not ok:
                 raise ParameterError(message)
+        format_checks = (  # (field, ok, message), checked when the run's format reads it
+            ("vbvr_pack", self.vbvr_pack in ("tar", "folders"),
+             f"--vbvr-pack must be tar or folders, got {self.vbvr_pack!r}"),
+            ("vbvr_parquet", not self.vbvr_parquet or _has_pyarrow(),
+             "metadata.parquet needs pyarrow: pip install 'objsub-fast[vbvr]'"),
+            ("vbvr_split", isinstance(self.vbvr_split, str)
+             and re.fullmatch(r"[A-Za-z0-9][\w.-]*", self.vbvr_split) is not None,
+             f"--vbvr-split must be a folder name (letters, digits, . _ -), "
+             f"got {self.vbvr_split!r}"),
+        )
+        for name, ok, message in format_checks:
+            if _FORMAT_FIELDS[name] == self.format and not ok:
+                raise ParameterError(message)
+        if FORMATS[self.format].VIDEOS_REQUIRED and not self.videos:
+            raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
+                                 "ground_truth.mp4)")
+        if self.videos:
+            from ..video import check_canvas
+
+            self.video_spec().validate()
+            check_canvas(*self.canvas_size)
         return self
 
     def to_json(self) -> dict:
         """The configuration as recorded in the manifest."""
         d = asdict(self)
         d["levels"], d["canvas_size"] = list(self.levels), list(self.canvas_size)
+        for name, fmt in _FORMAT_FIELDS.items():
+            if fmt != self.format:
+                del d[name]
+        if not self.videos:
+            for name in _VIDEO_FIELDS:
+                del d[name]
+        else:
+            settings = self.video_spec().settings()
+            d["video_encoder"] = {"settings": settings["encoder"],
+                                  "build": settings["encoder_build"]}
         return d
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+#: The video fields of RunConfig (left out of ``to_json`` without videos), and the keys that
+#: ``to_json`` derives (left out when a manifest is read back).
+_VIDEO_FIELDS = ("videos", "video_style", "fps", "video_frames")
+_DERIVED = ("video_encoder",)
+#: Fields that only one format reads (left out of ``to_json`` for the others).
+_FORMAT_FIELDS = {"vbvr_pack": "vbvr", "vbvr_parquet": "vbvr", "vbvr_split": "vbvr-bench"}
+
+
+def _has_pyarrow() -> bool:
+    """Whether pyarrow (the ``[vbvr]`` extra, for ``metadata.parquet``) is importable."""
+    import importlib.util
+
+    return importlib.util.find_spec("pyarrow") is not None

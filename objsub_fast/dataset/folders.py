@@ -21,8 +21,8 @@ from ..atomic import remove_path, tmp_name
 from . import crashpoint
 from .manifest import shard_entry
 
-__all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "FolderShardWriter",
-           "FolderShardReader"]
+__all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",
+           "FolderShardWriter", "FolderShardReader"]
 
 
 @dataclass(frozen=True)
@@ -79,6 +79,13 @@ def folder_digest(sha, folder: str, files: list[tuple[str, bytes]]) -> None:
 def folder_files(layout: FolderLayout, sample: dict) -> list[tuple[str, bytes]]:
     """(file name, bytes) of one task folder, sorted by file name."""
     return sorted((name, sample[s]) for s, name in layout.file_names.items() if s in sample)
+
+
+def folder_blocks(layout: FolderLayout, samples: list[dict], block: int) -> int:
+    """Disk bytes the task folders of ``samples`` take: every file and every folder rounded up
+    to whole blocks of ``block`` bytes (a folder takes at least one)."""
+    return sum(block + sum(-(-len(data) // block) * block for _, data in folder_files(layout, s))
+               for s in samples)
 
 
 class FolderShardWriter:

@@ -4,14 +4,20 @@ Adding a format is one module and one row here. A format module provides:
 
 ``NAME``
     Its name (the row's key).
+``VIDEOS_REQUIRED``
+    Whether its layout needs the ground-truth video member (then videos default to on and
+    cannot be turned off).
 ``shard_name(k)``
     Shard ``k``'s name in the manifest (a file, or a label for a set of folders).
+``stored_bytes(samples, block) -> int`` (optional)
+    Disk bytes of encoded samples, a file system block being ``block`` bytes (the free-space
+    check; default: every member a file of whole blocks).
 ``task_metadata(record) -> bytes``
     The per-task JSON member (``members.MEMBERS["json"]``) for an engine task record.
 ``ShardWriter(out, shard, config)``
     Context manager: ``write_samples(samples)`` per chunk (``members.encode_samples``), then
     ``finish()`` -> the shard's manifest entry; nothing under a final name on error.
-``ShardReader(out, entry, problems)``
+``ShardReader(out, entry, problems, config)``
     For ``verify``: ``get(expected_sample)`` -> actual members or None, ``leftovers()``,
     ``digest()`` (the shard hash to compare with the manifest, None if unknown),
     ``absent()`` (why every task is missing, e.g. "shard file missing"; None otherwise),
@@ -21,6 +27,10 @@ Adding a format is one module and one row here. A format module provides:
     What of ``out`` the format writes; folders where a killed run may leave temp files.
 ``shard_present(out, entry, progress)``
     Whether a shard recorded as done is still complete on disk (resume).
+``extend(out, kept, progress)`` (optional)
+    Before a run with a larger ``count`` reuses the complete shards ``kept`` (manifest entries):
+    undo what ``finalize`` joined (so it can be joined again with the new shards). A format
+    without it cannot be extended.
 ``finalize(config, out, entries, progress)``
     Dataset-level files written once every shard is done (e.g. ``vmeval_dataset.json``).
 ``check_dataset(config, out, plan, summaries) -> list[str]``
@@ -29,13 +39,15 @@ Adding a format is one module and one row here. A format module provides:
 """
 from __future__ import annotations
 
-from . import vmevalkit, webdataset
+from . import vbvr, vbvr_bench, vmevalkit, webdataset
 
 __all__ = ["FORMATS", "get_format"]
 
 FORMATS = {
     webdataset.NAME: webdataset,
     vmevalkit.NAME: vmevalkit,
+    vbvr.NAME: vbvr,
+    vbvr_bench.NAME: vbvr_bench,
 }
 
 

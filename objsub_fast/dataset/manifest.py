@@ -54,7 +54,7 @@ def load_manifest(out: Path):
     path = Path(out) / MANIFEST
     try:
         manifest = json.loads(path.read_text())
-        config = RunConfig(**manifest["config"]).validate()
+        config = RunConfig.from_json(manifest["config"]).validate()
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from e
     except (ValueError, KeyError, TypeError) as e:

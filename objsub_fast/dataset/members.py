@@ -5,8 +5,9 @@ sorted-suffix order), a file name for folder-per-task formats, an encoder from a
 to one ``bytes`` per task, a switch saying whether a run includes it, and, for ``verify
 --deep``, a check that decodes it and compares it with the regenerated task.
 
-Adding a member (e.g. a ground-truth video ``mp4`` / ``ground_truth.mp4``) is one row in
-``MEMBERS``; a format that names a file differently overrides it in its own ``FILE_NAMES``.
+Adding a member is one row in ``MEMBERS``; a format that names a file differently overrides it
+in its own ``FILE_NAMES``. The ground-truth video (``mp4`` / ``ground_truth.mp4``) is a member
+of runs with ``videos``.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import numpy as np
 from .. import png
 from ..shards import task_key
 
-__all__ = ["Member", "MEMBERS", "wanted_members", "encode_samples", "check_png"]
+__all__ = ["Member", "MEMBERS", "wanted_members", "encode_samples", "check_png", "check_mp4"]
 
 
 def check_png(attr: str, mode: str):
@@ -44,8 +45,25 @@ def check_png(attr: str, mode: str):
     return check
 
 
+def check_mp4(data: bytes, batch, j: int, config) -> str | None:
+    """Deep check of a video member: decodes with PyAV to the run's frame count at the canvas
+    size, and every frame is within codec tolerance of the regenerated transition."""
+    from ..video import decode_errors
+
+    try:
+        return decode_errors(data, batch, j, config.video_spec())
+    except Exception as e:  # PyAV raises many types for corrupt files
+        return f"does not decode: {e}"
+
+
 def _always(config) -> bool:
     return True
+
+
+def _videos(batch, records, fmt, config) -> list[bytes]:
+    from ..video import encode_transitions
+
+    return encode_transitions(batch, config.video_spec())
 
 
 @dataclass(frozen=True)
@@ -54,21 +72,23 @@ class Member:
 
     suffix: str
     file: str
-    encode: Callable  # (batch, records, format module) -> list[bytes], one per task
+    encode: Callable  # (batch, records, format module, RunConfig) -> list[bytes], one per task
     wanted: Callable = _always  # (RunConfig) -> bool
     deep_check: Callable | None = None  # (bytes, batch, j, RunConfig) -> problem or None
 
 
 _ROWS = (
-    Member("final.png", "final_frame.png", lambda b, r, f: png.encode_batch(b.final_frames),
+    Member("final.png", "final_frame.png", lambda b, r, f, c: png.encode_batch(b.final_frames),
            deep_check=check_png("final_frames", "RGB")),
-    Member("first.png", "first_frame.png", lambda b, r, f: png.encode_batch(b.first_frames),
+    Member("first.png", "first_frame.png", lambda b, r, f, c: png.encode_batch(b.first_frames),
            deep_check=check_png("first_frames", "RGB")),
     Member("json", "question_metadata.json",
-           lambda b, r, f: [f.task_metadata(rec) for rec in r]),
-    Member("mask.png", "instance_map.png", lambda b, r, f: png.encode_batch(b.instance_maps),
+           lambda b, r, f, c: [f.task_metadata(rec) for rec in r]),
+    Member("mask.png", "instance_map.png", lambda b, r, f, c: png.encode_batch(b.instance_maps),
            wanted=lambda config: config.masks, deep_check=check_png("instance_maps", "L")),
-    Member("txt", "prompt.txt", lambda b, r, f: [rec["prompt"].encode() for rec in r]),
+    Member("mp4", "ground_truth.mp4", _videos, wanted=lambda config: config.videos,
+           deep_check=check_mp4),
+    Member("txt", "prompt.txt", lambda b, r, f, c: [rec["prompt"].encode() for rec in r]),
 )
 #: suffix -> Member, in sorted-suffix (= tar) order.
 MEMBERS = {m.suffix: m for m in sorted(_ROWS, key=lambda m: m.suffix)}
@@ -99,7 +119,7 @@ def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
         record = batch.task(i)
         record["task_index"] = first_index + i
         records.append(record)
-    encoded = {m.suffix: m.encode(batch, records, fmt) for m in wanted_members(config)}
+    encoded = {m.suffix: m.encode(batch, records, fmt, config) for m in wanted_members(config)}
     return [{"__key__": task_key(first_index + i), "__id__": rec["id"],
              "__index__": first_index + i, **{s: data[i] for s, data in encoded.items()}}
             for i, rec in enumerate(records)]

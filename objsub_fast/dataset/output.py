@@ -1,81 +1,158 @@
-"""The output folder of a run: checks, resume state, and the end of a run.
+"""The output folder of a run: what it holds, resume state, and the end of a run.
 
 A folder holds one dataset: ``manifest.json`` (written first, incomplete, with the
 configuration), the format's files, and while the run is unfinished ``.objsub-progress/`` with
-one record per finished shard. A rerun with the same configuration resumes from those records;
-a different configuration is refused unless ``overwrite``.
+one record per finished shard. ``read_output`` looks at a folder without changing it and says
+what a run may do there:
+
+- ``new``: nothing of ours there yet;
+- ``resume``: the same configuration; its complete shards are kept;
+- ``extend``: the same configuration but a larger ``count`` (shard k is always tasks
+  [kN, (k+1)N), so every complete shard of the smaller run that is also complete in the larger
+  plan is kept, and a partial last shard is rewritten);
+- ``replace``: ``--overwrite``, or a folder whose run holds no complete shard (a run that
+  failed before finishing one is not a dataset to protect).
+
+Anything else (another configuration with complete shards, dataset files without a manifest)
+is refused. ``prepare_output`` then carries out the decision; the caller holds the folder's
+lock (``objsub_fast.lock``) from then until the end of the run.
 """
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import atomic_write_bytes, remove_path, remove_stale_tmp
+from ..atomic import TMP_PREFIX, atomic_write_bytes, remove_path, remove_stale_tmp
 from ..errors import OutputError
+from ..shards import shard_at
 from .formats import get_format
 from .manifest import MANIFEST, PROGRESS_DIR, manifest_bytes, read_manifest
 
-__all__ = ["prepare_output", "record_shard", "finish_run"]
+__all__ = ["OutputState", "read_output", "prepare_output", "record_shard", "finish_run"]
+
+
+@dataclass(frozen=True)
+class OutputState:
+    """What a run may do in its output folder (see the module doc) and the shards it keeps."""
+
+    action: str  # "new", "resume", "extend" or "replace"
+    done: dict = field(default_factory=dict)  # shard number -> manifest entry, kept
+
+    @property
+    def done_tasks(self) -> int:
+        """Tasks in the kept shards."""
+        return sum(e["count"] for e in self.done.values())
 
 
 def _our_artifacts(fmt, out: Path) -> list[Path]:
-    """Every path in ``out`` that a run of this generator owns."""
+    """Every path in ``out`` that a run of this generator owns (never the lock file)."""
     state = [p for p in (out / MANIFEST, out / PROGRESS_DIR) if p.exists()]
-    return state + fmt.owned_paths(out) + sorted(out.glob(".tmp-*"))
+    return state + fmt.owned_paths(out) + sorted(out.glob(f"{TMP_PREFIX}*"))
 
 
 def _config_diff(old, new: dict) -> str:
     if not isinstance(old, dict):
         return "unreadable manifest"
-    diffs = [f"{k}: {old.get(k)!r} there vs {new[k]!r} now" for k in new if old.get(k) != new[k]]
+    keys = list(new) + [k for k in old if k not in new]
+    diffs = [f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now" for k in keys
+             if old.get(k) != new.get(k)]
     return "; ".join(diffs) or "unknown difference"
 
 
-def _writable_folder(out: Path) -> None:
+def check_output_path(out: Path) -> None:
+    """Raise OutputError if ``out`` cannot become the output folder (checked, not created)."""
     if out.exists() and not out.is_dir():
         raise OutputError(f"output path {str(out)!r} exists and is not a directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise OutputError(f"cannot create output directory {str(out)!r}: {e.strerror}") from e
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise OutputError(f"output directory {str(out)!r} is not writable")
+    parent = out
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"cannot create output directory {str(out)!r}: {str(parent)!r} is "
+                          "not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        what = "output directory" if parent == out else "directory"
+        raise OutputError(f"{what} {str(parent)!r} is not writable")
 
 
-def prepare_output(config, out: Path, overwrite: bool) -> dict[int, dict]:
-    """Check/create the output folder and return the entries of shards already complete.
-
-    Raises OutputError if ``out`` is not a writable folder or holds a different run.
-    """
-    fmt = get_format(config.format)
-    _writable_folder(out)
-    previous = read_manifest(out)
-    if overwrite:
-        for p in _our_artifacts(fmt, out):
-            remove_path(p)
-        previous = None
-    elif previous is not None and previous.get("config") != config.to_json():
-        raise OutputError(
-            f"{str(out)!r} holds a dataset generated with a different configuration "
-            f"({_config_diff(previous.get('config'), config.to_json())}); "
-            "use --overwrite to replace it or choose another output directory")
-    elif previous is None and fmt.owned_paths(out):
-        raise OutputError(f"{str(out)!r} holds dataset files but no manifest; "
-                          "use --overwrite to replace them")
+def _complete_shards(fmt, out: Path, previous: dict) -> dict[int, dict]:
+    """Entries of the shards a previous run completed that are still complete on disk."""
     progress = out / PROGRESS_DIR
-    for folder in (out, *fmt.temp_folders(out), progress):
-        remove_stale_tmp(folder)
     done = {}
-    if previous is not None and previous.get("complete"):
-        done = {e["shard"]: e for e in previous["shards"]}
+    if previous.get("complete"):
+        done = {e["shard"]: e for e in previous.get("shards", [])}
     for rec in sorted(progress.glob("*.json")):
         entry = json.loads(rec.read_text())
         done[entry["shard"]] = entry
-    if previous is None:
-        atomic_write_bytes(out / MANIFEST, manifest_bytes(config.to_json(), [], complete=False))
-    progress.mkdir(exist_ok=True)
     return {k: e for k, e in done.items() if fmt.shard_present(out, e, progress)}
+
+
+def _only_count_grows(old: dict, new: dict) -> bool:
+    return (isinstance(old.get("count"), int) and new["count"] > old["count"]
+            and {k: v for k, v in old.items() if k != "count"}
+            == {k: v for k, v in new.items() if k != "count"})
+
+
+def _same_range(entry: dict, shard) -> bool:
+    return (entry["start"], entry["stop"]) == (shard.start, shard.stop)
+
+
+def read_output(config, out: Path, overwrite: bool) -> OutputState:
+    """Decide what a run of ``config`` may do in ``out``, without changing anything there.
+
+    Raises OutputError if ``out`` is not usable or holds a dataset the run must not touch.
+    """
+    fmt = get_format(config.format)
+    check_output_path(out)
+    if not out.exists():
+        return OutputState("new")
+    if overwrite:
+        return OutputState("replace")
+    previous = read_manifest(out)
+    if previous is None:
+        if fmt.owned_paths(out):
+            raise OutputError(f"{str(out)!r} holds dataset files but no manifest; "
+                              "use --overwrite to replace them")
+        return OutputState("new")
+    old, new = previous.get("config"), config.to_json()
+    complete = _complete_shards(fmt, out, previous) if isinstance(old, dict) else {}
+    if old == new:
+        return OutputState("resume", complete)
+    if isinstance(old, dict) and not complete:
+        return OutputState("replace")
+    if isinstance(old, dict) and _only_count_grows(old, new) and hasattr(fmt, "extend"):
+        return OutputState("extend", {k: e for k, e in complete.items()
+                                      if _same_range(e, shard_at(k, config.count,
+                                                                 config.shard_size))})
+    raise OutputError(
+        f"{str(out)!r} holds a dataset generated with a different configuration "
+        f"({_config_diff(old, new)}); use --overwrite to replace it or choose another output "
+        "directory" + ("" if hasattr(fmt, "extend") or not _only_count_grows(old, new) else
+                       f" (the {config.format} format cannot be extended)"))
+
+
+def prepare_output(config, out: Path, state: OutputState) -> None:
+    """Carry out ``state`` (from ``read_output``) in ``out``, an existing folder the caller
+    has locked: replace or extend what is there, remove leftover temp files of this project,
+    and write the (incomplete) manifest of the run."""
+    fmt = get_format(config.format)
+    progress = out / PROGRESS_DIR
+    if state.action == "replace":
+        for p in _our_artifacts(fmt, out):
+            remove_path(p)
+    for folder in (out, *fmt.temp_folders(out), progress):
+        remove_stale_tmp(folder, locked=True)
+    progress.mkdir(exist_ok=True)
+    if state.action == "extend":
+        for rec in progress.glob("*.json"):  # shards of the smaller plan not kept in the larger
+            if int(rec.stem) not in state.done:
+                rec.unlink()
+        fmt.extend(out, [state.done[k] for k in sorted(state.done)], progress)
+        for entry in state.done.values():
+            record_shard(out, entry)
+    if state.action != "resume" or read_manifest(out) is None:
+        atomic_write_bytes(out / MANIFEST, manifest_bytes(config.to_json(), [], complete=False))
 
 
 def record_shard(out: Path, entry: dict) -> None:

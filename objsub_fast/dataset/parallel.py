@@ -51,7 +51,7 @@ def run_jobs(jobs, workers: int, backend: str = "loky", scheduler: str | None = 
             from distributed import Client
         except ImportError as e:
             raise UsageError("--backend dask needs dask.distributed: "
-                             "pip install 'objsub-fast[dask]'") from e
+                             "pip install -e '.[dask]' in the objsub-fast checkout") from e
         try:
             client = Client(scheduler, timeout="20s") if scheduler else Client(
                 n_workers=workers, threads_per_worker=1, dashboard_address=None)

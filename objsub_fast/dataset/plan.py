@@ -7,14 +7,49 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..shards import Shard, chunks, task_levels, task_seeds
 
-__all__ = ["CHUNK_FRAME_BYTES", "auto_chunk_size", "shard_batches"]
+__all__ = ["CHUNK_FRAME_BYTES", "MAX_CHUNK_BYTES", "auto_chunk_size", "max_chunk_size",
+           "check_chunk_size", "shard_batches", "range_batches"]
 
 #: Byte budget of one chunk's frame array (N, H, W, 3): bounds a worker's memory (two such
 #: arrays, plus instance maps with masks, reused for every chunk of a shard). At 256x256 that
 #: is 160 tasks; 32 or 64 tasks per chunk measured 5-15% slower (per-call overhead).
 CHUNK_FRAME_BYTES = 30 * 2**20
+#: Upper bound of ``--chunk-size``: a chunk's frame buffers (first, final and instance maps)
+#: take at most 1 GiB per worker, 2,730 tasks at 256x256 (2,340 with masks).
+MAX_CHUNK_BYTES = 2**30
+
+
+def _task_frame_bytes(canvas_size, masks: bool) -> int:
+    w, h = canvas_size
+    return w * h * (7 if masks else 6)
+
+
+def max_chunk_size(canvas_size, masks: bool = False) -> int:
+    """Largest ``--chunk-size``: as many tasks as fit ``MAX_CHUNK_BYTES`` of frame buffers.
+
+    Examples
+    --------
+    >>> max_chunk_size((256, 256)), max_chunk_size((256, 256), masks=True)
+    (2730, 2340)
+    """
+    return max(1, MAX_CHUNK_BYTES // _task_frame_bytes(canvas_size, masks))
+
+
+def check_chunk_size(chunk_size, canvas_size, masks: bool = False) -> None:
+    """Raise ParameterError unless ``chunk_size`` is None or in [1, ``max_chunk_size``]."""
+    if chunk_size is None:
+        return
+    top = max_chunk_size(canvas_size, masks)
+    if isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or not (
+            1 <= chunk_size <= top):
+        w, h = canvas_size
+        raise ParameterError(
+            f"--chunk-size must be an integer in [1, {top}] at {w}x{h}"
+            f"{' with masks' if masks else ''} (at most 1 GiB of frames per worker), "
+            f"got {chunk_size!r}")
 
 
 def auto_chunk_size(canvas_size) -> int:
@@ -36,13 +71,19 @@ def shard_batches(config, shard: Shard, chunk_size: int | None):
     arrays would be page-faulted and zeroed by the kernel on every chunk. So a batch's frames
     are valid only until the next one is requested.
     """
+    size = min(chunk_size or auto_chunk_size(config.canvas_size), shard.count)
+    yield from range_batches(config, chunks(shard, size), size)
+
+
+def range_batches(config, ranges, size: int):
+    """Yield (start, engine batch) of each task range ``(start, stop)`` (at most ``size``
+    tasks), drawn into one set of reused frame buffers (see ``shard_batches``)."""
     from ..engine import generate_batch
 
-    size = min(chunk_size or auto_chunk_size(config.canvas_size), shard.count)
     w, h = config.canvas_size
     shapes = [(size, h, w, 3)] * 2 + ([(size, h, w)] if config.masks else [])
     buffers = [np.empty(shape, dtype=np.uint8) for shape in shapes]
-    for start, stop in chunks(shard, size):
+    for start, stop in ranges:
         yield start, generate_batch(task_seeds(config.seed, start, stop),
                                     level=task_levels(config.levels, start, stop),
                                     canvas_size=config.canvas_size, masks=config.masks,

@@ -25,8 +25,21 @@ _PADDING = [b"\0" * n for n in range(TAR_BLOCK)]
 TAR_END = b"\0" * (2 * TAR_BLOCK)
 
 
+def _split_name(bname: bytes) -> tuple[bytes, bytes]:
+    """(prefix, name) of a member path: ustar keeps a name over 100 bytes as a directory
+    prefix (up to 155 bytes) and the rest, split at a slash."""
+    if len(bname) <= 100:
+        return b"", bname
+    cut = bname.find(b"/", len(bname) - 101)
+    if cut < 0 or cut > 155 or cut == len(bname) - 1:
+        raise ValueError(f"tar member name longer than 100 bytes that ustar cannot split: "
+                         f"{bname.decode()!r}")
+    return bname[:cut], bname[cut + 1:]
+
+
 def tar_parts(name: str, data: bytes) -> tuple[bytes, bytes, bytes]:
-    """One ustar member as (header, data, zero padding).
+    """One ustar member as (header, data, zero padding). A name over 100 bytes is stored as
+    ustar's prefix and name (split at a slash).
 
     Examples
     --------
@@ -34,14 +47,13 @@ def tar_parts(name: str, data: bytes) -> tuple[bytes, bytes, bytes]:
     >>> len(head), data, len(pad)
     (512, b'hi', 510)
     """
-    bname = name.encode()
-    if len(bname) > 100:
-        raise ValueError(f"tar member name longer than 100 bytes: {name!r}")
+    prefix, bname = _split_name(name.encode())
     h = bytearray(_TAR_TEMPLATE)
     h[:len(bname)] = bname
+    h[345:345 + len(prefix)] = prefix
     size = b"%011o\0" % len(data)
     h[124:136] = size
-    h[148:156] = b"%06o\0 " % (_TAR_TEMPLATE_SUM + sum(bname) + sum(size))
+    h[148:156] = b"%06o\0 " % (_TAR_TEMPLATE_SUM + sum(bname) + sum(prefix) + sum(size))
     return bytes(h), data, _PADDING[-len(data) % TAR_BLOCK]
 
 

@@ -8,10 +8,12 @@ into ``vmeval_dataset.json`` (so a resumed run needs no task folder re-read).
 """
 from __future__ import annotations
 
+import atexit
 import hashlib
 import json
 import os
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -19,16 +21,19 @@ from ..atomic import atomic_write_bytes
 from ..records import task_id
 from ..shards import MAX_SEED, task_index, task_levels
 from ..vocabulary import LEVELS
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
 from .members import MEMBERS
 
-__all__ = ["NAME", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME", "FINAL_FRAME",
-           "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair", "task_metadata",
-           "ShardWriter", "ShardReader", "owned_paths", "temp_folders", "shard_present",
-           "finalize", "check_dataset", "dataset_head", "dataset_parts", "create_dataset"]
+__all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
+           "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
+           "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
+           "temp_folders", "shard_present", "extend", "finalize", "check_dataset",
+           "dataset_head", "dataset_parts", "create_dataset"]
 
 NAME = "vmevalkit"
+#: Videos are an optional member (``--videos``).
+VIDEOS_REQUIRED = False
 #: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
 TASK_ROOT = "object_subtraction_task"
 DATASET_FILE = "vmeval_dataset.json"
@@ -89,6 +94,12 @@ def _pairs_file(progress: Path, k: int) -> Path:
     return Path(progress) / f"{k:06d}.pairs"
 
 
+def stored_bytes(samples: list[dict], block: int) -> int:
+    """Disk bytes of the samples' task folders plus their lines in ``vmeval_dataset.json`` and
+    in the progress folder (kept until ``finalize``)."""
+    return folder_blocks(LAYOUT, samples, block) + sum(2 * (len(s["json"]) + 2) for s in samples)
+
+
 class ShardWriter(FolderShardWriter):
     """Task folders of one shard; the shard's pair lines are kept for ``finalize``."""
 
@@ -114,7 +125,7 @@ class ShardReader(FolderShardReader):
     """Reader of one shard's task folders (for ``verify``); it also hashes the shard's
     regenerated lines of ``vmeval_dataset.json`` (``summary``) for ``check_dataset``."""
 
-    def __init__(self, out: Path, entry: dict, problems: list[str]):
+    def __init__(self, out: Path, entry: dict, problems: list[str], config=None):
         super().__init__(LAYOUT, out)
         self.lines = hashlib.sha256()
 
@@ -128,9 +139,17 @@ class ShardReader(FolderShardReader):
         return self.lines.hexdigest()
 
 
+#: A task folder's name (``records.task_id``): what ``owned_paths`` claims in the task root.
+_TASK_FOLDER = re.compile(r"^object_subtraction_l\d+_\d+$")
+
+
 def owned_paths(out: Path) -> list[Path]:
-    """The task root and the dataset file, if present."""
-    return [p for p in (Path(out) / TASK_ROOT, Path(out) / DATASET_FILE) if p.exists()]
+    """The task folders (named like task ids; nothing else in the task root) and the dataset
+    file, if present."""
+    root, dataset = Path(out) / TASK_ROOT, Path(out) / DATASET_FILE
+    folders = sorted(p for p in root.iterdir() if _TASK_FOLDER.match(p.name)) \
+        if root.is_dir() else []
+    return folders + ([dataset] if dataset.exists() else [])
 
 
 def temp_folders(out: Path) -> list[Path]:
@@ -165,6 +184,21 @@ def dataset_parts(config: dict, pair_lines):
         yield (b"" if first else _PAIR_SEP) + line
         first = False
     yield _PAIRS_CLOSE
+
+
+def extend(out: Path, kept: list[dict], progress: Path) -> None:
+    """Before a larger run: split a finished ``vmeval_dataset.json`` back into the pair lines of
+    the ``kept`` shards (its lines are the shards' lines in task order), then remove it."""
+    dataset = Path(out) / DATASET_FILE
+    if not dataset.exists():
+        return  # an unfinished run: the kept shards' pair lines are still in ``progress``
+    text = dataset.read_bytes()
+    body = text[text.index(b"\n") + 1: text.rindex(b"\n]}")]
+    lines = body.split(b",\n") if body else []
+    for entry in kept:
+        atomic_write_bytes(_pairs_file(progress, entry["shard"]),
+                           b"\n".join(lines[entry["start"]:entry["stop"]]))
+    dataset.unlink()
 
 
 def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
@@ -218,6 +252,13 @@ def _is_task_of(name: str, config) -> bool:
     return index < config.count and task_levels(config.levels, index, index + 1) == [level]
 
 
+def _process_temp_folder() -> Path:
+    """A new temporary folder, removed (with everything in it) when this process exits."""
+    folder = tempfile.mkdtemp(prefix="objsub_fast_")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return Path(folder)
+
+
 def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
                    output_dir=None, canvas_size=(256, 256), workers: int = 1) -> dict:
     """Generate an object subtraction dataset in VMEvalKit's format and return it.
@@ -236,8 +277,10 @@ def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
     random_seed : int
         Base seed; the same arguments always give byte-identical files.
     output_dir : path-like, optional
-        Where ``object_subtraction_task/{task_id}/...`` and ``vmeval_dataset.json`` are written
-        (default: a new temporary folder, like VMEvalKit's generator).
+        Where ``object_subtraction_task/{task_id}/...`` and ``vmeval_dataset.json`` are written.
+        Default: a new temporary folder (``metadata["output_dir"]``), removed when the Python
+        process exits; its files are there for the life of the process. Pass ``output_dir`` to
+        keep them.
     canvas_size : (int, int)
         Frame size (W, H).
     workers : int
@@ -265,8 +308,7 @@ def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
     from ..pipeline import generate
     from .config import RunConfig
 
-    out = Path(output_dir) if output_dir is not None else Path(
-        tempfile.mkdtemp(prefix="objsub_fast_"))
+    out = Path(output_dir) if output_dir is not None else _process_temp_folder()
     config = RunConfig(count=num_samples, levels=tuple(levels), seed=random_seed,
                        format=NAME, canvas_size=canvas_size)
     generate(config, out, workers=workers, quiet=True)

@@ -13,10 +13,13 @@ from .manifest import shard_entry
 from .members import MEMBERS
 from .tar import TAR_END, tar_parts
 
-__all__ = ["NAME", "shard_name", "task_metadata", "sample_parts", "ShardWriter", "ShardReader",
-           "owned_paths", "temp_folders", "shard_present", "finalize", "check_dataset"]
+__all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
+           "sample_parts", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
+           "temp_folders", "shard_present", "extend", "finalize", "check_dataset"]
 
 NAME = "webdataset"
+#: Videos are an optional member (``--videos``).
+VIDEOS_REQUIRED = False
 _COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
@@ -29,6 +32,19 @@ def shard_name(k: int) -> str:
     'objsub-000012.tar'
     """
     return f"objsub-{k:06d}.tar"
+
+
+def shard_pattern(num_shards: int) -> str:
+    """The brace pattern naming every shard of a dataset (for ``webdataset.WebDataset``).
+
+    Examples
+    --------
+    >>> shard_pattern(8), shard_pattern(1)
+    ('objsub-{000000..000007}.tar', 'objsub-000000.tar')
+    """
+    if num_shards == 1:
+        return shard_name(0)
+    return f"objsub-{{{0:06d}..{num_shards - 1:06d}}}.tar"
 
 
 def task_metadata(record: dict) -> bytes:
@@ -45,12 +61,23 @@ def sample_parts(sample: dict) -> list[bytes]:
     return parts
 
 
-class ShardWriter:
-    """Streams one shard into its tar file; renamed into place by ``finish``."""
+def stored_bytes(samples: list[dict], block: int) -> int:
+    """Bytes the encoded ``samples`` take in a shard (tar headers and padding included)."""
+    return sum(len(p) for s in samples for p in sample_parts(s))
 
-    def __init__(self, out: Path, shard, config):
+
+class ShardWriter:
+    """Streams one shard into its tar file; renamed into place by ``finish``.
+
+    ``name`` (the file, relative to ``out``) and ``parts`` (a sample's tar bytes) default to
+    this format's; other tar formats pass their own.
+    """
+
+    def __init__(self, out: Path, shard, config, name: str | None = None, parts=sample_parts):
         self.shard = shard
-        self._file = AtomicWriter(Path(out) / shard_name(shard.index))
+        self.name = name or shard_name(shard.index)
+        self._parts = parts
+        self._file = AtomicWriter(Path(out) / self.name)
         self.count = 0
 
     def __enter__(self):
@@ -59,19 +86,25 @@ class ShardWriter:
 
     def write_samples(self, samples: list[dict]) -> None:
         """Append a chunk of encoded samples (``members.encode_samples``)."""
-        self._file.write(b"".join(p for s in samples for p in sample_parts(s)))
+        self._file.write(b"".join(p for s in samples for p in self._parts(s)))
         self.count += len(samples)
 
     def finish(self) -> dict:
         """Close the archive, rename it into place, and return the shard's manifest entry."""
         self._file.write(TAR_END)
         self._file.__exit__(None, None, None)
-        return shard_entry(self.shard, shard_name(self.shard.index), self.count,
-                           self._file.hexdigest(), self._file.size)
+        return shard_entry(self.shard, self.name, self.count, self._file.hexdigest(),
+                           self._file.size)
 
     def __exit__(self, exc_type, exc, tb):
         if exc_type is not None:
             self._file.__exit__(exc_type, exc, tb)
+
+
+def _key_and_suffix(member_name: str) -> tuple[str, str]:
+    """(sample key, member suffix) of a tar member ``{key}.{suffix}``."""
+    key, _, suffix = member_name.partition(".")
+    return key, suffix
 
 
 class ShardReader:
@@ -80,11 +113,15 @@ class ShardReader:
     ``get(expected)`` reads as many bytes as the regenerated sample has and, if they are equal,
     returns them without parsing the tar. At the first difference the whole file is parsed
     with ``tarfile`` and samples are served by key, so that a problem names its task and
-    member.
+    member. ``parts`` and ``member_key`` (member name -> (sample key, member suffix)) default
+    to this format's.
     """
 
-    def __init__(self, out: Path, entry: dict, problems: list[str]):
+    def __init__(self, out: Path, entry: dict, problems: list[str], config=None,
+                 parts=sample_parts, member_key=None):
         self.where, self.problems = entry["name"], problems
+        self._parts = parts
+        self._member_key = member_key or _key_and_suffix
         self.path = Path(out) / entry["name"]
         self.sha = hashlib.sha256()
         self.served: set[str] = set()
@@ -105,7 +142,7 @@ class ShardReader:
         try:
             with tarfile.open(self.path, mode="r:") as tar:
                 for member in tar:
-                    key, _, suffix = member.name.partition(".")
+                    key, suffix = self._member_key(member.name)
                     f = tar.extractfile(member)
                     self.samples.setdefault(key, {})[suffix] = f.read() if f else b""
         except (tarfile.TarError, EOFError, OSError) as e:
@@ -117,7 +154,7 @@ class ShardReader:
         """Actual members of the task ``expected`` describes (None if absent)."""
         key = expected["__key__"]
         if self.samples is None:
-            data = b"".join(sample_parts(expected))
+            data = b"".join(self._parts(expected))
             got = self._file.read(len(data))
             self.sha.update(got)
             if got == data:
@@ -164,6 +201,10 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
     """Whether a shard recorded as done is still on disk, complete."""
     p = Path(out) / entry["name"]
     return p.is_file() and p.stat().st_size == entry["bytes"]
+
+
+def extend(out: Path, kept: list[dict], progress: Path) -> None:
+    """Nothing to prepare before a larger run reuses ``kept`` shards: a shard file is whole."""
 
 
 def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:

@@ -3,8 +3,13 @@ from __future__ import annotations
 
 import os
 
-from .metrics import THRESHOLDS, TaskError, TaskModel, score_frames
-from .video import FrameStream, VideoError
+from ..errors import TaskError, VideoError
+from .continuous import continuous_score
+from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
+from .register import register
+from .video import FrameStream
+
+__all__ = ["score_video", "score_video_tracked", "task_fields", "error_record", "THRESHOLDS"]
 
 
 def task_fields(record) -> dict:
@@ -16,17 +21,52 @@ def task_fields(record) -> dict:
             "rule_kind": rule.get("rule_type") if isinstance(rule, dict) else None}
 
 
+def error_record(out: dict, message: str) -> dict:
+    """``out`` completed as the record of an output that could not be scored."""
+    return {**out, "error": message, "frames": 0, "metrics": {}, "pass": False, "score": 0.0,
+            "dimensions": {}}
+
+
+def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
+                        keep_samples: int = 0):
+    """:func:`score_video`, also returning the ``metrics.Tracker`` (None on an error record),
+    which holds the sampled frames, positions and cameras a report draws."""
+    out = task_fields(task_record)
+    out["source"] = (os.fspath(frames_or_path) if isinstance(frames_or_path, (str, os.PathLike))
+                     else type(frames_or_path).__name__)
+    try:
+        model = TaskModel(task_record)
+        stream = FrameStream(frames_or_path, model.canvas_size, threads=threads)
+        # A single final image shows the kept objects only; a video starts with all of them.
+        shown = ~model.removed if stream.kind == "image" else None
+        stream.register = lambda frame: register(frame, model, shown)
+        tracker = Tracker(model, keep_samples=keep_samples)
+        res = score_frames(model, stream, single_image=stream.kind == "image", tracker=tracker)
+    except (TaskError, VideoError) as exc:
+        return error_record(out, str(exc)), None
+    except Exception as exc:  # noqa: BLE001 - a scoring run must never die on one input
+        return error_record(out, f"unexpected {type(exc).__name__}: {exc}"), None
+    warp = stream.mapper
+    y0, y1, x0, x1 = (int(v) for v in warp.box)
+    frame = {"kind": stream.kind, "size": [int(v) for v in warp.source_size],
+             "content_box": [x0, y0, x1, y1]}
+    score, dims = continuous_score(res["metrics"])
+    return {**out, "error": None, "input": frame, "registration": warp.mapping.to_dict(), **res,
+            "score": score, "dimensions": dims}, tracker
+
+
 def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     """Score one model output against its task.
 
     Parameters
     ----------
     task_record : dict
-        The task record (``question_metadata.json`` / ``batch.task(i)``).
+        The task record (``question_metadata.json`` / ``batch.task(i)``), validated by
+        ``question.check_question``.
     frames_or_path : path-like or array
         A video file, a folder of frame images, a single final image, or frames in memory
-        ((F, H, W, 3) / (H, W, 3) uint8 or a list of (H, W, 3)). Frames of any size are mapped
-        onto the task's canvas (letterbox/pillarbox bars removed, then resized).
+        ((F, H, W, 3) / (H, W, 3) uint8 or a list of (H, W, 3)). Frames of any size are
+        registered on the task's first frame (``register``) and mapped onto its canvas.
     threads : int
         Decoder threads.
 
@@ -35,28 +75,23 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     dict
         ``task_id``, ``level``, ``rule_kind``, ``source``, ``error`` (None, or the reason the
         task could not be scored), ``frames``, ``metrics`` (per metric a dict with ``pass`` and
-        its measurements, see ``metrics.THRESHOLDS``), ``pass``, and ``input``: the source kind,
-        its frame size (W, H) and the content box (x0, y0, x1, y1) mapped onto the canvas once
-        bars were removed. An unscorable input gives
-        ``error`` set, ``pass`` False and empty ``metrics``; it never raises.
+        its measurements, see ``thresholds.THRESHOLDS``), ``pass``, ``score`` in [0, 1] and its
+        ``dimensions`` (``continuous``), ``registration`` (the mapping found and its residual)
+        and ``input``: the source kind, its frame size (W, H) and the frame region (x0, y0, x1,
+        y1) that covers the canvas. An unscorable input gives ``error`` set, ``pass`` False,
+        ``score`` 0 and empty ``metrics``; it never raises.
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> from objsub_fast.scoring import render_transition, score_video
+    >>> batch = generate_batch([1])
+    >>> video = render_transition(batch, "fade", num_frames=8)[0]
+    >>> result = score_video(batch.task(0), video)
+    >>> result["pass"], result["score"], result["metrics"]["rule_accuracy"]["pass"]
+    (True, 1.0, True)
+    >>> still = score_video(batch.task(0), video[:1].repeat(8, axis=0))   # a static video
+    >>> still["pass"], still["score"]
+    (False, 0.0)
     """
-    out = task_fields(task_record)
-    out["source"] = (os.fspath(frames_or_path) if isinstance(frames_or_path, (str, os.PathLike))
-                     else type(frames_or_path).__name__)
-    try:
-        model = TaskModel(task_record)
-        stream = FrameStream(frames_or_path, model.canvas_size, threads=threads)
-        res = score_frames(model, stream, single_image=stream.kind == "image")
-    except (TaskError, VideoError) as exc:
-        return {**out, "error": str(exc), "frames": 0, "metrics": {}, "pass": False}
-    except Exception as exc:  # noqa: BLE001 - a scoring run must never die on one input
-        return {**out, "error": f"unexpected {type(exc).__name__}: {exc}", "frames": 0,
-                "metrics": {}, "pass": False}
-    mapper = stream.mapper
-    y0, y1, x0, x1 = (int(v) for v in mapper.box)
-    frame = {"kind": stream.kind, "size": [int(v) for v in mapper.source_size],
-             "content_box": [x0, y0, x1, y1]}
-    return {**out, "error": None, "input": frame, **res}
-
-
-__all__ = ["score_video", "THRESHOLDS"]
+    return score_video_tracked(task_record, frames_or_path, threads)[0]

@@ -1,50 +1,61 @@
 """``objsub-fast score``: score a folder of model outputs, write JSONL and a summary table.
 
     objsub-fast score --questions DIR --outputs DIR [--out scores.jsonl] [--summary-csv PATH]
-                      [--workers N] [--no-progress]
+                      [--report DIR] [--workers N] [--quiet]
 
 One JSON line per job (task record fields, ``model``, ``run_id``, ``error``, ``metrics``,
-``pass``). An unscorable job (missing/empty/undecodable video, question without metadata, ...)
-is a line with ``error`` set; the run goes on and the summary counts it. Exit code 0 when the
-run completed (whatever the scores), 2 for unusable arguments.
+``pass``, ``score``, ``dimensions``, ``registration``). An unscorable job (missing/empty/
+undecodable video, question without metadata, a record outside the generator's limits, a video
+that does not show the task's first frame, ...) is a line with ``error`` set; the run goes on and
+the summary counts it. VBVR-Bench layouts (``vbvr``) also get ``{model}_vbvr_results.json``
+beside the JSONL; ``--report DIR`` writes the HTML report (``report``). Exit code 0 when the run
+completed (whatever the scores), 2 for unusable arguments.
 """
 from __future__ import annotations
 
 import csv
+import io
 import json
 import sys
 from collections import defaultdict
 from pathlib import Path
 
+from ..atomic import AtomicWriter
 from ..dataset.parallel import worker_count
-from .api import score_video, task_fields
+from .api import error_record, score_video_tracked, task_fields
 from .layout import find_jobs
-from .metrics import METRICS
+from .vbvr import write_results
+from .thresholds import METRICS, SHORT_NAMES
+
+__all__ = ["add_arguments", "run", "score_job", "summarize", "format_table"]
 
 ALL = "*"
-#: Column titles of the printed table (the CSV uses the full metric names).
-SHORT_NAMES = {"final_object_match": "final_iou", "removed_object_count": "count",
-               "kept_object_stability": "kept", "motion_continuity": "motion",
-               "rule_accuracy": "rule"}
-SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate") + tuple(
-    f"{m}_pass" for m in METRICS) + ("mean_iou",)
+#: Frames drawn per output in the HTML report.
+STRIP_FRAMES = 6
+SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate",
+                   "mean_score") + tuple(f"{m}_pass" for m in METRICS) + ("mean_iou",)
 
 
 def add_arguments(parser) -> None:
     """Add the ``score`` options to an argparse parser."""
     parser.description = (
         "Score model videos (mp4/webm/gif, frame folders or final images) against their Object "
-        "Subtraction tasks, pixel-exactly: one JSON line per output and a summary by model, "
-        "level and rule kind (printed and as CSV). Unscorable outputs become error records. "
-        "Thresholds: objsub_fast.scoring.metrics.THRESHOLDS.")
+        "Subtraction tasks, pixel-exactly: one JSON line per output with pass/fail and a score "
+        "in [0, 1], and a summary by model, level and rule kind (printed and as CSV); "
+        "VBVR-Bench folders also get {model}_vbvr_results.json. Videos of any size, padding, "
+        "crop or camera motion are registered on the task's first frame. Unscorable outputs "
+        "become error records. Thresholds: objsub_fast.scoring.THRESHOLDS.")
     parser.add_argument("--questions", type=Path, default=None,
                         help="folder of question folders ({task_id}/question_metadata.json, "
-                             "possibly under object_subtraction_task/); optional when every "
-                             "VMEvalKit run has its question/ copy")
+                             "possibly under object_subtraction_task/), or VBVR-Bench's "
+                             "{split}/O-43_object_subtraction_data-generator/{index:05d}/; "
+                             "optional when every VMEvalKit run has its question/ copy")
     parser.add_argument("--outputs", type=Path, required=True,
                         help="model outputs: VMEvalKit layout {model}/object_subtraction_task/"
-                             "{task_id}/{run_id}/video/*.mp4, or {task_id}.mp4 / {task_id}/ "
-                             "frames (optionally one folder per model)")
+                             "{task_id}/{run_id}/video/*.mp4; VBVR-Bench's [{model}/]{split}/"
+                             "O-43_object_subtraction_data-generator/{index:05d}.mp4; or "
+                             "{task_id}.mp4 / {task_id}/ frames (optionally one folder per "
+                             "model)")
     parser.add_argument("--out", type=Path, default=Path("scores.jsonl"),
                         help="per-task JSONL (default scores.jsonl)")
     parser.add_argument("--summary-csv", type=Path, default=None,
@@ -53,27 +64,41 @@ def add_arguments(parser) -> None:
     parser.add_argument("--workers", "-j", type=int, default=None,
                         help="parallel worker processes (default: all cores; at most one per "
                              "output)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
+                        help="no progress output (--no-progress: the same)")
+    parser.add_argument("--report", type=Path, default=None, metavar="DIR",
+                        help="write an HTML report (index.html and one image strip per output) "
+                             "into DIR")
 
 
-def score_job(job) -> dict:
-    """Score one :class:`layout.Job`; never raises."""
+def score_job(job, report_dir=None) -> dict:
+    """Score one :class:`layout.Job`; never raises. With ``report_dir``, also draw its strip."""
     head = {"model": job.model, "task_id": job.task_id, "run_id": job.run_id,
             "question": str(job.question) if job.question else None,
             "output": str(job.output) if job.output else None}
+    if job.split_folder is not None:
+        head.update(split_folder=job.split_folder, model_path=job.model_path)
+    tracker = None
     try:
         record = job.load_record()
     except ValueError as exc:
-        return {**head, "level": None, "rule_kind": None, "error": str(exc), "frames": 0,
-                "metrics": {}, "pass": False}
-    if job.output is None:
-        res = {**task_fields(record), "error": f"missing: no model output for {job.task_id}",
-               "frames": 0, "metrics": {}, "pass": False}
+        res = error_record({**head, "level": None, "rule_kind": None}, str(exc))
     else:
-        res = score_video(record, job.output)
-        res.pop("source", None)
-    res["task_id"] = res.get("task_id") or job.task_id
-    return {**head, **res}
+        head["question_source"] = job.question_source
+        head["prompt"] = record.get("prompt") if isinstance(record, dict) else None
+        if job.output is None:
+            res = error_record(task_fields(record),
+                               f"missing: no model output for {job.task_id}")
+        else:
+            res, tracker = score_video_tracked(record, job.output,
+                                               keep_samples=STRIP_FRAMES if report_dir else 0)
+            res.pop("source", None)
+    res = {**head, **res, "task_id": res.get("task_id") or job.task_id}
+    if report_dir is not None:
+        from .report import write_strip
+
+        res["report_image"] = write_strip(report_dir, res, tracker)
+    return res
 
 
 def summarize(results) -> list[dict]:
@@ -89,7 +114,8 @@ def summarize(results) -> list[dict]:
         scored = [r for r in rs if not r.get("error")]
         row = {"model": model, "level": lv, "rule_kind": kind, "tasks": len(rs),
                "errors": len(rs) - len(scored),
-               "pass_rate": round(sum(bool(r["pass"]) for r in rs) / len(rs), 4)}
+               "pass_rate": round(sum(bool(r["pass"]) for r in rs) / len(rs), 4),
+               "mean_score": round(sum(r.get("score", 0.0) for r in rs) / len(rs), 4)}
         for m in METRICS:
             verdicts = [r["metrics"][m]["pass"] for r in scored
                         if r["metrics"].get(m, {}).get("pass") is not None]
@@ -112,7 +138,7 @@ def format_table(rows) -> str:
     return "\n".join(lines)
 
 
-def _results(jobs, workers: int, progress: bool):
+def _results(jobs, workers: int, progress: bool, report_dir=None):
     from joblib import Parallel, delayed
     from tqdm import tqdm
 
@@ -120,15 +146,20 @@ def _results(jobs, workers: int, progress: bool):
                file=sys.stderr)
     if workers == 1:
         for job in jobs:
-            yield score_job(job)
+            yield score_job(job, report_dir)
             bar.update()
     else:
-        gen = Parallel(n_jobs=workers, return_as="generator", batch_size=4)(
-            delayed(score_job)(job) for job in jobs)
+        gen = Parallel(n_jobs=workers, return_as="generator", batch_size=1)(
+            delayed(score_job)(job, report_dir) for job in jobs)
         for res in gen:
             yield res
             bar.update()
     bar.close()
+
+
+def _write_text(path: Path, text: str) -> None:
+    with AtomicWriter(path) as fh:
+        fh.write(text.encode())
 
 
 def run(args) -> int:
@@ -142,21 +173,30 @@ def run(args) -> int:
         print(f"objsub-fast score: error: no outputs to score under {args.outputs} "
               "(see 'objsub-fast score --help' for the layouts understood)", file=sys.stderr)
         return 2
+    workers = worker_count(args.workers, len(jobs))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    results = []
-    with open(out, "w") as fh:
-        for res in _results(jobs, worker_count(args.workers, len(jobs)), not args.no_progress):
-            fh.write(json.dumps(res, sort_keys=True) + "\n")
-            results.append(res)
+    report_dir = getattr(args, "report", None)
+    if report_dir is not None:
+        from .report import prepare
+
+        prepare(report_dir)
+    results = list(_results(jobs, workers, not args.no_progress, report_dir))
+    _write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
     rows = summarize(results)
     csv_path = args.summary_csv or out.with_name(out.stem + "_summary.csv")
-    with open(csv_path, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=SUMMARY_COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    _write_text(Path(csv_path), buf.getvalue())
+    written = [out, csv_path] + write_results(results, out.parent)
+    if report_dir is not None:
+        from .report import write_index
+
+        written.append(write_index(report_dir, results, rows))
     print(format_table(rows))
     errors = sum(1 for r in results if r.get("error"))
     print(f"scored {len(results) - errors} of {len(results)} outputs ({errors} errors); "
-          f"wrote {out} and {csv_path}")
+          f"wrote {', '.join(str(p) for p in written)}")
     return 0

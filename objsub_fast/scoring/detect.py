@@ -25,24 +25,32 @@ quantisation moves a colour by at most 2.5 RGB units, about one ΔE00 unit on th
 Components and matching
 -----------------------
 Foreground (any class but background) is labelled into 8-connected components in one Numba pass
-(union-find), with per-component area, centroid, bounding box, colour histogram and shape
+(union-find), with per-component area, centroid, bounding box, colour histograms and shape
 features. Objects never touch (10 px spacing) so each drawn object is one component. Components
 smaller than :data:`MIN_AREA_FRACTION` of the smallest task object are codec specks and ignored.
-A component's colour is its majority task colour when that colour covers at least
-:data:`COLOR_MIN_FRACTION` of its non-outline pixels (else unknown). Its shape is the nearest of
-the four sprite templates in shape-feature space (fill ratio, vertical asymmetry, aspect,
-bottom-corner occupancy), the templates being computed by this very detector on
-``render.sprite`` images, so detector and renderer can never disagree on a definition.
+A component's colour is decided by its interior (pixels 2 px off its rim, :func:`_interior`)
+when it has at least :data:`MIN_INTERIOR_PX` of them, by all its non-outline pixels otherwise:
+the majority task colour when it covers at least :data:`COLOR_MIN_FRACTION` of the voters, else
+uncertain (-1). A blur mixes a small object's rim with the outline and the background (yellow
+and black read green); its interior keeps the colour. Its shape is the nearest of the four
+sprite templates in shape-feature space (fill ratio, vertical asymmetry, aspect, bottom-corner
+occupancy), the templates being computed by this very detector on ``render.sprite`` images, so
+detector and renderer can never disagree on a definition. Components touching the frame's
+border are flagged (``Components.edge``): they may be cut off.
 
 Components are matched to task objects frame by frame by a minimum-cost assignment (Hungarian,
 with an "unmatched" option per object at :data:`UNMATCHED_COST`). For an object matched in the
 previous frame the cost adds colour and shape mismatches, the distance from its last position in
 object sizes and the change of area since its last match; its area may change only within
 :data:`TRACK_RATIO_RANGE` per match, so look-alikes keep their identities while one of them
-shrinks or slides away, and a component of another colour may only match an object in place
-(within one object size). A lost object (unmatched in the previous frame) is re-acquired only by
-a whole look-alike (its colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn
-area), anywhere on the canvas: this is how a teleported or reappearing object is found again.
+shrinks or slides away; a component farther than the motion threshold (``gate``) cannot match
+(the object is lost instead, so two look-alikes cannot swap across the canvas); a component of
+another colour may only match an object in place (within one object size), and one of uncertain
+colour too, at :data:`UNCERTAIN_COLOR_COST` (a blurred small object is not read as removed). A
+lost object (unmatched in the previous frame) is re-acquired only by a whole look-alike (its
+colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn area, not touching the
+frame's border), anywhere on the canvas: this is how a teleported or reappearing object is found
+again, while the remnant of another object sliding out through an edge is not taken for it.
 """
 from __future__ import annotations
 
@@ -50,10 +58,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from numba import njit
 
+from .._numba import kernel
 from ..render import palette, sprite
-from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPES
+from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB
+
+__all__ = ["Components", "Detector", "class_lut", "shape_templates", "classify_shapes",
+           "component_colors", "match", "BG", "OUTLINE", "OTHER", "COLOR_CLASS0",
+           "CLASS_TOLERANCE"]
 
 #: Pixel classes.
 BG, OUTLINE, OTHER = 0, 1, 8
@@ -65,6 +77,8 @@ CLASS_TOLERANCE = 25.0
 MIN_AREA_FRACTION = 0.25
 #: A component's colour must cover this fraction of its non-outline pixels to count.
 COLOR_MIN_FRACTION = 0.4
+#: Interior pixels (2 px off the rim) decide a component's colour when there are this many.
+MIN_INTERIOR_PX = 6
 #: Matching costs (see :func:`match`).
 COLOR_MISMATCH_COST = 4.0
 SHAPE_MISMATCH_COST = 1.5
@@ -90,18 +104,27 @@ UNMATCHED_COST = 3.0
 (S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1) = range(7)
 S_COL0 = 7                      # six colour counts
 S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ, S_CORNER = 13, 14, 15, 16, 17
-NSTATS = 18
+S_ICOL0 = 18                    # six colour counts of interior pixels (off the blurred rim)
+NSTATS = 24
 
 
-@lru_cache(maxsize=1)
-def class_lut() -> np.ndarray:
-    """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class."""
+@lru_cache(maxsize=16)
+def class_lut(colors_rgb=None) -> np.ndarray:
+    """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class.
+
+    ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette; at most
+    six); class c + COLOR_CLASS0 is colour c. Default: the classic six.
+    """
     from skimage.color import deltaE_ciede2000, rgb2lab
 
+    if colors_rgb is not None and not 1 <= len(colors_rgb) <= OTHER - COLOR_CLASS0:
+        raise ValueError(f"class_lut takes 1..{OTHER - COLOR_CLASS0} colours; "
+                         f"got {len(colors_rgb)}")
     q = (np.arange(64) * 4 + 1.5) / 255.0
     grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
     lab = rgb2lab(grid)
-    refs = palette().astype(float) / 255.0  # background, outline, task colours
+    refs = palette(COLOR_RGB if colors_rgb is None else np.array(colors_rgb)).astype(float)
+    refs = refs / 255.0  # background, outline, task colours
     ref_lab = rgb2lab(refs[None])[0]
     dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
@@ -110,7 +133,7 @@ def class_lut() -> np.ndarray:
     return lut
 
 
-@njit(cache=True)
+@kernel
 def _find(parent, a):
     root = a
     while parent[root] != root:
@@ -122,7 +145,7 @@ def _find(parent, a):
     return root
 
 
-@njit(cache=True)
+@kernel
 def _union(parent, a, b):
     ra = _find(parent, a)
     rb = _find(parent, b)
@@ -133,8 +156,22 @@ def _union(parent, a, b):
     return min(ra, rb)
 
 
-@njit(cache=True)
-def analyze_frame(frame, lut, cls, labels, parent, min_area):
+@kernel
+def _interior(cls, y, x, H, W):
+    """Whether every pixel within 2 px (a 3x3 square and the 4 pixels 2 px away along the
+    axes) of (y, x) is foreground: the pixel is off the object's blurred rim."""
+    if y < 2 or x < 2 or y >= H - 2 or x >= W - 2:
+        return False
+    for dy in range(-1, 2):
+        for dx in range(-1, 2):
+            if cls[y + dy, x + dx] == 0:
+                return False
+    return (cls[y - 2, x] != 0 and cls[y + 2, x] != 0 and cls[y, x - 2] != 0
+            and cls[y, x + 2] != 0)
+
+
+@kernel
+def _analyze_frame(frame, lut, cls, labels, parent, min_area):
     """Classify pixels into ``cls`` and label foreground components into ``labels``.
 
     Returns a (K, NSTATS) float64 array of statistics of the components with at least
@@ -233,6 +270,9 @@ def analyze_frame(frame, lut, cls, labels, parent, min_area):
                         st[j, S_BOTQ] += 1
                         if x < x0 + qx or x > x1 - qx:
                             st[j, S_CORNER] += 1
+                    c = cls[y, x]
+                    if 2 <= c < 8 and _interior(cls, y, x, H, W):
+                        st[j, S_ICOL0 + c - 2] += 1
         out[o] = st[j]
         o += 1
     return out
@@ -249,6 +289,7 @@ class Components:
     color : int array, colour code or -1 when no task colour dominates
     features : (K, 4) shape features (see ``_features``)
     cls : (H, W) uint8 pixel classes of the frame
+    edge : bool array, the component touches the frame's border (possibly cut off)
     """
 
     area: np.ndarray
@@ -258,6 +299,7 @@ class Components:
     color: np.ndarray
     features: np.ndarray
     cls: np.ndarray
+    edge: np.ndarray
 
     def __len__(self):
         return len(self.area)
@@ -283,11 +325,13 @@ class Detector:
     canvas_size : (W, H)
     min_area : float
         Components below this many pixels are ignored.
+    palette : tuple of (r, g, b), optional
+        The task's colours (``TaskModel.palette``); default the classic six.
     """
 
-    def __init__(self, canvas_size, min_area: float):
+    def __init__(self, canvas_size, min_area: float, palette=None):
         w, h = int(canvas_size[0]), int(canvas_size[1])
-        self.lut = class_lut()
+        self.lut = class_lut(palette)
         self.labels = np.zeros((h, w), np.int32)
         self.parent = np.zeros(h * w + 1, np.int32)
         self.min_area = float(min_area)
@@ -296,24 +340,45 @@ class Detector:
     def __call__(self, frame: np.ndarray) -> Components:
         """Detect the components of one (H, W, 3) uint8 canvas frame."""
         cls = np.empty(self.shape, np.uint8)
-        st = analyze_frame(frame, self.lut, cls, self.labels, self.parent, self.min_area)
-        colours = st[:, S_COL0:S_COL0 + len(COLORS)]
-        body = np.maximum(st[:, S_AREA] - st[:, S_OUTLINE], 1)
-        best = colours.argmax(axis=1) if len(st) else np.zeros(0, int)
-        ok = colours.max(axis=1, initial=0) >= COLOR_MIN_FRACTION * body
+        st = _analyze_frame(frame, self.lut, cls, self.labels, self.parent, self.min_area)
+        h, w = self.shape
+        bbox = st[:, [S_X0, S_X1, S_Y0, S_Y1]].astype(int)
+        edge = ((bbox[:, 0] <= 0) | (bbox[:, 1] >= w - 1) | (bbox[:, 2] <= 0)
+                | (bbox[:, 3] >= h - 1))
         return Components(
             area=st[:, S_AREA], cx=st[:, S_SX] / np.maximum(st[:, S_AREA], 1),
-            cy=st[:, S_SY] / np.maximum(st[:, S_AREA], 1),
-            bbox=st[:, [S_X0, S_X1, S_Y0, S_Y1]].astype(int),
-            color=np.where(ok, best, -1), features=_features(st), cls=cls)
+            cy=st[:, S_SY] / np.maximum(st[:, S_AREA], 1), bbox=bbox,
+            color=component_colors(st), features=_features(st), cls=cls, edge=edge)
+
+
+def component_colors(st: np.ndarray) -> np.ndarray:
+    """Colour code of each component (-1: uncertain), decided by its interior when it has one.
+
+    A blurred small object's rim mixes its fill with the outline and the background, and the
+    mix can sit nearer another reference colour (yellow + black reads green): the interior
+    pixels (:func:`_interior`) decide when there are at least :data:`MIN_INTERIOR_PX` of them,
+    all pixels otherwise. The winning colour must cover :data:`COLOR_MIN_FRACTION` of the
+    pixels that vote (non-outline pixels, interior ones when they decide).
+    """
+    ncol = len(COLORS)
+    whole = st[:, S_COL0:S_COL0 + ncol]
+    inner = st[:, S_ICOL0:S_ICOL0 + ncol]
+    use_inner = inner.sum(axis=1) >= MIN_INTERIOR_PX
+    votes = np.where(use_inner[:, None], inner, whole)
+    body = np.where(use_inner, inner.sum(axis=1),
+                    np.maximum(st[:, S_AREA] - st[:, S_OUTLINE], 1))
+    best = votes.argmax(axis=1) if len(st) else np.zeros(0, int)
+    ok = votes.max(axis=1, initial=0) >= COLOR_MIN_FRACTION * np.maximum(body, 1)
+    return np.where(ok, best, -1)
 
 
 @lru_cache(maxsize=None)
-def shape_templates(size: int) -> np.ndarray:
-    """Shape features of each sprite at ``size``, measured by the detector: (len(SHAPES), 4)."""
+def shape_templates(size: int, shapes=(0, 1, 2, 3)) -> np.ndarray:
+    """Shape features of the sprites of global shape codes ``shapes`` (default: the classic
+    four) at ``size``, measured by the detector: (len(shapes), 4)."""
     pad = 4
     feats = []
-    for code in range(len(SHAPES)):
+    for code in shapes:
         sp = sprite(code, size)
         img = np.full((size + 2 * pad, size + 2 * pad, 3), 255, np.uint8)
         view = img[pad:pad + size, pad:pad + size]
@@ -339,15 +404,19 @@ def classify_shapes(features: np.ndarray, templates: np.ndarray) -> np.ndarray:
 
 #: Cost of an infeasible pair.
 INFEASIBLE = 1e6
+#: Cost of a component whose colour is uncertain (blurred, restyled) matching an object in
+#: place (within one object size of its last position): less than leaving it unmatched, so a
+#: small blurred object is not read as removed, more than a clear match.
+UNCERTAIN_COLOR_COST = 1.0
 _COSTS = np.array([POSITION_SCALE, COLOR_MISMATCH_COST, SHAPE_MISMATCH_COST, AREA_LOG_COST,
                    AREA_RATIO_MAX, TRACK_RATIO_RANGE[0], TRACK_RATIO_RANGE[1],
                    REACQUIRE_RATIO_RANGE[0], REACQUIRE_RATIO_RANGE[1], UNMATCHED_COST,
-                   INFEASIBLE])
+                   INFEASIBLE, UNCERTAIN_COLOR_COST])
 
 
-@njit(cache=True)
+@kernel
 def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
-                 cx, cy, area, ccolor, features, scale, diag, c):
+                 cx, cy, area, ccolor, cedge, features, scale, diag, gate, c):
     """Costs (M, K + M) (last M columns: "unmatched") and component shape codes (M, K)."""
     m, k = ref_x.shape[0], cx.shape[0]
     cost = np.full((m, k + m), c[10])
@@ -366,20 +435,24 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
             dist = np.hypot(cx[j] - ref_x[i], cy[j] - ref_y[i])
             ratio = area[j] / exp_area[i]
             track = area[j] / ref_area[i]
-            col_bad = ccolor[j] != color[i]
+            uncertain = ccolor[j] < 0
+            col_bad = ccolor[j] != color[i] and not uncertain
             shape_bad = best != shape[i]
             if ratio > c[4] or track < c[5] or track > c[6] or (col_bad and dist > size[i]):
                 continue
-            if lost[i] and (col_bad or shape_bad or ratio < c[7] or ratio > c[8]):
+            if lost[i] and (col_bad or uncertain or shape_bad or cedge[j] or ratio < c[7]
+                            or ratio > c[8]):
+                continue
+            if not lost[i] and (dist > gate or (uncertain and dist > size[i])):
                 continue
             unit = diag if lost[i] else c[0] * size[i]
-            cost[i, j] = (dist / unit + c[1] * col_bad + c[2] * shape_bad
-                          + c[3] * abs(np.log(track)))
+            cost[i, j] = (dist / unit + c[1] * col_bad + c[11] * uncertain
+                          + c[2] * shape_bad + c[3] * abs(np.log(track)))
     return cost, shapes
 
 
 def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
-          comps: Components):
+          comps: Components, gate: float = np.inf):
     """Assign components to objects by minimum total cost (see the module docstring).
 
     Parameters
@@ -390,6 +463,9 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     exp_area : (M,) float, drawn area
     templates : (M, len(SHAPES), 4) shape templates at each object's size
     comps : Components
+    gate : float
+        A tracked (not lost) object cannot match a component farther than this from its last
+        position (the motion threshold): it is lost instead.
 
     Returns
     -------
@@ -406,7 +482,8 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     diag = float(np.hypot(*comps.cls.shape))
     cost, shapes = _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area,
                                 templates, comps.cx, comps.cy, comps.area, comps.color,
-                                comps.features, FEATURE_SCALE, diag, _COSTS)
+                                comps.edge, comps.features, FEATURE_SCALE, diag, float(gate),
+                                _COSTS)
     rows, cols = linear_sum_assignment(cost)
     for r, c in zip(rows.tolist(), cols.tolist()):
         if c < k and cost[r, c] < INFEASIBLE:

@@ -9,7 +9,10 @@ Layouts understood (first match wins):
 
    One job per run folder. The task record is the copy in ``question/`` beside the video, else
    ``{questions}/[object_subtraction_task/]{task_id}/question_metadata.json``.
-2. Plain pairs: for every question folder ``{questions}/[...]/{task_id}/`` a model output named
+2. VBVR-Bench (``vbvr``): model videos ``{outputs}/[{model}/]{split}/O-43_object_subtraction_
+   data-generator/{index:05d}.mp4`` (several models under one base folder) with question folders
+   ``{questions}/{split}/O-43_object_subtraction_data-generator/{index:05d}/``.
+3. Plain pairs: for every question folder ``{questions}/[...]/{task_id}/`` a model output named
    after the task id, ``{outputs}/{task_id}.{mp4,webm,gif,png,...}`` or a folder of frame
    images ``{outputs}/{task_id}/``; or the same one level down, ``{outputs}/{model}/...``, for
    several models. A question without an output gives a job whose error says so.
@@ -23,6 +26,8 @@ from pathlib import Path
 from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
 from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from .video import IMAGE_EXTS, VIDEO_EXTS
+
+__all__ = ["Job", "find_jobs", "question_index"]
 
 QUESTION_FILES = (METADATA, FIRST_FRAME, PROMPT, FINAL_FRAME)
 
@@ -45,11 +50,19 @@ class Job:
     run_id: str
     question: Path | None
     output: Path | None
+    split_folder: str | None = None
+    model_path: str | None = None
+    question_source: str = "question_metadata.json"
 
     def load_record(self) -> dict:
         """Read the task record; raise ValueError with the reason when it cannot."""
         if self.question is None:
             raise ValueError(f"no question folder found for task {self.task_id}")
+        if self.split_folder is not None:
+            from .vbvr import load_question
+
+            record, self.question_source = load_question(self.question)
+            return record
         path = self.question / METADATA
         if not path.is_file():
             raise ValueError(f"question folder without metadata: {self.question}")
@@ -104,6 +117,23 @@ def _vmevalkit_jobs(outputs: Path, index: dict) -> list[Job]:
     return jobs
 
 
+def _vbvr_jobs(questions, outputs: Path) -> list[Job]:
+    from .vbvr import TASK_NAME
+
+    jobs = []
+    for video in sorted(outputs.rglob(f"{TASK_NAME}/*.mp4")):
+        rel = video.relative_to(outputs).parts
+        if len(rel) < 3 or rel[-2] != TASK_NAME:
+            continue
+        split, models = rel[-3], rel[:-3]
+        model = "/".join(models) if models else outputs.name
+        model_path = outputs.joinpath(*models)
+        folder = Path(questions) / split / TASK_NAME / video.stem if questions else None
+        jobs.append(Job(model, video.stem, "", folder if folder and folder.is_dir() else None,
+                        video, split_folder=split, model_path=str(model_path)))
+    return jobs
+
+
 def _find_plain(folder: Path, task_id: str) -> Path | None:
     for ext in VIDEO_EXTS + IMAGE_EXTS:
         for cand in (folder / f"{task_id}{ext}", folder / f"{task_id}{ext.upper()}"):
@@ -135,6 +165,9 @@ def find_jobs(questions, outputs) -> list[Job]:
         raise FileNotFoundError(f"--outputs is not a folder: {outputs}")
     if questions is not None and not Path(questions).is_dir():
         raise FileNotFoundError(f"--questions is not a folder: {questions}")
+    jobs = _vbvr_jobs(questions, outputs)
+    if jobs:
+        return jobs
     index = question_index(questions)
     jobs = _vmevalkit_jobs(outputs, index)
     if not jobs and index:

@@ -3,8 +3,10 @@ an array, and map every frame onto the task's canvas.
 
 Canvas mapping
 --------------
-Models emit frames of any size and aspect ratio. :class:`CanvasMapper` looks at the first frame
-once and finds the content box:
+Models emit frames of any size and aspect ratio. The scorer registers frame 0 on the task's
+objects (``register.register``) and maps every frame with that one mapping
+(:class:`CanvasWarp`). Without a task (``FrameStream`` on its own), :func:`content_box` gives the
+fallback mapping:
 
 1. Bars: leading runs of uniform rows/columns at each edge whose colour is not background-white
    are cut (black or coloured letterbox/pillarbox bars, including the blurred grey transition
@@ -12,9 +14,8 @@ once and finds the content box:
 2. White bars cannot be told apart from the canvas's own white margin by colour, so they are cut
    only as far as needed to restore the canvas aspect ratio, split between the two sides, and
    only from uniform white runs.
-3. The box is resized to the canvas (Pillow, bilinear with antialiasing when shrinking).
+3. The box is resized to the canvas.
 
-The same box is applied to every frame of the stream (bars do not move within a video).
 Frames are decoded one at a time; a video is never held in memory whole.
 """
 from __future__ import annotations
@@ -24,6 +25,12 @@ import re
 from pathlib import Path
 
 import numpy as np
+
+from .._numba import kernel
+from ..errors import VideoError
+
+__all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS",
+           "VIDEO_EXTS"]
 
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_EXTS = (".mp4", ".webm", ".gif", ".mov", ".mkv", ".avi", ".m4v")
@@ -36,8 +43,6 @@ WHITE_MIN = 200
 MAX_CUT_FRACTION = 0.75
 
 
-class VideoError(Exception):
-    """A frame source that cannot be scored; ``str(err)`` is the reason written to the record."""
 
 
 def _uniform_runs(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -104,33 +109,92 @@ def _cut_white(a: int, b: int, excess: int, uniform, white) -> tuple[int, int]:
     return a + lo, b - hi
 
 
-class CanvasMapper:
-    """Map frames of one stream onto the canvas: crop the content box, then resize.
+class CanvasWarp:
+    """Map the frames of one stream onto the canvas with a :class:`register.Mapping`.
 
-    Parameters
+    The part of the canvas the frame shows is resampled from the frame (bilinear, antialiased
+    when shrinking); the rest (cut off by a crop) stays white and is reported as not visible.
+    Decoded video frames are converted to RGB at their size (swscale's unscaled fast path) and
+    the canvas sampled from them at its exact sub-pixel place.
+
+    Attributes
     ----------
-    reference : (H, W, 3) uint8 array
-        First frame of the stream; decides the content box for the whole stream.
-    canvas_size : (W, H)
+    mapping : register.Mapping
+    source_size : (W, H)
+    box : (y0, y1, x0, x1)
+        The frame region that covers the canvas (clipped to the frame).
     """
 
-    def __init__(self, reference: np.ndarray, canvas_size: tuple[int, int]):
-        self.canvas_size = (int(canvas_size[0]), int(canvas_size[1]))
-        self.source_size = (reference.shape[1], reference.shape[0])
-        self.box = content_box(reference, self.canvas_size)
-        y0, y1, x0, x1 = self.box
-        self.identity = (y1 - y0, x1 - x0) == (self.canvas_size[1], self.canvas_size[0])
+    def __init__(self, mapping):
+        self.mapping = m = mapping
+        self.source_size = tuple(m.source_size)
+        self.canvas_size = tuple(m.canvas_size)
+        self.rect = u0, v0, u1, v1 = m.canvas_rect()
+        w, h = self.source_size
+        self.box = (max(0, int(round(m.sy * v0 + m.ty))), min(h, int(round(m.sy * v1 + m.ty))),
+                    max(0, int(round(m.sx * u0 + m.tx))), min(w, int(round(m.sx * u1 + m.tx))))
+        self.identity = (m.sx, m.sy, m.tx, m.ty) == (1.0, 1.0, 0.0, 0.0) and \
+            self.source_size == self.canvas_size
+        # Video path: swscale's unscaled YUV -> RGB conversion (its fast path, cheaper than any
+        # of its scalers), then the canvas part sampled at its exact sub-pixel place (2-tap
+        # linear per axis). Flat-coloured frames need no antialiasing filter.
+        self._taps = _taps(u0, u1, m.sx, m.tx, w) + _taps(v0, v1, m.sy, m.ty, h)
 
-    def __call__(self, frame: np.ndarray) -> np.ndarray:
-        """Return ``frame`` mapped onto the canvas as a (H, W, 3) uint8 array."""
-        y0, y1, x0, x1 = self.box
-        crop = frame[y0:y1, x0:x1]
+    def _blank(self) -> np.ndarray:
+        cw, ch = self.canvas_size
+        return np.full((ch, cw, 3), 255, np.uint8)
+
+    def from_array(self, frame: np.ndarray) -> np.ndarray:
+        """Map one (H, W, 3) uint8 frame onto the canvas."""
         if self.identity:
-            return np.ascontiguousarray(crop)
+            return np.ascontiguousarray(frame)
         from PIL import Image
 
-        img = Image.fromarray(np.ascontiguousarray(crop)).resize(self.canvas_size, Image.BILINEAR)
-        return np.asarray(img)
+        m, (u0, v0, u1, v1) = self.mapping, self.rect
+        out = self._blank()
+        if u1 > u0 and v1 > v0:
+            box = (m.sx * u0 + m.tx, m.sy * v0 + m.ty, m.sx * u1 + m.tx, m.sy * v1 + m.ty)
+            img = Image.fromarray(np.ascontiguousarray(frame)).resize(
+                (u1 - u0, v1 - v0), Image.BILINEAR, box=box)
+            out[v0:v1, u0:u1] = np.asarray(img)
+        return out
+
+    def from_video_frame(self, frame, reformatter) -> np.ndarray:
+        """Map one decoded ``av.VideoFrame`` onto the canvas."""
+        if self.identity:
+            return reformatter.reformat(frame, format="rgb24").to_ndarray()
+        rgb = reformatter.reformat(frame, format="rgb24").to_ndarray()
+        out = self._blank()
+        u0, v0, u1, v1 = self.rect
+        if u1 > u0 and v1 > v0:
+            _sample(rgb, out, u0, v0, *self._taps)
+        return out
+
+
+def _taps(a: int, b: int, s: float, t: float, n: int):
+    """Source index and weight of the next one, for canvas pixels a..b-1 along one axis.
+
+    Canvas pixel centre u + 0.5 is frame point s (u + 0.5) + t, i.e. frame pixel
+    s (u + 0.5) + t - 0.5 (of n pixels).
+    """
+    pos = np.clip(s * (np.arange(a, b) + 0.5) + t - 0.5, 0, n - 1)
+    idx = np.minimum(np.floor(pos).astype(np.int64), n - 2)
+    return idx, np.rint((pos - idx) * 256).astype(np.int64)
+
+
+@kernel(nogil=True)
+def _sample(src, out, u0, v0, xi, xw, yi, yw):
+    """out[v0 + j, u0 + i] = src linearly interpolated at (yi[j] + yw[j] / 256,
+    xi[i] + xw[i] / 256), in 8-bit fixed point."""
+    for j in range(yi.shape[0]):
+        y, wy = yi[j], yw[j]
+        row0, row1, dst = src[y], src[y + 1], out[v0 + j]
+        for i in range(xi.shape[0]):
+            x, wx = xi[i], xw[i]
+            for c in range(3):
+                top = np.int64(row0[x, c]) * (256 - wx) + np.int64(row0[x + 1, c]) * wx
+                bot = np.int64(row1[x, c]) * (256 - wx) + np.int64(row1[x + 1, c]) * wx
+                dst[u0 + i, c] = (top * (256 - wy) + bot * wy + 32768) >> 16
 
 
 def _natural_key(name: str):
@@ -160,13 +224,9 @@ def _as_rgb(frame: np.ndarray) -> np.ndarray:
 
 
 def _decode_video(path: Path, threads: int):
-    """Yield (H, W, 3) uint8 frames of the first video stream of ``path``, one at a time."""
+    """Yield the decoded ``av.VideoFrame`` of the first video stream of ``path``, one at a time."""
     import av
-    from av.video.reformatter import VideoReformatter
 
-    # One reformatter per stream keeps its swscale context: converting each frame through
-    # frame.to_ndarray(format="rgb24") builds a new context per frame, ~10x slower.
-    reformatter = VideoReformatter()
     try:
         container = av.open(str(path))
     except av.error.EOFError:
@@ -183,7 +243,7 @@ def _decode_video(path: Path, threads: int):
         try:
             for frame in container.decode(stream):
                 count += 1
-                yield reformatter.reformat(frame, format="rgb24").to_ndarray()
+                yield frame
         except VideoError:
             raise
         except Exception as exc:  # noqa: BLE001
@@ -228,27 +288,50 @@ class FrameStream:
     canvas_size : (W, H)
     threads : int
         Decoder threads per video (1 when joblib parallelises over tasks).
+    register : callable, optional
+        ``register(first_frame) -> register.Mapping``, called on frame 0 at its own resolution
+        (the scorer registers on the task's objects); default: bars cut, the rest stretched
+        (:func:`register.bars_mapping`).
 
     Attributes
     ----------
     kind : str
         ``"video"``, ``"frames"``, ``"image"`` (only a final frame) or ``"array"``.
-    mapper : CanvasMapper or None
+    mapper : CanvasWarp or None
         Set once the first frame is read.
     """
 
-    def __init__(self, source, canvas_size, threads: int = 1):
+    def __init__(self, source, canvas_size, threads: int = 1, register=None):
         self.canvas_size = (int(canvas_size[0]), int(canvas_size[1]))
         self.kind, self._raw = _raw_frames(source, threads)
+        self.register = register
         self.mapper = None
         self.count = 0
 
+    def _first(self, rgb):
+        from .register import bars_mapping
+
+        mapping = (self.register(rgb) if self.register is not None
+                   else bars_mapping(rgb, self.canvas_size))
+        self.mapper = CanvasWarp(mapping)
+
     def __iter__(self):
+        from av.video.reformatter import VideoReformatter
+
+        # One reformatter per stream keeps its swscale context (a new one per frame is ~10x
+        # slower).
+        reformatter = VideoReformatter()
         for raw in self._raw:
-            frame = _as_rgb(raw)
-            if self.mapper is None:
-                self.mapper = CanvasMapper(frame, self.canvas_size)
+            if isinstance(raw, np.ndarray) or isinstance(raw, (list, tuple)):
+                frame = _as_rgb(raw)
+                if self.mapper is None:
+                    self._first(frame)
+                out = self.mapper.from_array(frame)
+            else:
+                if self.mapper is None:
+                    self._first(reformatter.reformat(raw, format="rgb24").to_ndarray())
+                out = self.mapper.from_video_frame(raw, reformatter)
             self.count += 1
-            yield self.mapper(frame)
+            yield out
         if self.count == 0:
             raise VideoError("video has zero frames")

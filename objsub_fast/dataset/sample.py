@@ -1,0 +1,132 @@
+"""A run's first tasks, generated and encoded in memory before anything is written.
+
+``sample_run(config)`` pushes the run's first few tasks through the engine and the encoders
+with the run's own parameters. That one call (1) checks every engine parameter as the run will
+use it (for every level of the run), (2) compiles, or loads from the on-disk cache, the Numba
+kernels in this process, so that a first run can say "compiling kernels" and keep that time out
+of its rate, and (3) measures what a task takes on disk in the run's format, from which
+``needed_bytes`` estimates the size of a dataset and ``check_free_space`` refuses a run that
+cannot fit.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import OutputError
+from ..shards import Shard, task_levels, task_seeds
+from .formats import get_format
+from .members import encode_samples
+from .plan import auto_chunk_size, shard_batches
+
+__all__ = ["SAMPLE_TASKS", "SPACE_MARGIN", "RunSample", "sample_run", "needed_bytes",
+           "free_bytes", "format_bytes", "check_free_space"]
+
+#: Tasks encoded to estimate the size of one task (fewer when a chunk holds fewer).
+SAMPLE_TASKS = 8
+#: Head room on the estimate (PNG sizes vary from task to task).
+SPACE_MARGIN = 1.10
+
+
+@dataclass(frozen=True)
+class RunSample:
+    """What the sample measured: tasks encoded and the disk bytes they take (a file system
+    block of ``block_size`` bytes as the unit of allocation for folder formats)."""
+
+    tasks: int
+    stored_bytes: int
+    block_size: int
+
+    @property
+    def bytes_per_task(self) -> float:
+        """Mean disk bytes of one task."""
+        return self.stored_bytes / self.tasks
+
+
+def _block_size(out: Path) -> int:
+    try:
+        return os.statvfs(_existing(out)).f_frsize or 4096
+    except OSError:
+        return 4096
+
+
+def _existing(path: Path) -> Path:
+    """``path`` or its nearest existing ancestor."""
+    path = Path(path).absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def sample_run(config, out) -> RunSample:
+    """Generate and encode the first tasks of the run ``config`` in memory (see module doc).
+
+    Raises ParameterError (ValueError) if the engine refuses the run's parameters.
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> sample = sample_run(RunConfig(count=2), "unused")
+    >>> sample.tasks, 2000 < sample.bytes_per_task < 20000
+    (2, True)
+    """
+    from ..engine import generate_batch
+
+    fmt = get_format(config.format)
+    every_level = min(config.count, len(config.levels))
+    generate_batch(task_seeds(config.seed, 0, every_level), render=False,
+                   level=task_levels(config.levels, 0, every_level),
+                   canvas_size=config.canvas_size, masks=config.masks)
+    n = min(config.count, SAMPLE_TASKS, auto_chunk_size(config.canvas_size))
+    # the workers' own call (frames drawn into reused buffers), so its kernels get compiled
+    (_, batch), = shard_batches(config, Shard(0, 0, n), n)
+    samples = encode_samples(batch, 0, config, fmt)
+    block = _block_size(Path(out))
+    stored = getattr(fmt, "stored_bytes", _member_blocks)
+    return RunSample(n, stored(samples, block), block)
+
+
+def _member_blocks(samples: list[dict], block: int) -> int:
+    """Disk bytes of encoded samples stored one file per member (a format without its own
+    ``stored_bytes``): every member rounded up to whole blocks."""
+    return sum(-(-len(data) // block) * block
+               for s in samples for key, data in s.items() if not key.startswith("__"))
+
+
+def needed_bytes(sample: RunSample, tasks: int) -> int:
+    """Estimated disk bytes of ``tasks`` more tasks, with ``SPACE_MARGIN`` head room."""
+    return int(sample.bytes_per_task * tasks * SPACE_MARGIN)
+
+
+def free_bytes(out) -> int:
+    """Bytes free for this user on the file system that holds (or will hold) ``out``."""
+    st = os.statvfs(_existing(Path(out)))
+    return st.f_bavail * st.f_frsize
+
+
+def format_bytes(n: float) -> str:
+    """Bytes for people (decimal units).
+
+    Examples
+    --------
+    >>> format_bytes(8_470_000_000), format_bytes(125_000), format_bytes(512)
+    ('8.47 GB', '125 kB', '512 B')
+    """
+    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n:.0f} B"
+
+
+def check_free_space(sample: RunSample, tasks: int, out) -> None:
+    """Raise OutputError if ``tasks`` more tasks (estimated from ``sample``) do not fit in the
+    free space of ``out``'s file system; the message names both numbers."""
+    need, free = needed_bytes(sample, tasks), free_bytes(out)
+    if need > free:
+        raise OutputError(
+            f"not enough free space for {str(out)!r}: {tasks:,} tasks need about "
+            f"{format_bytes(need)} ({sample.bytes_per_task:,.0f} bytes per task on disk, "
+            f"estimated from {sample.tasks} sample tasks, +{SPACE_MARGIN - 1:.0%}) but "
+            f"{format_bytes(free)} is free there; free some space, choose another --out, or "
+            "pass --no-space-check")

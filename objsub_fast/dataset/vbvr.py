@@ -1,0 +1,313 @@
+"""The VBVR-DataFactory layout (``--format vbvr``): this task is VBVR's generator
+``O-43_object_subtraction_data-generator``; every sample is a folder
+``object_subtraction_{index:08d}/`` of five files: ``first_frame.png``, ``final_frame.png``,
+``prompt.txt``, ``ground_truth.mp4`` and ``metadata.json``.
+
+Packing (``RunConfig.vbvr_pack``):
+
+- ``tar`` (default, as VBVR ships its data): shard k is
+  ``questions/O-43_object_subtraction_data-generator_{start:05d}-{end:05d}.tar`` (``end``
+  inclusive), whose members are
+  ``O-43_object_subtraction_data-generator/object_subtraction_task/{sample}/{file}``. VBVR
+  gzips its shards (``.tar.gz``); these are plain tar because every member is already
+  compressed (PNG, H.264), and gzip would add a time stamp;
+- ``folders``: ``questions/O-43_object_subtraction_data-generator/object_subtraction_task/
+  {sample}/{file}``.
+
+``metadata.json`` holds VBVR's fields -- ``task_id`` (the sample id), ``generator``,
+``timestamp`` (fixed, :data:`TIMESTAMP`, so files stay reproducible), ``parameters`` (the task:
+the record without id, seed and provenance), ``param_hash`` (:func:`param_hash`),
+``generation`` (seed and generator) -- plus ``task``, this project's full task record.
+
+The index: ``data/metadata.jsonl`` always, and ``data/metadata.parquet`` when
+``RunConfig.vbvr_parquet`` (pyarrow, the ``[vbvr]`` extra), one row per sample with VBVR's
+columns :data:`INDEX_COLUMNS`; paths are relative to the output folder (folders) or inside
+``tar_file`` (tar). Each shard keeps its rows in the run's progress folder until ``finalize``.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+from ..atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
+from ..shards import task_key
+from . import webdataset
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter
+from .manifest import PROGRESS_DIR
+from .tar import tar_parts
+
+__all__ = ["NAME", "VIDEOS_REQUIRED", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",
+           "FILE_NAMES", "INDEX_COLUMNS", "INDEX_JSONL", "INDEX_PARQUET", "PACKS", "sample_id",
+           "parameters", "param_hash", "task_metadata", "shard_name", "ShardWriter",
+           "ShardReader", "owned_paths", "temp_folders", "shard_present", "finalize",
+           "check_dataset"]
+
+NAME = "vbvr"
+#: The layout's folders hold ground_truth.mp4.
+VIDEOS_REQUIRED = True
+GENERATOR = "O-43_object_subtraction_data-generator"
+TASK = "object_subtraction"
+TASK_FOLDER = f"{TASK}_task"
+QUESTIONS = "questions"
+#: ``timestamp`` of every sample: fixed, so that files stay byte-reproducible.
+TIMESTAMP = "1970-01-01T00:00:00"
+#: Member suffix -> file name in a sample folder (``mask.png`` only with ``--masks``).
+FILE_NAMES = {"first.png": "first_frame.png", "final.png": "final_frame.png",
+              "txt": "prompt.txt", "mp4": "ground_truth.mp4", "json": "metadata.json",
+              "mask.png": "instance_map.png"}
+INDEX_COLUMNS = ("id", "generator", "task", "sample_id", "prompt", "metadata_json",
+                 "first_frame_path", "final_frame_path", "ground_truth_video_path", "tar_file")
+INDEX_JSONL = "data/metadata.jsonl"
+INDEX_PARQUET = "data/metadata.parquet"
+PACKS = ("tar", "folders")
+#: Record keys that are not task parameters (identity, seed, provenance).
+_NOT_PARAMETERS = ("id", "seed", "task_index", "generator", "generator_version")
+_FOLDER_ROOT = f"{QUESTIONS}/{GENERATOR}/{TASK_FOLDER}"
+
+
+def sample_id(index: int) -> str:
+    """VBVR's sample id of task ``index``.
+
+    Examples
+    --------
+    >>> sample_id(12)
+    'object_subtraction_00000012'
+    """
+    return f"{TASK}_{index:08d}"
+
+
+def parameters(record: dict) -> dict:
+    """A task's parameters: its record without identity, seed and provenance."""
+    return {k: v for k, v in record.items() if k not in _NOT_PARAMETERS}
+
+
+def param_hash(params: dict) -> str:
+    """VBVR's ``param_hash``: the first 16 hex digits of the SHA-256 of the parameters as
+    JSON with sorted keys (``json.dumps(params, sort_keys=True)``); the seed is not a
+    parameter, so two seeds that draw the same task share a hash.
+
+    Examples
+    --------
+    >>> param_hash({"b": 1, "a": [2]}) == param_hash({"a": [2], "b": 1})
+    True
+    """
+    return hashlib.sha256(json.dumps(params, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def task_metadata(record: dict) -> bytes:
+    """``metadata.json`` of a task record (VBVR's fields plus the full record)."""
+    params = parameters(record)
+    doc = {"task_id": sample_id(record["task_index"]), "generator": GENERATOR,
+           "timestamp": TIMESTAMP, "parameters": params, "param_hash": param_hash(params),
+           "generation": {"seed": record["seed"], "generator": record["generator"],
+                          "generator_version": record["generator_version"]},
+           "task": record}
+    return json.dumps(doc, indent=2).encode()
+
+
+# --------------------------------------------------------------------------- packing
+
+def shard_name(k: int) -> str:
+    """Label of shard ``k`` (the manifest entry names its actual file or folder set)."""
+    return f"{QUESTIONS}/{GENERATOR}-shard-{k:06d}"
+
+
+def _tar_name(shard) -> str:
+    return f"{QUESTIONS}/{GENERATOR}_{shard.start:05d}-{shard.stop - 1:05d}.tar"
+
+
+def _folder(sample: dict) -> str:
+    return sample_id(sample["__index__"])
+
+
+FOLDERS = FolderLayout(_FOLDER_ROOT, _folder, FILE_NAMES, shard_name)
+_SUFFIX_OF = {name: suffix for suffix, name in FILE_NAMES.items()}
+
+
+def _tar_sample_parts(sample: dict) -> list[bytes]:
+    """A sample's tar bytes: ``{GENERATOR}/{TASK_FOLDER}/{sample}/{file}``, sorted by file."""
+    folder = f"{GENERATOR}/{TASK_FOLDER}/{_folder(sample)}"
+    parts = []
+    for suffix, name in sorted(FILE_NAMES.items(), key=lambda item: item[1]):
+        if suffix in sample:
+            parts.extend(tar_parts(f"{folder}/{name}", sample[suffix]))
+    return parts
+
+
+def _tar_member_key(member_name: str) -> tuple[str, str]:
+    """(sample key, member suffix) of a member of a VBVR tar shard."""
+    *_, folder, file = member_name.split("/")
+    index = folder.rpartition("_")[2]
+    key = task_key(int(index)) if index.isdigit() else folder
+    return key, _SUFFIX_OF.get(file, file)
+
+
+def index_row(sample: dict, tar_file: str) -> dict:
+    """The index row (VBVR's columns) of an encoded sample."""
+    folder = (f"{GENERATOR}/{TASK_FOLDER}" if tar_file else _FOLDER_ROOT) + "/" + _folder(sample)
+    return {"id": sample["__index__"], "generator": GENERATOR, "task": TASK,
+            "sample_id": _folder(sample), "prompt": sample["txt"].decode(),
+            "metadata_json": sample["json"].decode(),
+            "first_frame_path": f"{folder}/{FILE_NAMES['first.png']}",
+            "final_frame_path": f"{folder}/{FILE_NAMES['final.png']}",
+            "ground_truth_video_path": f"{folder}/{FILE_NAMES['mp4']}",
+            "tar_file": tar_file}
+
+
+def _index_file(progress: Path, k: int) -> Path:
+    return Path(progress) / f"{k:06d}.index"
+
+
+class ShardWriter:
+    """One shard in the run's pack (tar file or sample folders), and its index rows."""
+
+    def __init__(self, out: Path, shard, config):
+        self.out, self.shard = Path(out), shard
+        self.tar = _tar_name(shard) if config.vbvr_pack == "tar" else ""
+        if self.tar:
+            (self.out / QUESTIONS).mkdir(exist_ok=True)
+            self._inner = webdataset.ShardWriter(out, shard, config, name=self.tar,
+                                                 parts=_tar_sample_parts)
+        else:
+            self._inner = FolderShardWriter(FOLDERS, out, shard)
+        self.rows: list[bytes] = []
+
+    def __enter__(self):
+        self._inner.__enter__()
+        return self
+
+    def write_samples(self, samples: list[dict]) -> None:
+        """Write a chunk of encoded samples; keep their index rows."""
+        self._inner.write_samples(samples)
+        self.rows += [json.dumps(index_row(s, self.tar)).encode() for s in samples]
+
+    def finish(self) -> dict:
+        """Finish the pack; keep the index rows for ``finalize``; return the entry."""
+        entry = self._inner.finish()
+        (self.out / PROGRESS_DIR).mkdir(exist_ok=True)
+        atomic_write_bytes(_index_file(self.out / PROGRESS_DIR, self.shard.index),
+                           b"\n".join(self.rows))
+        return entry
+
+    def __exit__(self, exc_type, exc, tb):
+        return self._inner.__exit__(exc_type, exc, tb)
+
+
+def ShardReader(out: Path, entry: dict, problems: list[str], config=None):
+    """Reader of one shard (for ``verify``), tar or folders as the run packed it."""
+    if config is not None and config.vbvr_pack == "folders":
+        return FolderShardReader(FOLDERS, out)
+    return webdataset.ShardReader(out, entry, problems, config, parts=_tar_sample_parts,
+                                  member_key=_tar_member_key)
+
+
+def owned_paths(out: Path) -> list[Path]:
+    """The tar shards or sample folders, and the index."""
+    out = Path(out)
+    paths = sorted((out / QUESTIONS).glob(f"{GENERATOR}_*.tar")) + [
+        out / QUESTIONS / GENERATOR, out / INDEX_JSONL, out / INDEX_PARQUET]
+    return [p for p in paths if p.exists()]
+
+
+def temp_folders(out: Path) -> list[Path]:
+    """Folders (besides ``out``) where a killed run may have left temp files."""
+    return [p for p in (Path(out) / QUESTIONS, Path(out) / _FOLDER_ROOT) if p.is_dir()]
+
+
+def shard_present(out: Path, entry: dict, progress: Path) -> bool:
+    """Whether a shard recorded as done is complete: its tar file (if a tar) and its index rows
+    (or the finished index)."""
+    out = Path(out)
+    tar = out / entry["name"]
+    if entry["name"].endswith(".tar") and not (tar.is_file()
+                                               and tar.stat().st_size == entry["bytes"]):
+        return False
+    return _index_file(progress, entry["shard"]).exists() or (out / INDEX_JSONL).exists()
+
+
+def _parquet_rows(lines):
+    """Index rows (dicts) of JSONL lines, as a pyarrow table with VBVR's column types."""
+    import pyarrow as pa
+
+    rows = [json.loads(line) for line in lines]
+    schema = pa.schema([("id", pa.int64())] + [(c, pa.string()) for c in INDEX_COLUMNS[1:]])
+    return pa.Table.from_pylist(rows, schema=schema)
+
+
+def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
+    """Join the shards' index rows into ``data/metadata.jsonl`` (and ``.parquet``); kept if
+    already written."""
+    files = [_index_file(progress, e["shard"]) for e in entries]
+    if not all(p.exists() for p in files):
+        return
+    (Path(out) / "data").mkdir(exist_ok=True)
+    with AtomicWriter(Path(out) / INDEX_JSONL) as jsonl:
+        for p in files:
+            data = p.read_bytes()
+            jsonl.write(data + b"\n" if data else b"")
+    if config.vbvr_parquet:
+        _write_parquet(Path(out) / INDEX_PARQUET, files)
+
+
+def _write_parquet(final: Path, files: list[Path]) -> None:
+    """``metadata.parquet`` from the shards' index rows, one row group per shard (memory
+    stays one shard's rows), written under a temp name and renamed."""
+    import pyarrow.parquet as pq
+
+    tmp = tmp_path(final)
+    try:
+        writer = None
+        for p in files:
+            data = p.read_bytes()
+            table = _parquet_rows(data.split(b"\n") if data else [])
+            writer = writer or pq.ParquetWriter(str(tmp), table.schema)
+            writer.write_table(table)
+        writer.close()
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    os.replace(tmp, final)
+    fsync_dir(final.parent)
+
+
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
+    """Dataset-level problems for ``verify``: the index missing, of the wrong length or
+    naming files that do not exist; shard files or sample folders not part of the dataset."""
+    out = Path(out)
+    try:
+        rows = [json.loads(line) for line in (out / INDEX_JSONL).read_text().splitlines()]
+    except (OSError, ValueError) as e:
+        return [f"{INDEX_JSONL}: missing or unreadable: {e}"]
+    problems = []
+    if [r.get("id") for r in rows] != list(range(config.count)):
+        problems.append(f"{INDEX_JSONL}: {len(rows)} rows, expected ids 0..{config.count - 1}")
+    tars = {_tar_name(s) for s in plan}
+    for r in rows:
+        tar = r.get("tar_file")
+        where = out / tar if tar else out / str(r.get("first_frame_path"))
+        if (tar and tar not in tars) or not where.exists():
+            problems.append(f"{INDEX_JSONL}: row {r.get('id')}: {where.relative_to(out)} "
+                            "does not exist")
+    if config.vbvr_parquet:
+        try:
+            import pyarrow.parquet as pq
+
+            if pq.read_metadata(out / INDEX_PARQUET).num_rows != config.count:
+                problems.append(f"{INDEX_PARQUET}: row count differs from {config.count}")
+        except (ImportError, OSError) as e:
+            problems.append(f"{INDEX_PARQUET}: cannot be read: {e}")
+    if config.vbvr_pack == "tar":
+        problems += [f"{p.relative_to(out)}: shard not part of the dataset"
+                     for p in sorted((out / QUESTIONS).glob(f"{GENERATOR}_*.tar"))
+                     if str(p.relative_to(out)) not in tars]
+    else:
+        root = out / _FOLDER_ROOT
+        expected = {sample_id(i) for i in range(config.count)}
+        problems += [f"{_FOLDER_ROOT}/{p.name}: not part of the dataset"
+                     for p in sorted(root.iterdir()) if p.name not in expected] \
+            if root.is_dir() else []
+    return problems

@@ -1,0 +1,77 @@
+"""The VBVR-Bench evaluation layout (``--format vbvr-bench``):
+``{split}/O-43_object_subtraction_data-generator/{index:05d}/`` holding VBVR's five files
+(``first_frame.png``, ``final_frame.png``, ``prompt.txt``, ``ground_truth.mp4``,
+``metadata.json``, as in :mod:`.vbvr`), the split ``RunConfig.vbvr_split`` (default
+``Out-of-Domain_50``). A team hands the same tasks to VBVR-EvalKit (model videos at
+``{model}/{split}/O-43_object_subtraction_data-generator/{index:05d}.mp4``) and to this
+project's scorer side by side.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter
+from .vbvr import FILE_NAMES, GENERATOR, task_metadata
+
+__all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_name",
+           "layout", "ShardWriter", "ShardReader", "owned_paths", "temp_folders",
+           "shard_present", "finalize", "check_dataset"]
+
+NAME = "vbvr-bench"
+VIDEOS_REQUIRED = True
+DEFAULT_SPLIT = "Out-of-Domain_50"
+
+
+def shard_name(k: int) -> str:
+    """Name of shard ``k`` in the manifest (a shard is a set of sample folders)."""
+    return f"{GENERATOR}/shard-{k:06d}"
+
+
+def _folder(sample: dict) -> str:
+    return f"{sample['__index__']:05d}"
+
+
+def layout(split: str) -> FolderLayout:
+    """Where the samples of ``split`` go."""
+    return FolderLayout(f"{split}/{GENERATOR}", _folder, FILE_NAMES, shard_name)
+
+
+def ShardWriter(out: Path, shard, config) -> FolderShardWriter:
+    """Sample folders of one shard."""
+    return FolderShardWriter(layout(config.vbvr_split), out, shard)
+
+
+def ShardReader(out: Path, entry: dict, problems: list[str], config=None):
+    """Reader of one shard's sample folders (for ``verify``)."""
+    return FolderShardReader(layout(config.vbvr_split if config else DEFAULT_SPLIT), out)
+
+
+def owned_paths(out: Path) -> list[Path]:
+    """The generator folder of every split in ``out``."""
+    return sorted(Path(out).glob(f"*/{GENERATOR}"))
+
+
+def temp_folders(out: Path) -> list[Path]:
+    """Folders (besides ``out``) where a killed run may have left temp files."""
+    return owned_paths(out)
+
+
+def shard_present(out: Path, entry: dict, progress: Path) -> bool:
+    """A folder shard recorded as done stays done (``verify`` checks its folders)."""
+    return True
+
+
+def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
+    """Nothing to add at the end of a run: the folders are the dataset."""
+
+
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
+    """Dataset-level problems for ``verify``: sample folders or splits not part of it."""
+    root = Path(out) / config.vbvr_split / GENERATOR
+    expected = {f"{i:05d}" for i in range(config.count)}
+    problems = [f"{config.vbvr_split}/{GENERATOR}/{p.name}: not part of the dataset"
+                for p in sorted(root.iterdir()) if p.name not in expected] if root.is_dir() \
+        else [f"{config.vbvr_split}/{GENERATOR}: missing"]
+    problems += [f"{p.relative_to(out)}: split not part of the dataset"
+                 for p in owned_paths(out) if p != root]
+    return problems

@@ -1,0 +1,81 @@
+"""Every pass/fail threshold of the scorer, in one table (:data:`THRESHOLDS`).
+
+Lengths in pixels are canvas pixels at 256x256 and scale with min(W, H)/256 of the task's
+canvas (a 1024x1024 task allows four times the pixels); fractions are scale-free.
+
+=====================  ========================  =====  ======================================
+metric                 threshold                 value  why
+=====================  ========================  =====  ======================================
+registration           min_matched_fraction      0.5    frame 0 must show at least half of the
+                                                        task's visible objects (and at least
+                                                        two) where one mapping puts them, else
+                                                        the video does not show the task's
+                                                        first frame (an error record)
+registration           max_residual_px           3.0    mean distance of the matched objects
+                                                        from where the mapping puts them;
+                                                        blur and codecs move centroids < 1 px
+final_object_match     min_iou                   0.80   codec blur turns edge pixels into
+                                                        *other* (still foreground): encoded
+                                                        ground truth scores > 0.95; one
+                                                        missing or extra object of 5-8 drops
+                                                        IoU to about 0.85 or less. Measured
+                                                        in camera-compensated coordinates
+kept_object_stability  max_mean_displacement_px  3.0    per kept object, its mean centroid
+                                                        displacement from where the camera
+                                                        puts it, over the frames it is seen
+                                                        in; the worst kept object decides
+kept_object_stability  max_missing_frames        1      one dropped detection is tolerated
+kept_object_stability  max_changed_frames        1      same for colour / shape read-outs
+motion_continuity      max_step_fraction         0.10   per-frame step of any object, as a
+                                                        fraction of the canvas diagonal (36 px
+                                                        at 256x256); a slide-out moves < 20
+                                                        px/frame, a teleport about half the
+                                                        canvas. Tracked matches farther than
+                                                        this are refused (the object is lost)
+motion_continuity      reappear_min_run          3      a removed object absent for >= 3 frames
+                                                        and then present for >= 3 frames has
+                                                        reappeared (shorter runs are the
+                                                        flicker of a fading object)
+motion_continuity      max_global_change         0.05   fraction of canvas pixels changing
+                                                        class between two frames outside every
+                                                        object's zone: background, lighting,
+                                                        scene cuts
+motion_continuity      min_transition_frames     1      frames strictly between the first and
+                                                        the final state of the removed objects
+                                                        (their ink between 10% and 90% gone);
+                                                        0 is a hard cut. Ground truth at 8 fps
+                                                        (31 frames) has 11 (slide) to 19 (fade)
+camera_motion          max_zoom                  0.15   largest |scale - 1| of the camera over
+                                                        the video; a push-in of 3-5% passes
+camera_motion          max_pan_fraction          0.10   largest pan of the canvas centre, as a
+                                                        fraction of the canvas diagonal
+=====================  ========================  =====  ======================================
+
+``removed_object_count`` (objects absent from the final frame vs. the task's number) and
+``rule_accuracy`` (absent set equals the target set) are exact; both count visible objects only
+(an object a crop cuts off is "not visible", never "removed").
+"""
+from __future__ import annotations
+
+__all__ = ["THRESHOLDS", "METRICS", "SHORT_NAMES"]
+
+THRESHOLDS = {
+    "registration": {"min_matched_fraction": 0.5, "max_residual_px": 3.0},
+    "final_object_match": {"min_iou": 0.80},
+    "kept_object_stability": {"max_mean_displacement_px": 3.0, "max_missing_frames": 1,
+                              "max_changed_frames": 1},
+    "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
+                          "max_global_change": 0.05, "min_transition_frames": 1},
+    "camera_motion": {"max_zoom": 0.15, "max_pan_fraction": 0.10},
+    "removed_object_count": {},
+    "rule_accuracy": {},
+}
+
+#: The metrics of a result, in report order (registration is a precondition, not a metric).
+METRICS = ("final_object_match", "kept_object_stability", "motion_continuity", "camera_motion",
+           "removed_object_count", "rule_accuracy")
+
+#: Short metric names for table columns.
+SHORT_NAMES = {"final_object_match": "final_iou", "kept_object_stability": "kept",
+               "motion_continuity": "motion", "camera_motion": "camera",
+               "removed_object_count": "count", "rule_accuracy": "rule"}

@@ -1,0 +1,195 @@
+"""VBVR-Bench drop-in: read its O-43 question folders, write VBVR-EvalKit-shaped results.
+
+VBVR-Bench's evaluation layout (task ``O-43_object_subtraction_data-generator``)::
+
+    {gt_base}/{split}/O-43_object_subtraction_data-generator/{index:05d}/
+        first_frame.png  final_frame.png  prompt.txt  ground_truth.mp4  metadata.json
+    {model_path}/{split}/O-43_object_subtraction_data-generator/{index:05d}.mp4
+
+with ``split`` a folder such as ``Out-of-Domain_50``; several models may sit under one base
+folder (``{base}/{model}/{split}/...``). ``layout.find_jobs`` finds these pairs;
+:func:`load_question` reads the task record and :func:`write_results` writes
+``{model}_vbvr_results.json`` the way VBVR-EvalKit does: ``model_name``, ``model_path``,
+``samples`` (per video ``video_path``, ``video_file``, ``task_name``, ``split``, ``category``,
+``folder``, ``score`` in [0, 1], ``dimensions``, ``error``, plus ``pass`` and ``task_id``) and a
+``summary`` per logical split (``In_Domain``, ``Out_of_Domain``, ``overall``: ``scores``,
+``mean_score``, ``num_samples``, ``by_task`` and ``by_category`` means). There is no timestamp,
+so a rerun writes the same bytes. ``score`` is ``continuous.continuous_score``.
+
+The task record: ``metadata.json`` holds objsub-fast's record when this project wrote the
+questions (the record itself, or a dict anywhere inside it that has ``object_subtraction_data``).
+Otherwise the record is recovered from ``first_frame.png`` (objects detected: colour, shape,
+size, place) and ``prompt.txt`` (``interpret.interpret_prompt`` names the objects to remove), and
+the result says so in ``question_source``.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from ..errors import TaskError
+from ..vocabulary import COLORS, SHAPES
+
+__all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
+           "write_results", "results_for_model"]
+
+TASK_NAME = "O-43_object_subtraction_data-generator"
+#: VBVR-EvalKit's category of this task.
+CATEGORY = "Transformation"
+#: Split folder -> logical split, as VBVR-EvalKit maps them.
+SPLITS = {"In-Domain_50": "In_Domain", "Out-of-Domain_50": "Out_of_Domain"}
+#: VBVR-EvalKit counts O-43 as out of domain when its folder does not say.
+DEFAULT_SPLIT = "Out_of_Domain"
+RECOVERED = "recovered from first_frame.png and prompt.txt (metadata.json has no objsub-fast " \
+            "task record)"
+
+
+def _find_record(data, depth: int = 0):
+    if isinstance(data, dict):
+        if "object_subtraction_data" in data:
+            return data
+        if depth < 3:
+            for value in data.values():
+                found = _find_record(value, depth + 1)
+                if found is not None:
+                    return found
+    return None
+
+
+def _sprite_box(code: int, size: int):
+    """(x offset, width, y offset, height) of a sprite's drawn pixels in its square."""
+    from ..render import sprite
+
+    rr, cc = np.nonzero(sprite(code, size) > 0)
+    return cc.min(), np.ptp(cc) + 1, rr.min(), np.ptp(rr) + 1
+
+
+def _object_of(comps, j, templates_for) -> dict | None:
+    """An object record for component ``j`` of a first frame (None if it is not one)."""
+    from .detect import classify_shapes
+
+    if comps.color[j] < 0:
+        return None
+    x0, x1, y0, y1 = comps.bbox[j]
+    bw, bh = x1 - x0 + 1, y1 - y0 + 1
+    best = None
+    for code in range(len(SHAPES)):
+        size = int(round(max(bw, bh) / (0.866 if code == SHAPES.index("pyramid") else 1.0)))
+        for s in range(max(4, size - 2), size + 3):
+            ox, w, oy, h = _sprite_box(code, s)
+            err = abs(w - bw) + abs(h - bh)
+            if best is None or err < best[0]:
+                best = (err, code, s, ox, oy)
+    _, code, size, ox, oy = best
+    shape = int(classify_shapes(comps.features[j:j + 1], templates_for(size)[None])[0, 0])
+    if shape != code:
+        size = int(max(bw, bh))
+        ox = oy = 0
+        code = shape
+    return {"color": COLORS[int(comps.color[j])], "shape": SHAPES[code], "size": size,
+            "x": float(x0 - ox + size / 2), "y": float(y0 - oy + size / 2)}
+
+
+def recover_record(folder) -> dict:
+    """A task record rebuilt from a question folder's ``first_frame.png`` and ``prompt.txt``.
+
+    Raises
+    ------
+    TaskError
+        When the frame or prompt is missing or the prompt does not fit the objects seen.
+    """
+    from PIL import Image
+
+    from ..interpret import interpret_prompt
+    from .detect import Detector, shape_templates
+
+    folder = Path(folder)
+    try:
+        prompt = (folder / "prompt.txt").read_text().strip()
+        with Image.open(folder / "first_frame.png") as im:
+            frame = np.asarray(im.convert("RGB"))
+    except (OSError, ValueError) as exc:
+        raise TaskError(f"no objsub-fast record in metadata.json and no usable first frame and "
+                        f"prompt to recover it from: {exc}") from None
+    h, w = frame.shape[:2]
+    comps = Detector((w, h), max(8, w * h // 20000))(frame)
+    objects = [o for j in range(len(comps)) if not comps.edge[j]
+               for o in [_object_of(comps, j, shape_templates)] if o is not None]
+    for k, o in enumerate(objects):
+        o["id"] = k
+    try:
+        remove = interpret_prompt(prompt, objects, (w, h))
+    except ValueError as exc:
+        raise TaskError(f"recovering the task from first_frame.png and prompt.txt failed: "
+                        f"{exc}") from None
+    return {"id": folder.name, "prompt": prompt, "canvas_size": [w, h],
+            "object_subtraction_data": {"objects": objects, "remove_object_ids": remove,
+                                        "rule": {"rule_type": "recovered"}}}
+
+
+def load_question(folder) -> tuple[dict, str]:
+    """``(task record, source)`` of a VBVR question folder; see the module docstring."""
+    folder = Path(folder)
+    meta = folder / "metadata.json"
+    if meta.is_file():
+        try:
+            record = _find_record(json.loads(meta.read_text()))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise TaskError(f"unreadable {meta}: {exc}") from None
+        if record is not None:
+            return record, "metadata.json"
+    return recover_record(folder), RECOVERED
+
+
+def _summary(samples) -> dict:
+    out = {}
+    for key in ("In_Domain", "Out_of_Domain", "overall"):
+        rows = [s for s in samples if key == "overall" or s["split"] == key]
+        scores = [s["score"] for s in rows]
+        by_task, by_cat = defaultdict(list), defaultdict(list)
+        for s in rows:
+            by_task[s["task_name"]].append(s["score"])
+            by_cat[s["category"]].append(s["score"])
+        out[key] = {"scores": scores,
+                    "by_task": {t: sum(v) / len(v) for t, v in sorted(by_task.items())},
+                    "by_category": {c: sum(v) / len(v) for c, v in sorted(by_cat.items())},
+                    "mean_score": sum(scores) / len(scores) if scores else 0.0,
+                    "num_samples": len(scores)}
+    return out
+
+
+def results_for_model(model: str, model_path: str, results) -> dict:
+    """The ``{model}_vbvr_results.json`` content for one model's result records."""
+    samples = []
+    for r in sorted(results, key=lambda r: r["output"] or ""):
+        folder = r.get("split_folder") or ""
+        samples.append({"video_path": r["output"], "video_file": Path(r["output"] or "").name,
+                        "task_name": TASK_NAME, "split": SPLITS.get(folder, DEFAULT_SPLIT),
+                        "category": CATEGORY, "folder": folder,
+                        "score": float(r.get("score") or 0.0),
+                        "dimensions": r.get("dimensions") or {}, "error": r.get("error"),
+                        "pass": bool(r.get("pass")), "task_id": r.get("task_id")})
+    return {"model_name": model, "model_path": model_path, "samples": samples,
+            "summary": _summary(samples)}
+
+
+def write_results(results, folder) -> list[Path]:
+    """Write ``{model}_vbvr_results.json`` into ``folder`` for every model among the VBVR
+    result records (those with ``split_folder``); return the paths written."""
+    from ..atomic import AtomicWriter
+
+    by_model = defaultdict(list)
+    for r in results:
+        if r.get("split_folder") is not None:
+            by_model[(r["model"], r.get("model_path") or "")].append(r)
+    paths = []
+    for (model, model_path), rs in sorted(by_model.items()):
+        path = Path(folder) / f"{model.replace('/', '_')}_vbvr_results.json"
+        with AtomicWriter(path) as fh:
+            fh.write((json.dumps(results_for_model(model, model_path, rs), indent=2)
+                      + "\n").encode())
+        paths.append(path)
+    return paths

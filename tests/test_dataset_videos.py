@@ -1,0 +1,138 @@
+"""Ground-truth videos as a dataset member (``--videos``): in every format, the same bytes
+whatever the workers or chunking, recorded in the manifest, checked by ``verify``."""
+import json
+import shutil
+import tarfile
+
+import pytest
+
+from objsub_fast.cli import main
+from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.manifest import load_manifest
+from objsub_fast.dataset.vmevalkit import TASK_ROOT
+from objsub_fast.engine import generate_batch
+from objsub_fast.pipeline import generate
+from objsub_fast.shards import task_levels, task_seeds
+from objsub_fast.verify import verify
+from objsub_fast.video import ENCODER, VideoSpec, encode_transitions
+
+from filetree import tree
+from test_verify import rewrite_tar
+
+VIDEO = dict(videos=True, video_style="shrink", video_frames=12, fps=12)
+
+
+@pytest.fixture(scope="module")
+def datasets(tmp_path_factory):
+    dirs = {}
+    for fmt in ("webdataset", "vmevalkit"):
+        out = tmp_path_factory.mktemp(fmt)
+        generate(RunConfig(count=7, shard_size=4, seed=11, format=fmt, **VIDEO), out,
+                 workers=1, quiet=True)
+        dirs[fmt] = out
+    return dirs
+
+
+def expected_videos(count=7, seed=11):
+    batch = generate_batch(task_seeds(seed, 0, count), level=task_levels(
+        ("L1", "L2", "L3", "L4"), 0, count))
+    return batch, encode_transitions(batch, VideoSpec("shrink", 12, 12))
+
+
+def test_every_format_holds_the_ground_truth_videos(datasets):
+    batch, videos = expected_videos()
+    assert not list(datasets["webdataset"].rglob("*.mp4"))  # inside the shards only
+    members = {}
+    for shard in sorted(datasets["webdataset"].glob("objsub-*.tar")):
+        with tarfile.open(shard) as tar:
+            members.update({m.name: tar.extractfile(m).read() for m in tar if
+                            m.name.endswith(".mp4")})
+    assert [members[f"{i:010d}.mp4"] for i in range(7)] == videos
+    folders = datasets["vmevalkit"] / TASK_ROOT
+    for i in range(7):
+        files = sorted(p.name for p in (folders / batch.task(i)["id"]).iterdir())
+        assert files == ["final_frame.png", "first_frame.png", "ground_truth.mp4", "prompt.txt",
+                         "question_metadata.json"]
+        assert (folders / batch.task(i)["id"] / "ground_truth.mp4").read_bytes() == videos[i]
+
+
+def test_manifest_records_the_video_settings_and_reads_back(datasets):
+    config, manifest = load_manifest(datasets["webdataset"])
+    recorded = manifest["config"]
+    assert (recorded["videos"], recorded["video_style"], recorded["fps"],
+            recorded["video_frames"]) == (True, "shrink", 12, 12)
+    assert recorded["video_encoder"]["settings"] == ENCODER
+    assert recorded["video_encoder"]["build"]["x264_core"] >= 100
+    assert config == RunConfig(count=7, shard_size=4, seed=11, **VIDEO)
+    plain = RunConfig(count=7).to_json()
+    assert not {"videos", "video_style", "fps", "video_frames", "video_encoder"} & set(plain)
+
+
+def test_workers_and_chunks_never_change_the_videos(datasets, tmp_path):
+    generate(RunConfig(count=7, shard_size=4, seed=11, **VIDEO), tmp_path, workers=2,
+             chunk_size=3, quiet=True)
+    assert tree(tmp_path) == tree(datasets["webdataset"])
+
+
+@pytest.mark.parametrize("deep", [False, True])
+def test_verify_passes_and_catches_a_flipped_byte_in_a_video(datasets, tmp_path, deep):
+    assert verify(datasets["webdataset"], workers=1, deep=deep).ok
+    assert verify(datasets["vmevalkit"], workers=1, deep=deep).ok
+    wds = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
+
+    def flip(name, data):
+        if name != "0000000002.mp4":
+            return data
+        k = len(data) // 2
+        return data[:k] + bytes([data[k] ^ 0x10]) + data[k + 1:]
+    rewrite_tar(wds / "objsub-000000.tar", flip)
+    problems = "\n".join(verify(wds, workers=1, deep=deep).problems)
+    assert "task 2 (" in problems and "mp4 " in problems
+    vme = shutil.copytree(datasets["vmevalkit"], tmp_path / "vme")
+    video = next((vme / TASK_ROOT).glob("*/ground_truth.mp4"))
+    data = bytearray(video.read_bytes())
+    data[-100] ^= 0x01
+    video.write_bytes(bytes(data))
+    assert "mp4 " in "\n".join(verify(vme, workers=1, deep=deep).problems)
+
+
+def test_deep_verify_says_when_a_video_does_not_decode(datasets, tmp_path):
+    wds = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
+    rewrite_tar(wds / "objsub-000001.tar",
+                lambda name, data: data[:200] if name == "0000000005.mp4" else data)
+    problems = "\n".join(verify(wds, workers=1, deep=True).problems)
+    assert "task 5 (" in problems and ("mp4 does not decode" in problems
+                                       or "frames decoded" in problems)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--video-style", "explode"], "--video-style must be one of fade, shrink, slide"),
+    (["--fps", "500"], "--fps must be an integer in [1, 120]"),
+    (["--video-frames", "1"], "--video-frames must be an integer in [2, 1000]"),
+    (["--canvas-size", "257"], "even canvas"),
+])
+def test_bad_video_options_are_one_line_usage_errors(args, message, tmp_path, capsys):
+    out = tmp_path / "out"
+    with pytest.raises(SystemExit) as exit_:
+        main(["generate", "--out", str(out), "--count", "2", "--videos", *args])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert exit_.value.code == 2 and len(err) == 1 and message in err[0], err
+    assert not out.exists()
+
+
+def test_resumed_run_with_other_video_settings_is_refused(datasets, tmp_path):
+    out = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
+    with pytest.raises(ValueError, match="video_style: 'shrink' there vs 'fade' now"):
+        generate(RunConfig(count=7, shard_size=4, seed=11, **{**VIDEO, "video_style": "fade"}),
+                 out, workers=1, quiet=True)
+    assert json.loads((out / "manifest.json").read_text())["config"]["video_style"] == "shrink"
+
+
+def test_verify_names_a_different_encoder_build(datasets, tmp_path):
+    out = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["config"]["video_encoder"]["build"]["libavcodec"] = "0.0.1"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    problems = verify(out, workers=1).problems
+    assert len(problems) == 1 and "'libavcodec': '0.0.1'" in problems[0]
+    assert "video bytes are expected to differ" in problems[0]
