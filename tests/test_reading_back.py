@@ -22,7 +22,7 @@ def readme_snippet(after: str) -> str:
 
 def test_readme_snippet_reads_tasks_back_identically(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    generate(RunConfig(count=9, levels=("L1", "L2", "L3", "L4"), seed=4, masks=True),
+    generate(RunConfig(count=9, levels=("L1", "L2", "L3", "L4"), seed=4, masks=True, shard_size=9),
              "data/objsub", workers=1, quiet=True)
     scope = {}
     exec(readme_snippet("**Reading tasks back.**"), scope)  # asserts frames and mask equal
