@@ -266,8 +266,11 @@ def finish_command(config: RunConfig, out) -> str:
 
 def installed_generator_version(config: RunConfig) -> str:
     """The ``generator_version`` the installed package writes for ``config``'s options."""
-    fields = {k: v for k, v in config.to_json().items() if k != "generator_version"}
-    return RunConfig(**fields).generator_version
+    from dataclasses import fields
+
+    given = {f.name: getattr(config, f.name) for f in fields(config)
+             if f.init and f.name != "generator_version"}
+    return RunConfig(**given).generator_version
 
 
 def format_report(report: Report, out) -> str:
