@@ -222,9 +222,15 @@ def _generate(args) -> int:
 
 def _add_verify(sub) -> None:
     p = sub.add_parser("verify", help="check a dataset against its manifest and the generator",
-                       description="Regenerate every shard and compare it byte for byte with "
-                       "DIR (and with the SHA-256 in its manifest).")
-    p.add_argument("dir", help="dataset folder (holds manifest.json)")
+                       description="Check the dataset in DIR. Every byte of a dataset is a "
+                       "pure function of the configuration in DIR/manifest.json, so verify "
+                       "regenerates every shard and compares it byte for byte: each shard's "
+                       "SHA-256 and task count, every task's members, and the format's own "
+                       "files (stray shards or task folders, vmeval_dataset.json). Missing tasks "
+                       "are listed as ranges; an unfinished run is named first, with the "
+                       "command that finishes it. Exit status: 0 every task is correct, 1 "
+                       "problems found (one line each), 2 unusable input (e.g. no manifest).")
+    p.add_argument("dir", metavar="DIR", help="dataset folder (holds manifest.json)")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel workers (default: all cores)")
     p.add_argument("--deep", action="store_true",
@@ -245,33 +251,35 @@ def _verify(args) -> int:
 # --------------------------------------------------------------------------- preview
 
 def _add_preview(sub) -> None:
-    p = sub.add_parser("preview", help="write a contact sheet of first/final pairs")
+    from .dataset.config import MAX_CANVAS, MIN_CANVAS
+    from .preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
+
+    p = sub.add_parser("preview", help="write a contact sheet of first/final pairs",
+                       description="Write a PNG contact sheet of tasks 0..COUNT-1 of one "
+                       "level: each task's first | final frame and its prompt. A sheet is "
+                       f"limited to {MAX_SHEET_PIXELS // 2**20} Mpixels (e.g. {MAX_COUNT} "
+                       "tasks at 256x256, 1 at 4096x4096).")
     p.add_argument("out", help="output PNG file")
-    p.add_argument("--level", default="L1", help="level to show (default: %(default)s)")
-    p.add_argument("--count", type=int, default=16, help="tasks (default: %(default)s)")
+    p.add_argument("--level", default="L1",
+                   help=f"level to show, one of {', '.join(LEVELS)} (default: %(default)s)")
+    p.add_argument("--count", type=int, default=16,
+                   help=f"tasks, 1..{MAX_COUNT} (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="base seed (default: %(default)s)")
-    p.add_argument("--columns", type=int, default=4, help="pairs per row (default: %(default)s)")
+    p.add_argument("--columns", type=int, default=4,
+                   help=f"pairs per row, 1..{MAX_COLUMNS} (default: %(default)s)")
     p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
-                   help="frame size W or WxH (default: 256)")
+                   help=f"frame size W or WxH, each side {MIN_CANVAS}..{MAX_CANVAS} "
+                   "(default: 256)")
     _add_knobs(p)
     p.set_defaults(handler=_preview)
 
 
 def _preview(args) -> int:
-    from .engine import generate_batch
-    from .dataset.config import RunConfig
-    from .preview import contact_sheet, save_sheet
-    from .shards import task_seeds
+    from .preview import preview_sheet, save_sheet
 
-    config = RunConfig(count=args.count, levels=(args.level,), seed=args.seed,
-                       canvas_size=args.canvas_size, **_knobs(args)).validate()
-    if not 1 <= args.columns <= 64:
-        raise UsageError(f"--columns must be in [1, 64], got {args.columns}")
-    if args.count > 1024:
-        raise UsageError(f"--count must be in [1, 1024] for a preview, got {args.count}")
-    batch = generate_batch(task_seeds(args.seed, 0, args.count), level=args.level,
-                           canvas_size=args.canvas_size, **config.engine_options())
-    path = save_sheet(contact_sheet(batch, columns=args.columns), args.out)
+    sheet = preview_sheet(args.level, count=args.count, seed=args.seed, columns=args.columns,
+                          canvas_size=args.canvas_size, **_knobs(args))
+    path = save_sheet(sheet, args.out)
     print(f"{PROG}: wrote {path}")
     return EXIT_OK
 

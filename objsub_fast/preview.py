@@ -7,9 +7,19 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .atomic import atomic_write_bytes
+from .errors import ParameterError
 from .png import encode_png
+from .vocabulary import LEVELS
 
-__all__ = ["contact_sheet", "save_sheet"]
+__all__ = ["MAX_SHEET_PIXELS", "MAX_COUNT", "MAX_COLUMNS", "SheetLayout", "check_sheet",
+           "check_preview_options", "contact_sheet", "preview_sheet", "save_sheet"]
+
+#: Largest contact sheet: 192 Mpixels (576 MiB as RGB): 1024 tasks at 256x256 in any number of
+#: columns, 16 at 1024x1024, 4 at 2048x2048, 1 at 4096x4096. The sheet is held once, tasks are
+#: rendered a chunk at a time, so ``preview`` stays within about 1.5 GiB of memory.
+MAX_SHEET_PIXELS = 192 * 2**20
+#: Most tasks and pairs per row on one sheet.
+MAX_COUNT, MAX_COLUMNS = 1024, 64
 
 PAD = 8
 GAP = 4
@@ -38,6 +48,107 @@ def _wrap(text: str, font, width: int) -> list[str]:
     return lines + ([line] if line else [])
 
 
+class SheetLayout:
+    """Where each labelled first | final pair goes on a sheet of ``count`` tasks.
+
+    Examples
+    --------
+    >>> layout = SheetLayout(count=10, columns=4, canvas_size=(256, 256))
+    >>> layout.rows, layout.size[0] == 4 * (2 * 256 + GAP + 2) + 5 * PAD
+    (3, True)
+    """
+
+    def __init__(self, count: int, columns: int, canvas_size, text_lines: int = 3):
+        self.count, self.text_lines = count, text_lines
+        self.columns = max(1, min(columns, count))
+        self.canvas_size = w, h = tuple(canvas_size)
+        self.line_h = int(FONT_SIZE * 1.3)
+        self.cell = (2 * w + GAP + 2, h + 2 + (text_lines + 1) * self.line_h + GAP)
+        self.rows = -(-count // self.columns)
+        self.size = (self.columns * self.cell[0] + (self.columns + 1) * PAD,
+                     self.rows * self.cell[1] + (self.rows + 1) * PAD)
+
+    @property
+    def pixels(self) -> int:
+        """Pixels of the whole sheet."""
+        return self.size[0] * self.size[1]
+
+    def origin(self, i: int) -> tuple[int, int]:
+        """Top-left corner of task ``i``'s cell."""
+        return (PAD + (i % self.columns) * (self.cell[0] + PAD),
+                PAD + (i // self.columns) * (self.cell[1] + PAD))
+
+
+def check_sheet(layout: SheetLayout) -> None:
+    """Raise ParameterError if the sheet would exceed ``MAX_SHEET_PIXELS``, naming the options
+    that set its size."""
+    if layout.pixels > MAX_SHEET_PIXELS:
+        (w, h), (sw, sh) = layout.canvas_size, layout.size
+        raise ParameterError(
+            f"--count {layout.count} --columns {layout.columns} --canvas-size {w}x{h} make a "
+            f"{sw}x{sh} contact sheet ({layout.pixels / 2**20:.0f} Mpixels); a sheet is "
+            f"limited to {MAX_SHEET_PIXELS // 2**20} Mpixels: lower --count or --canvas-size")
+
+
+def check_preview_options(level: str, count: int, seed: int, columns: int,
+                          canvas_size, **knobs) -> SheetLayout:
+    """Check the ``preview`` options (named as on the command line); return the layout.
+
+    ``knobs`` are ``RunConfig``'s engine options (``vocabulary``, ``num_objects``, ...).
+
+    Examples
+    --------
+    >>> check_preview_options("L9", 16, 0, 4, (256, 256))
+    Traceback (most recent call last):
+    ...
+    objsub_fast.errors.ParameterError: --level must be one of L1, L2, L3, L4, got 'L9'
+    """
+    from .dataset.config import RunConfig
+
+    checks = (
+        (level in LEVELS, f"--level must be one of {', '.join(LEVELS)}, got {level!r}"),
+        (isinstance(count, int) and 1 <= count <= MAX_COUNT,
+         f"--count must be an integer in [1, {MAX_COUNT}] for a preview, got {count!r}"),
+        (isinstance(columns, int) and 1 <= columns <= MAX_COLUMNS,
+         f"--columns must be an integer in [1, {MAX_COLUMNS}], got {columns!r}"),
+    )
+    for ok, message in checks:
+        if not ok:
+            raise ParameterError(message)
+    RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size,
+              **knobs).validate()
+    layout = SheetLayout(count, columns, canvas_size)
+    check_sheet(layout)
+    return layout
+
+
+def _new_sheet(layout: SheetLayout) -> np.ndarray:
+    return np.full((layout.size[1], layout.size[0], 3), BACKGROUND, dtype=np.uint8)
+
+
+def _draw_batch(sheet: np.ndarray, layout: SheetLayout, batch, first: int) -> None:
+    """Draw the tasks of ``batch`` as tasks ``first, first + 1, ...`` of the sheet (each in a
+    cell-sized Pillow image copied into the array, so the sheet is held once, as RGB bytes)."""
+    font = _font()
+    (w, h), (cell_w, cell_h) = layout.canvas_size, layout.cell
+    for i in range(len(batch)):
+        cell = Image.new("RGB", (cell_w, cell_h), BACKGROUND)
+        draw = ImageDraw.Draw(cell)
+        task = batch.task(i)
+        head = (f"{task['level']} {task['object_subtraction_data']['rule']['rule_type']}  "
+                f"seed {task['seed']}   first | final")
+        draw.text((0, 0), head, fill=TEXT, font=font)
+        top = layout.line_h
+        for k, frames in enumerate((batch.first_frames, batch.final_frames)):
+            left = k * (w + GAP)
+            draw.rectangle((left, top, left + w + 1, top + h + 1), outline=FRAME_BORDER)
+            cell.paste(Image.fromarray(frames[i]), (left + 1, top + 1))
+        for j, line in enumerate(_wrap(batch.prompts[i], font, cell_w)[:layout.text_lines]):
+            draw.text((0, top + h + 4 + j * layout.line_h), line, fill=TEXT, font=font)
+        x0, y0 = layout.origin(first + i)
+        sheet[y0:y0 + cell_h, x0:x0 + cell_w] = np.asarray(cell)
+
+
 def contact_sheet(batch, columns: int = 4, text_lines: int = 3) -> np.ndarray:
     """Lay out every task of an engine batch as a labelled first | final pair.
 
@@ -52,7 +163,7 @@ def contact_sheet(batch, columns: int = 4, text_lines: int = 3) -> np.ndarray:
     Returns
     -------
     ndarray of uint8, shape (H, W, 3)
-        The sheet as RGB pixels.
+        The sheet as RGB pixels (at most ``MAX_SHEET_PIXELS``; ParameterError beyond).
 
     Examples
     --------
@@ -61,33 +172,44 @@ def contact_sheet(batch, columns: int = 4, text_lines: int = 3) -> np.ndarray:
     >>> sheet.dtype, sheet.shape[1] > 2 * 2 * 256, sheet.shape[0] > 2 * 256
     (dtype('uint8'), True, True)
     """
-    n = len(batch)
-    if n == 0:
+    if len(batch) == 0:
         raise ValueError("contact_sheet needs at least one task")
-    columns = max(1, min(columns, n))
-    w, h = batch.canvas_size
-    font = _font()
-    line_h = int(FONT_SIZE * 1.3)
-    cell_w, cell_h = 2 * w + GAP + 2, h + 2 + (text_lines + 1) * line_h + GAP
-    rows = -(-n // columns)
-    sheet = Image.new("RGB", (columns * cell_w + (columns + 1) * PAD,
-                              rows * cell_h + (rows + 1) * PAD), BACKGROUND)
-    draw = ImageDraw.Draw(sheet)
-    for i in range(n):
-        x0 = PAD + (i % columns) * (cell_w + PAD)
-        y0 = PAD + (i // columns) * (cell_h + PAD)
-        task = batch.task(i)
-        head = (f"{task['level']} {task['object_subtraction_data']['rule']['rule_type']}  "
-                f"seed {task['seed']}   first | final")
-        draw.text((x0, y0), head, fill=TEXT, font=font)
-        top = y0 + line_h
-        for k, frames in enumerate((batch.first_frames, batch.final_frames)):
-            left = x0 + k * (w + GAP)
-            draw.rectangle((left, top, left + w + 1, top + h + 1), outline=FRAME_BORDER)
-            sheet.paste(Image.fromarray(frames[i]), (left + 1, top + 1))
-        for j, line in enumerate(_wrap(batch.prompts[i], font, cell_w)[:text_lines]):
-            draw.text((x0, top + h + 4 + j * line_h), line, fill=TEXT, font=font)
-    return np.asarray(sheet)
+    layout = SheetLayout(len(batch), columns, batch.canvas_size, text_lines)
+    check_sheet(layout)
+    sheet = _new_sheet(layout)
+    _draw_batch(sheet, layout, batch, 0)
+    return sheet
+
+
+def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: int = 4,
+                  canvas_size=(256, 256), **knobs) -> np.ndarray:
+    """The contact sheet ``objsub-fast preview`` writes: tasks ``0 .. count-1`` of a run with
+    base ``seed`` at one ``level``, rendered a chunk at a time (``dataset.plan.
+    auto_chunk_size``), so memory is the sheet (at most ``MAX_SHEET_PIXELS``) plus one chunk.
+    ``knobs`` are ``RunConfig``'s engine options (``vocabulary``, ``num_objects``, ...).
+
+    Examples
+    --------
+    >>> preview_sheet("L2", count=2, columns=2).shape[1] > 4 * 256
+    True
+    """
+    from .dataset.plan import auto_chunk_size
+    from .engine import generate_batch
+    from .shards import task_seeds
+
+    from .dataset.config import RunConfig
+
+    layout = check_preview_options(level, count, seed, columns, canvas_size, **knobs)
+    options = RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size,
+                        **knobs).engine_options()
+    sheet = _new_sheet(layout)
+    step = auto_chunk_size(layout.canvas_size)
+    for start in range(0, count, step):
+        batch = generate_batch(task_seeds(seed, start, min(start + step, count)), level=level,
+                               canvas_size=layout.canvas_size, **options)
+        _draw_batch(sheet, layout, batch, start)
+        del batch
+    return sheet
 
 
 def save_sheet(sheet: np.ndarray, path) -> Path:

@@ -18,13 +18,15 @@ import numpy as np
 
 from .config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
 
-__all__ = ["MAX_SEED", "mix63", "task_seeds", "task_levels", "Shard", "num_shards", "shard_at",
-           "plan_shards", "chunks", "task_key"]
+__all__ = ["MAX_SEED", "mix63", "unmix63", "task_index", "task_seeds", "task_levels", "Shard",
+           "num_shards", "shard_at", "plan_shards", "chunks", "task_key"]
 
 MASK63 = np.uint64(2**63 - 1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 #: (shift, odd multiplier) rounds of the 63-bit mixer.
 _ROUNDS = ((31, 0xBF58476D1CE4E5B9), (27, 0x94D049BB133111EB), (33, 0xD6E8FEB86659FD93))
+#: The rounds undone in reverse order: (shift, inverse of the multiplier modulo 2**63).
+_INVERSE_ROUNDS = tuple((shift, pow(mult, -1, 2**63)) for shift, mult in reversed(_ROUNDS))
 
 
 def mix63(x: np.ndarray) -> np.ndarray:
@@ -34,6 +36,37 @@ def mix63(x: np.ndarray) -> np.ndarray:
         x = x ^ (x >> np.uint64(shift))
         x = (x * np.uint64(mult)) & MASK63
     return x
+
+
+def unmix63(x: int) -> int:
+    """Inverse of ``mix63`` for one integer in [0, 2**63).
+
+    Examples
+    --------
+    >>> mixed = int(mix63(np.array([12345], dtype=np.uint64))[0])
+    >>> mixed != 12345, unmix63(mixed)
+    (True, 12345)
+    """
+    mask = 2**63 - 1
+    for shift, inverse in _INVERSE_ROUNDS:
+        x = (x * inverse) & mask
+        y = x
+        for _ in range(63 // shift):  # undo x ^= x >> shift: each pass recovers shift more bits
+            x = y ^ (x >> shift)
+    return x
+
+
+def task_index(base_seed: int, seed: int) -> int:
+    """The task index whose seed is ``seed`` in a run with base seed ``base_seed`` (the
+    inverse of ``task_seeds``; any index in [0, 2**63) if ``seed`` is in [0, 2**63)).
+
+    Examples
+    --------
+    >>> task_index(7, int(task_seeds(7, 41, 42)[0]))
+    41
+    """
+    base = (base_seed * int(_GOLDEN)) & (2**63 - 1)
+    return (unmix63(seed) - base) % 2**63
 
 
 def task_seeds(base_seed: int, start: int, stop: int) -> np.ndarray:

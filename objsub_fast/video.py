@@ -393,6 +393,25 @@ CODEC_OPTIONS = {"libx264": {"crf": "18", "preset": "veryfast"},
                  "libx265": {"crf": "20", "preset": "veryfast", "x265-params": "log-level=none"},
                  "libvpx-vp9": {"crf": "30", "b": "0", "deadline": "realtime", "cpu-used": "8"},
                  "gif": {}}
+#: Codec ``write_video`` uses for a file extension when no ``codec`` is given.
+CODEC_BY_EXTENSION = {".mp4": "libx264", ".m4v": "libx264", ".mov": "libx264",
+                      ".mkv": "libx264", ".webm": "libvpx-vp9", ".gif": "gif"}
+
+
+def codec_for(path) -> str:
+    """The codec of ``path``'s extension (``CODEC_BY_EXTENSION``); ParameterError if none.
+
+    Examples
+    --------
+    >>> codec_for("out/t.webm"), codec_for("T.GIF")
+    ('libvpx-vp9', 'gif')
+    """
+    ext = os.path.splitext(os.fspath(path))[1].lower()
+    if ext not in CODEC_BY_EXTENSION:
+        raise ParameterError(f"write_video: no codec for extension {ext!r} of "
+                             f"{os.fspath(path)!r}; use one of {', '.join(CODEC_BY_EXTENSION)} "
+                             "or pass codec=")
+    return CODEC_BY_EXTENSION[ext]
 
 
 def _palettized(frame: np.ndarray):
@@ -409,7 +428,7 @@ def _palettized(frame: np.ndarray):
     return inv.reshape(frame.shape[:2]).astype(np.uint8), pal
 
 
-def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=None,
+def write_video(path, frames, fps: int = 16, codec: str | None = None, out_size=None,
                 bar_rgb=(0, 0, 0)) -> str:
     """Encode ``frames`` (iterable of (H, W, 3) uint8) to a video file with PyAV, like a
     model's output (for the scorer's tests and benchmarks; ground truth uses
@@ -420,9 +439,10 @@ def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=No
     path : path-like
         Output file; the container follows the extension (.mp4, .webm, .gif, ...).
     fps : int
-    codec : str
-        ``libx264`` (default, yuv420p), ``libx265``, ``libvpx-vp9`` or ``gif`` (lossless
-        palette when a frame has <= 256 colours).
+    codec : str, optional
+        ``libx264`` (yuv420p), ``libx265``, ``libvpx-vp9`` or ``gif`` (lossless palette when a
+        frame has <= 256 colours); default: the extension's (``CODEC_BY_EXTENSION``: .mp4
+        -> libx264, .webm -> libvpx-vp9, .gif -> gif, ...).
     out_size : (W, H), optional
         Letterbox every frame into this size (e.g. (1280, 720)) with ``bar_rgb`` bars.
 
@@ -434,6 +454,7 @@ def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=No
     import av
 
     path = os.fspath(path)
+    codec = codec or codec_for(path)
     with av.open(path, mode="w") as container:
         stream = None
         for frame in frames:
@@ -458,7 +479,8 @@ def write_video(path, frames, fps: int = 16, codec: str = "libx264", out_size=No
 
 def write_transition(batch, i: int, path, style: str = "fade", num_frames: int = 32,
                      fps: int = 16, **kwargs) -> str:
-    """Write task ``i``'s ground-truth transition to a video file (mp4 by default).
+    """Write task ``i``'s ground-truth transition to a video file (its codec follows the
+    extension: ``codec_for``).
 
     Extra keyword arguments go to :func:`write_video` (codec, out_size, bar_rgb).
     """

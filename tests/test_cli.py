@@ -125,7 +125,7 @@ def test_preview_writes_a_contact_sheet(tmp_path, capsys):
     with Image.open(out) as im:
         assert im.mode == "RGB" and im.width > 2 * 2 * 256 and im.height > 2 * 256
     assert run_main(["preview", "--level", "L9", str(out)]) == 2
-    assert "--levels must be distinct names" in capsys.readouterr().err
+    assert "--level must be one of L1, L2, L3, L4, got 'L9'" in capsys.readouterr().err
 
 
 def test_score_without_its_module_is_a_clear_error(monkeypatch, capsys):

@@ -83,3 +83,23 @@ def test_write_transition_round_trips(batch, tmp_path):
     assert frames.shape == (10, 256, 256, 3)
     err = np.abs(frames[-1].astype(int) - batch.final_frames[3].astype(int))
     assert err.mean() < 2
+
+
+@pytest.mark.parametrize("name, codec", [("t.gif", "gif"), ("t.webm", "vp9"), ("t.mp4", "h264"),
+                                         ("t.MKV", "h264")])
+def test_write_transition_follows_the_extension(batch, tmp_path, name, codec):
+    import av
+
+    path = write_transition(batch, 5, tmp_path / name, num_frames=6)
+    with av.open(path) as container:
+        assert container.streams.video[0].codec_context.name == codec
+    frames = np.stack(list(FrameStream(path, (256, 256))))
+    assert frames.shape == (6, 256, 256, 3)
+    err = np.abs(frames[-1].astype(int) - batch.final_frames[5].astype(int))
+    assert err.mean() < 2
+
+
+def test_write_transition_unknown_extension_is_a_clear_error(batch, tmp_path):
+    with pytest.raises(ValueError, match=r"no codec for extension '\.xyz' .*\.gif.*codec="):
+        write_transition(batch, 0, tmp_path / "t.xyz", num_frames=4)
+    assert not list(tmp_path.iterdir())

@@ -53,3 +53,12 @@ def test_auto_chunk_keeps_a_frame_array_under_the_budget():
     for size in [(64, 64), (300, 200), (4096, 4096)]:
         n = auto_chunk_size(size)
         assert n >= 1 and (n == 1 or n * size[0] * size[1] * 3 <= CHUNK_FRAME_BYTES)
+
+
+@given(base=st.integers(0, MAX_SEED), index=st.integers(0, MAX_SEED))
+def test_task_index_inverts_the_seed_plan(base, index):
+    from objsub_fast.shards import task_index, unmix63
+
+    seed = int(task_seeds(base, index, index + 1)[0])
+    assert task_index(base, seed) == index
+    assert unmix63(int(mix63(np.array([index], dtype=np.uint64))[0])) == index

@@ -182,3 +182,207 @@ def test_flipped_byte_in_a_tar_header_is_caught(copy, problems):
 def test_deep_mode_from_the_command_line(clean, fmt, capsys):
     assert main(["verify", "--deep", "--quiet", "--workers", "1", str(clean[fmt])]) == 0
     assert "verified 12 tasks in 3 shards" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- vmeval_dataset.json
+
+def edit_pairs(out, edit):
+    """Rewrite vmeval_dataset.json in its own layout (one pair per line), passing the list of
+    pairs through ``edit``."""
+    path = out / "vmeval_dataset.json"
+    head, *lines = path.read_bytes().split(b"\n")
+    pairs = [json.loads(line.rstrip(b",")) for line in lines[:-2]]
+    edit(pairs)
+    path.write_bytes(b"\n".join([head, b",\n".join(json.dumps(p).encode() for p in pairs),
+                                 b"]}", b""]))
+
+
+def test_untouched_dataset_file_rewritten_by_the_helper_passes(copy, problems):
+    out = copy("vmevalkit")
+    before = (out / "vmeval_dataset.json").read_bytes()
+    edit_pairs(out, lambda pairs: None)
+    assert (out / "vmeval_dataset.json").read_bytes() == before
+    assert problems(out) == ""
+
+
+def test_edited_prompt_in_dataset_file_is_caught(copy, problems):
+    out = copy("vmevalkit")
+
+    def edit(pairs):
+        pairs[7]["prompt"] = "Remove all red objects from the scene."
+    edit_pairs(out, edit)
+    found = problems(out)
+    assert "vmeval_dataset.json: pair 7 (object_subtraction_" in found
+    assert "prompt is 'Remove all red objects from the scene.', expected " in found
+    assert "task" not in found.replace("vmeval_dataset.json: pair 7 (object_subtraction_", "")
+
+
+def test_image_paths_swapped_between_pairs_are_caught(copy, problems):
+    out = copy("vmevalkit")
+
+    def edit(pairs):
+        pairs[2]["first_image_path"], pairs[9]["first_image_path"] = \
+            pairs[9]["first_image_path"], pairs[2]["first_image_path"]
+    edit_pairs(out, edit)
+    lines = problems(out).splitlines()
+    # pairs 2 and 9 are in different shards (size 5): each shard names its differing pair
+    assert len(lines) == 2
+    assert lines[0].startswith("vmeval_dataset.json: pair 2 (")
+    assert lines[1].startswith("vmeval_dataset.json: pair 9 (")
+    assert "first_image_path is 'object_subtraction_task/" in lines[0]
+
+
+def test_removed_ids_out_of_range_are_caught(copy, problems):
+    out = copy("vmevalkit")
+
+    def edit(pairs):
+        pairs[0]["object_subtraction_data"]["remove_object_ids"] = [99]
+    edit_pairs(out, edit)
+    found = problems(out)
+    assert "pair 0 (" in found
+    assert "object_subtraction_data.remove_object_ids is [99], expected [" in found
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(description="other"), "head description is 'other', expected"),
+    (lambda d: d["metadata"].update(total_tasks=5), "head metadata.total_tasks is 5"),
+    (lambda d: d["pairs"].pop(), "pair 10 ("),
+    (lambda d: d["pairs"].pop(), "the file lists fewer pairs"),
+    (lambda d: d["pairs"].append(d["pairs"][0]),
+     "does not close after the configuration's 12 pairs"),
+    (lambda d: d["pairs"].reverse(), "pair 0 ("),
+])
+def test_dataset_file_head_count_and_order_are_checked(copy, problems, change, message):
+    out = copy("vmevalkit")
+    path = out / "vmeval_dataset.json"
+    text = path.read_text()
+    head, pairs = text.split(', "pairs": [\n', 1)
+    data = json.loads(head + "}")
+    data["pairs"] = [json.loads(line.rstrip(",")) for line in pairs.split("\n")[:-2]]
+    change(data)
+    pairs = data.pop("pairs")
+    path.write_text(json.dumps(data)[:-1] + ', "pairs": [\n'
+                    + ",\n".join(json.dumps(p) for p in pairs) + "\n]}\n")
+    assert message in problems(out)
+
+
+def test_reformatted_dataset_file_is_caught(copy, problems):
+    out = copy("vmevalkit")
+    path = out / "vmeval_dataset.json"
+    path.write_text(json.dumps(json.loads(path.read_text()), indent=2))
+    found = problems(out)
+    assert "vmeval_dataset.json: head is not the head line" in found
+    assert "not a JSON pair on one line" in found
+
+
+def test_missing_dataset_file_is_caught(copy, problems):
+    out = copy("vmevalkit")
+    (out / "vmeval_dataset.json").unlink()
+    assert "vmeval_dataset.json: missing or unreadable" in problems(out)
+
+
+# --------------------------------------------------------------------------- summaries
+
+@pytest.mark.parametrize("fmt, renames_per_shard", [("webdataset", 2), ("vmevalkit", 3)])
+def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_path, fmt,
+                                                                         renames_per_shard):
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from objsub_fast.dataset import crashpoint
+    from objsub_fast.dataset.formats import get_format
+
+    out = tmp_path / "run"
+    cmd = [sys.executable, "-m", "objsub_fast.cli", "generate", "--out", str(out), "--count",
+           "40", "--shard-size", "10", "--seed", "3", "--format", fmt, "--workers", "1",
+           "--quiet"]
+    # renames: the manifest, then per shard its file(s) and records: two shards finished
+    crash = str(1 + 2 * renames_per_shard)
+    killed = subprocess.run(cmd, env={**os.environ, crashpoint.ENV: crash}, capture_output=True)
+    assert killed.returncode == -9
+    lines = verify(out, workers=1).problems
+    assert len(lines) == 3, lines  # not one line per missing task
+    assert lines[0].startswith("manifest.json: the run is incomplete (2 of 4 shards finished); "
+                               "finish it with: objsub-fast generate --out ")
+    name = get_format(fmt).shard_name
+    assert lines[1:] == [f"{name(2)}: tasks 20-29 missing (shard not finished)",
+                         f"{name(3)}: tasks 30-39 missing (shard not finished)"]
+    finish = shlex.split(lines[0].split("finish it with: ")[1])
+    assert finish[0] == "objsub-fast"
+    subprocess.run([sys.executable, "-m", "objsub_fast.cli", *finish[1:], "--quiet"],
+                   check=True, capture_output=True)
+    assert verify(out, workers=1).ok
+
+
+def test_missing_tasks_are_reported_as_ranges(copy, problems):
+    out = copy("vmevalkit")
+    pairs = json.loads((out / "vmeval_dataset.json").read_text())["pairs"]
+    for k in (1, 2, 3, 7, 10, 11):
+        shutil.rmtree(out / VMEVAL_TASK_DIR / pairs[k]["id"])
+    shard = "object_subtraction_task/shard-00000"
+    lines = problems(out).splitlines()
+    assert f"{shard}0: tasks 1-3 missing" in lines
+    assert f"{shard}1: task 7 missing" in lines
+    assert f"{shard}2: tasks 10-11 missing" in lines
+
+
+def test_deleted_shard_file_is_one_line(copy, problems):
+    out = copy("webdataset")
+    (out / "objsub-000001.tar").unlink()
+    lines = problems(out).splitlines()
+    assert lines == ["objsub-000001.tar: tasks 5-9 missing (shard file missing)",
+                     "objsub-000001.tar: 0 tasks present, manifest says 5"]
+
+
+def test_generator_version_mismatch_is_named(copy, capsys):
+    from objsub_fast.verify import installed_generator_version
+
+    out = copy("webdataset")
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["config"]["generator_version"] = "0.0.1"
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    installed = installed_generator_version(RunConfig(count=1))
+    main(["verify", "--quiet", "--workers", "1", str(out)])
+    printed = capsys.readouterr().out
+    assert (f"note: this dataset was written by objsub-fast generator_version 0.0.1; the "
+            f"installed one is {installed}.") in printed
+    assert "expected to differ byte for byte" in printed
+
+
+def test_verify_help_describes_the_command(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["verify", "--help"])
+    assert exit_.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "Check the dataset in DIR." in text
+    assert "Exit status: 0 every task is correct, 1 problems found" in text
+
+
+def test_stray_task_folders_are_found_by_their_seed(copy, problems):
+    from objsub_fast.records import task_id
+    from objsub_fast.shards import task_levels, task_seeds
+
+    out = copy("vmevalkit")
+    config = RunConfig(count=12, shard_size=5, seed=5, format="vmevalkit", masks=True)
+    seed12 = int(task_seeds(config.seed, 12, 13)[0])  # the next task: beyond the count
+    seed3 = int(task_seeds(config.seed, 3, 4)[0])
+    level3 = task_levels(config.levels, 3, 4)[0]
+    other = next(lv for lv in config.levels if lv != level3)
+    strays = [task_id(task_levels(config.levels, 12, 13)[0], seed12), task_id(other, seed3),
+              task_id(level3, seed3).replace(f"_{seed3}", f"_0{seed3}"), "notes"]
+    for name in strays:
+        (out / VMEVAL_TASK_DIR / name).mkdir()
+    found = problems(out).splitlines()
+    assert sorted(found) == sorted(f"{VMEVAL_TASK_DIR}/{n}: not part of the dataset"
+                                   for n in strays)
+
+
+def test_many_stray_folders_are_counted(copy, problems):
+    out = copy("vmevalkit")
+    for k in range(25):
+        (out / VMEVAL_TASK_DIR / f"junk{k:02d}").mkdir()
+    found = problems(out).splitlines()
+    assert len(found) == 21 and found[-1] == f"{VMEVAL_TASK_DIR}: 5 more folders not part of " \
+        "the dataset"

@@ -208,3 +208,11 @@ class FolderShardReader:
     def leftovers(self) -> list[str]:
         """Extra folders are found once for the whole dataset (the format's ``check_dataset``)."""
         return []
+
+    def absent(self) -> None:
+        """Nothing: a folder shard has no file of its own whose absence explains its tasks'."""
+        return None
+
+    def summary(self) -> None:
+        """Nothing by default (a format's reader may hash what its dataset files hold)."""
+        return None

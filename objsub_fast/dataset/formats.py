@@ -20,7 +20,10 @@ Adding a format is one module and one row here. A format module provides:
     ``finish()`` -> the shard's manifest entry; nothing under a final name on error.
 ``ShardReader(out, entry, problems, config)``
     For ``verify``: ``get(expected_sample)`` -> actual members or None, ``leftovers()``,
-    ``digest()`` (the shard hash to compare with the manifest, None if unknown).
+    ``digest()`` (the shard hash to compare with the manifest, None if unknown),
+    ``absent()`` (why every task is missing, e.g. "shard file missing"; None otherwise),
+    ``summary()`` (what ``check_dataset`` needs of the regenerated shard, e.g. a hash of its
+    lines in a dataset-level file; None if nothing).
 ``owned_paths(out)``, ``temp_folders(out)``
     What of ``out`` the format writes; folders where a killed run may leave temp files.
 ``shard_present(out, entry, progress)``
@@ -31,8 +34,9 @@ Adding a format is one module and one row here. A format module provides:
     without it cannot be extended.
 ``finalize(config, out, entries, progress)``
     Dataset-level files written once every shard is done (e.g. ``vmeval_dataset.json``).
-``check_dataset(config, out, plan) -> list[str]``
-    Dataset-level problems for ``verify`` (stray shards or folders, the dataset file).
+``check_dataset(config, out, plan, summaries) -> list[str]``
+    Dataset-level problems for ``verify`` (stray shards or folders, the dataset file);
+    ``summaries`` maps shard number -> its reader's ``summary()``.
 """
 from __future__ import annotations
 

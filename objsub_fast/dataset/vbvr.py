@@ -284,7 +284,7 @@ def _write_parquet(final: Path, files: list[Path]) -> None:
     fsync_dir(final.parent)
 
 
-def check_dataset(config, out: Path, plan) -> list[str]:
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
     """Dataset-level problems for ``verify``: the index missing, of the wrong length or
     naming files that do not exist; shard files or sample folders not part of the dataset."""
     out = Path(out)

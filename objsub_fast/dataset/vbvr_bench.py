@@ -65,7 +65,7 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
     """Nothing to add at the end of a run: the folders are the dataset."""
 
 
-def check_dataset(config, out: Path, plan) -> list[str]:
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
     """Dataset-level problems for ``verify``: sample folders or splits not part of it."""
     root = Path(out) / config.vbvr_split / GENERATOR
     expected = {f"{i:05d}" for i in range(config.count)}

@@ -9,13 +9,17 @@ into ``vmeval_dataset.json`` (so a resumed run needs no task folder re-read).
 from __future__ import annotations
 
 import atexit
+import hashlib
 import json
+import os
 import re
 import shutil
 import tempfile
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
+from ..records import task_id
+from ..shards import MAX_SEED, task_index, task_levels
 from ..vocabulary import LEVELS
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
@@ -25,7 +29,7 @@ __all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES",
            "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
            "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
            "temp_folders", "shard_present", "extend", "finalize", "check_dataset",
-           "dataset_parts", "create_dataset"]
+           "dataset_head", "dataset_parts", "create_dataset"]
 
 NAME = "vmevalkit"
 #: Videos are an optional member (``--videos``).
@@ -41,6 +45,11 @@ FILE_NAMES = {suffix: m.file for suffix, m in MEMBERS.items()}
 FIRST_FRAME, FINAL_FRAME = FILE_NAMES["first.png"], FILE_NAMES["final.png"]
 PROMPT, METADATA = FILE_NAMES["txt"], FILE_NAMES["json"]
 _SPACED = json.JSONEncoder(check_circular=False)
+#: How ``vmeval_dataset.json`` lays out its pairs: one per line between these.
+_PAIRS_OPEN, _PAIR_SEP, _PAIRS_CLOSE = b', "pairs": [\n', b",\n", b"\n]}\n"
+#: A task folder's name (``records.task_id``), and the stray folders listed one per line.
+_TASK_ID = re.compile(r"object_subtraction_(l[0-9]+)_([0-9]+)")
+_STRAYS_SHOWN = 20
 
 
 def shard_name(k: int) -> str:
@@ -112,9 +121,22 @@ class ShardWriter(FolderShardWriter):
         return entry
 
 
-def ShardReader(out: Path, entry: dict, problems: list[str], config=None) -> FolderShardReader:
-    """Reader of one shard's task folders (for ``verify``)."""
-    return FolderShardReader(LAYOUT, out)
+class ShardReader(FolderShardReader):
+    """Reader of one shard's task folders (for ``verify``); it also hashes the shard's
+    regenerated lines of ``vmeval_dataset.json`` (``summary``) for ``check_dataset``."""
+
+    def __init__(self, out: Path, entry: dict, problems: list[str], config=None):
+        super().__init__(LAYOUT, out)
+        self.lines = hashlib.sha256()
+
+    def get(self, expected: dict) -> dict | None:
+        """Actual files of the task ``expected`` describes (None if absent)."""
+        self.lines.update(expected["json"] + b"\n")
+        return super().get(expected)
+
+    def summary(self) -> str:
+        """SHA-256 of the shard's expected pair lines (each followed by a newline)."""
+        return self.lines.hexdigest()
 
 
 #: A task folder's name (``records.task_id``): what ``owned_paths`` claims in the task root.
@@ -140,8 +162,9 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
     return _pairs_file(progress, entry["shard"]).exists() or (Path(out) / DATASET_FILE).exists()
 
 
-def dataset_parts(config: dict, pair_lines):
-    """Yield the bytes of ``vmeval_dataset.json`` (one pair per line, streamed)."""
+def dataset_head(config: dict) -> bytes:
+    """The first line of ``vmeval_dataset.json``: name, description, metadata, created_at and
+    the opening of the pair list."""
     levels = list(config["levels"])
     head = {"name": DATASET_NAME,
             "description": (f"Object subtraction reasoning tasks for video model evaluation "
@@ -150,12 +173,17 @@ def dataset_parts(config: dict, pair_lines):
                          "canvas_size": list(config["canvas_size"]), "seed": config["seed"],
                          "generator": "objsub-fast", "generation_date": CREATED_AT},
             "created_at": CREATED_AT}
-    yield json.dumps(head)[:-1].encode() + b', "pairs": [\n'
+    return json.dumps(head)[:-1].encode() + _PAIRS_OPEN
+
+
+def dataset_parts(config: dict, pair_lines):
+    """Yield the bytes of ``vmeval_dataset.json`` (one pair per line, streamed)."""
+    yield dataset_head(config)
     first = True
     for line in pair_lines:
-        yield (b"" if first else b",\n") + line
+        yield (b"" if first else _PAIR_SEP) + line
         first = False
-    yield b"\n]}\n"
+    yield _PAIRS_CLOSE
 
 
 def extend(out: Path, kept: list[dict], progress: Path) -> None:
@@ -187,27 +215,41 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
                        b"".join(dataset_parts(config.to_json(), lines())))
 
 
-def check_dataset(config, out: Path, plan) -> list[str]:
-    """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` unreadable, of the wrong
-    length or pointing at missing images; task folders that are not part of the dataset."""
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
+    """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` against the file the
+    configuration gives (``vmevalkit_check``; not yet written by an unfinished run), and task
+    folders that are not part of the dataset."""
+    from .vmevalkit_check import check_dataset_file
+
     out = Path(out)
+    unfinished = not (out / DATASET_FILE).exists() and (out / PROGRESS_DIR).is_dir()
+    return ([] if unfinished else check_dataset_file(config, out / DATASET_FILE, plan,
+                                                     summaries)) + _stray_folders(config, out)
+
+
+def _stray_folders(config, out: Path) -> list[str]:
+    """Task folders whose name is not the id of a task of the run, read in one pass over the
+    task root in constant memory (a name's seed is mapped back to its task index)."""
     root = out / TASK_ROOT
-    folders = {p.name for p in root.iterdir()} if root.is_dir() else set()
-    try:
-        pairs = json.loads((out / DATASET_FILE).read_text())["pairs"]
-    except (OSError, ValueError, KeyError) as e:
-        return [f"{DATASET_FILE}: missing or unreadable: {e}"]
-    problems = []
-    if len(pairs) != config.count:
-        problems.append(f"{DATASET_FILE}: {len(pairs)} pairs, expected {config.count}")
-    for p in pairs:
-        for key in ("first_image_path", "final_image_path"):
-            if not (out / str(p.get(key))).is_file():
-                problems.append(f"{DATASET_FILE}: pair {p.get('id')}: "
-                                f"{key} {p.get(key)!r} does not exist")
-    ids = {p.get("id") for p in pairs}
-    problems += [f"{TASK_ROOT}/{extra}: not part of the dataset" for extra in sorted(folders - ids)]
-    return problems
+    if not root.is_dir():
+        return []
+    with os.scandir(root) as entries:
+        stray = sorted(e.name for e in entries if not _is_task_of(e.name, config))
+    shown = [f"{TASK_ROOT}/{name}: not part of the dataset" for name in stray[:_STRAYS_SHOWN]]
+    more = len(stray) - len(shown)
+    return shown + ([f"{TASK_ROOT}: {more} more folders not part of the dataset"] if more else [])
+
+
+def _is_task_of(name: str, config) -> bool:
+    """Whether ``name`` is the task id of one of the run's task indices."""
+    match = _TASK_ID.fullmatch(name)
+    if not match:
+        return False
+    level, seed = match[1].upper(), int(match[2])
+    if seed > MAX_SEED or task_id(level, seed) != name:
+        return False
+    index = task_index(config.seed, seed)
+    return index < config.count and task_levels(config.levels, index, index + 1) == [level]
 
 
 def _process_temp_folder() -> Path:

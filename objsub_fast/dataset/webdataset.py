@@ -129,7 +129,6 @@ class ShardReader:
         self.samples: dict[str, dict] | None = None  # parsed members, after a difference
         self._file = None
         if not self.path.is_file():
-            problems.append(f"{self.where}: shard file missing")
             self.sha, self.samples = None, {}
         else:
             self._file = open(self.path, "rb")
@@ -180,6 +179,14 @@ class ShardReader:
         """SHA-256 of the shard file (None if it is missing)."""
         return None if self.sha is None else self.sha.hexdigest()
 
+    def absent(self) -> str | None:
+        """Why every task of the shard is missing, if the shard file is."""
+        return "shard file missing" if self.sha is None else None
+
+    def summary(self) -> None:
+        """Nothing: the format has no dataset-level file to check."""
+        return None
+
 
 def owned_paths(out: Path) -> list[Path]:
     """The shard files in ``out``."""
@@ -205,7 +212,7 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
     """Nothing to add at the end of a run: the shards are the dataset."""
 
 
-def check_dataset(config, out: Path, plan) -> list[str]:
+def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
     """Dataset-level problems for ``verify``: shard files that are not part of the plan."""
     names = {shard_name(s.index) for s in plan}
     return [f"{p.name}: shard not part of the dataset" for p in owned_paths(out)
