@@ -111,7 +111,7 @@ def _control_one(batch, i, control, shape, frames, folder):
 
 def controls(args, folder: Path) -> dict:
     """Per output shape: {control: (videos, right, {metric: failures}, errors, skipped)}."""
-    batch = control_tasks(seed=args.seed)
+    batch = control_tasks(seed=args.seed, vocabulary=args.vocabulary)
     tasks = range(0, len(batch), 3) if args.quick else range(len(batch))
     results = Parallel(n_jobs=args.workers)(
         delayed(_control_one)(batch, i, c, shape, args.frames, folder)
@@ -129,9 +129,10 @@ def controls(args, folder: Path) -> dict:
     return out
 
 
-def _print_controls(tables, frames: int) -> None:
+def _print_controls(tables, frames: int, vocabulary: str) -> None:
     for name, table in tables.items():
-        print(f"\nControls, {name} ({frames} frames, H.264): videos failing each metric")
+        print(f"\nControls, {name} ({frames} frames, H.264, {vocabulary} vocabulary): "
+              "videos failing each metric")
         print(f"{'control':<17}{'intended':<11}{'videos':>7}" + "".join(
             f"{SHORT_NAMES[m]:>10}" for m in METRICS) + f"{'errors':>8}{'skipped':>8}"
             f"{'correct':>9}")
@@ -160,6 +161,8 @@ def main(argv=None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="2 videos of 17 frames, 1 repeat, every third rule kind, 16-frame "
                              "controls: checks the script, measures nothing worth quoting")
+    parser.add_argument("--vocabulary", default="classic", choices=("classic", "extended"),
+                        help="vocabulary of the control tasks (default: %(default)s)")
     parser.add_argument("--skip-controls", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)
@@ -174,7 +177,7 @@ def main(argv=None) -> None:
             return
         args.frames = args.control_frames
         tables = controls(args, folder)
-    _print_controls(tables, args.frames)
+    _print_controls(tables, args.frames, args.vocabulary)
 
 
 def _print_speed(rows, args, load: str) -> None:
