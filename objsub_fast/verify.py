@@ -192,7 +192,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     import joblib
 
     out = Path(out).absolute()
-    config, manifest = load_manifest(out)
+    config, manifest = load_manifest(out, other_version_ok=True)
     worker_count(workers)
     report = Report()
     recorded = manifest["config"].get("video_encoder")

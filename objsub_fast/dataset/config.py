@@ -178,7 +178,7 @@ class RunConfig:
         except (ValueError, TypeError):
             return None
 
-    def _check_knobs(self) -> None:
+    def _check_knobs(self, other_version_ok: bool = False) -> None:
         """Check the knobs with the engine's own validation, for every level of the run; the
         errors name the command-line options."""
         from ..config import check_levels, check_vocabulary, make_config
@@ -199,7 +199,7 @@ class RunConfig:
             raise ParameterError(_OPTION_WORDS.sub(lambda m: _option(m.group(0)), str(e))) \
                 from None
         expected = self._own_generator_version()
-        if self.generator_version != expected:
+        if self.generator_version != expected and not other_version_ok:
             raise ParameterError(
                 f"generator_version {self.generator_version!r} is not what this objsub-fast "
                 f"writes for this configuration ({expected}): the dataset was made by another "
@@ -211,8 +211,12 @@ class RunConfig:
 
         return VideoSpec(self.video_style, self.fps, self.video_frames)
 
-    def validate(self) -> "RunConfig":
-        """Raise ParameterError naming the first bad parameter and its allowed range."""
+    def validate(self, other_version_ok: bool = False) -> "RunConfig":
+        """Raise ParameterError naming the first bad parameter and its allowed range.
+
+        ``other_version_ok`` accepts a ``generator_version`` other than the one this package
+        writes for the configuration (``verify`` reads such datasets and says so).
+        """
         low = MIN_CANVAS
         shards = (-(-self.count // self.shard_size) if _is_int(self.count) and _is_int(
             self.shard_size) and self.shard_size >= 1 else 0)
@@ -243,7 +247,7 @@ class RunConfig:
         for ok, message in checks:
             if not ok:
                 raise ParameterError(message)
-        self._check_knobs()
+        self._check_knobs(other_version_ok)
         format_checks = (  # (field, ok, message), checked when the run's format reads it
             ("vbvr_pack", self.vbvr_pack in ("tar", "folders"),
              f"--vbvr-pack must be tar or folders, got {self.vbvr_pack!r}"),

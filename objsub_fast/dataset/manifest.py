@@ -47,14 +47,17 @@ def read_manifest(out: Path) -> dict | None:
         return {"config": None}
 
 
-def load_manifest(out: Path):
-    """(RunConfig, manifest dict) of the dataset in ``out``; UsageError if unusable."""
+def load_manifest(out: Path, other_version_ok: bool = False):
+    """(RunConfig, manifest dict) of the dataset in ``out``; UsageError if unusable.
+
+    ``other_version_ok`` reads a dataset another generator version wrote (see
+    ``RunConfig.validate``)."""
     from .config import RunConfig
 
     path = Path(out) / MANIFEST
     try:
         manifest = json.loads(path.read_text())
-        config = RunConfig.from_json(manifest["config"]).validate()
+        config = RunConfig.from_json(manifest["config"]).validate(other_version_ok)
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from e
     except (ValueError, KeyError, TypeError) as e:
