@@ -139,15 +139,11 @@ class ShardReader(FolderShardReader):
         return self.lines.hexdigest()
 
 
-#: A task folder's name (``records.task_id``): what ``owned_paths`` claims in the task root.
-_TASK_FOLDER = re.compile(r"^object_subtraction_l\d+_\d+$")
-
-
 def owned_paths(out: Path) -> list[Path]:
     """The task folders (named like task ids; nothing else in the task root) and the dataset
     file, if present."""
     root, dataset = Path(out) / TASK_ROOT, Path(out) / DATASET_FILE
-    folders = sorted(p for p in root.iterdir() if _TASK_FOLDER.match(p.name)) \
+    folders = sorted(p for p in root.iterdir() if _TASK_ID.fullmatch(p.name)) \
         if root.is_dir() else []
     return folders + ([dataset] if dataset.exists() else [])
 
