@@ -41,6 +41,7 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
         shown = ~model.removed if stream.kind == "image" else None
         stream.register = lambda frame: register(frame, model, shown)
         tracker = Tracker(model, keep_samples=keep_samples)
+        stream.classify(tracker.detect.lut)
         res = score_frames(model, stream, single_image=stream.kind == "image", tracker=tracker)
     except (TaskError, VideoError) as exc:
         return error_record(out, str(exc)), None

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._numba import kernel
+
 __all__ = ["estimate_camera", "apply_camera", "fit_camera", "INLIER_PX"]
 
 #: Residual (canvas px at 256x256) within which a point agrees with a camera.
@@ -40,25 +42,8 @@ def apply_camera(q: np.ndarray, cam, center) -> np.ndarray:
 
 def fit_camera(p, q, center):
     """Least-squares (s, tx, ty) of p = c + s (q - c) + t."""
-    a = q - center
-    b = p - center
-    am, bm = a.mean(axis=0), b.mean(axis=0)
-    den = float(((a - am) ** 2).sum())
-    s = float(((a - am) * (b - bm)).sum() / den) if den > 1e-9 else 1.0
-    t = bm - s * am
-    return s, float(t[0]), float(t[1])
-
-
-def _pair_fits(p, q, center) -> np.ndarray:
-    """Least-squares (s, tx, ty) of every pair of points, (n (n - 1) / 2, 3)."""
-    i, j = np.triu_indices(len(p), 1)
-    a = np.stack([q[i], q[j]], axis=1) - center        # (P, 2, 2)
-    b = np.stack([p[i], p[j]], axis=1) - center
-    a0, b0 = a - a.mean(axis=1, keepdims=True), b - b.mean(axis=1, keepdims=True)
-    den = (a0 ** 2).sum(axis=(1, 2))
-    s = np.where(den > 1e-9, (a0 * b0).sum(axis=(1, 2)) / np.maximum(den, 1e-9), 1.0)
-    t = b.mean(axis=1) - s[:, None] * a.mean(axis=1)
-    return np.column_stack([s, t])
+    p, q = np.ascontiguousarray(p, float), np.ascontiguousarray(q, float)
+    return _fit(p, q, float(center[0]), float(center[1]), np.ones(len(p), np.bool_))
 
 
 def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.0):
@@ -84,32 +69,91 @@ def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.
     >>> [round(v, 3) for v in estimate_camera(p, q, c, (1.0, 0.0, 0.0))]
     [1.04, 3.0, -2.0]
     """
-    n = len(p)
-    tol = INLIER_PX * unit
-    if n in (2, 3):
-        return _pan_only(p, q, center, prev, tol)
-    if n >= 4:
-        cands = np.vstack([np.asarray(prev, float)[None], _pair_fits(p, q, center)])  # (C, 3)
-        seen = center + cands[:, :1, None] * (q - center)[None] + cands[:, None, 1:]  # (C, n, 2)
-        resid = np.hypot(*(p[None] - seen).transpose(2, 0, 1))                      # (C, n)
-        inliers = (resid <= tol).sum(axis=1)
-        b = int(np.lexsort((np.where(resid <= tol, resid, 0).sum(axis=1), -inliers))[0])
-        if inliers[b] < max(3, n // 2 + 1):
-            return tuple(prev)
-        inl = resid[b] <= tol
-        return fit_camera(p[inl], q[inl], center)
-    return tuple(prev)
+    return _estimate(np.ascontiguousarray(p, float), np.ascontiguousarray(q, float),
+                     float(center[0]), float(center[1]), np.asarray(prev, float),
+                     INLIER_PX * unit)
 
 
-def _pan_only(p, q, center, prev, tol):
+@kernel(nogil=True)
+def _fit(p, q, cx, cy, use):
+    """Least-squares (s, tx, ty) of p = c + s (q - c) + t over the points ``use``."""
+    n = 0
+    am0 = am1 = bm0 = bm1 = 0.0
+    for i in range(p.shape[0]):
+        if use[i]:
+            n += 1
+            am0 += q[i, 0] - cx
+            am1 += q[i, 1] - cy
+            bm0 += p[i, 0] - cx
+            bm1 += p[i, 1] - cy
+    am0, am1, bm0, bm1 = am0 / n, am1 / n, bm0 / n, bm1 / n
+    den = num = 0.0
+    for i in range(p.shape[0]):
+        if use[i]:
+            a0, a1 = q[i, 0] - cx - am0, q[i, 1] - cy - am1
+            den += a0 * a0 + a1 * a1
+            num += a0 * (p[i, 0] - cx - bm0) + a1 * (p[i, 1] - cy - bm1)
+    s = num / den if den > 1e-9 else 1.0
+    return s, bm0 - s * am0, bm1 - s * am1
+
+
+@kernel(nogil=True)
+def _estimate(p, q, cx, cy, prev, tol):
+    """:func:`estimate_camera` on (N, 2) arrays: the consensus over ``prev`` and the pair fits,
+    or the pan of two or three points (see the module docstring)."""
+    n = p.shape[0]
+    if n == 2 or n == 3:
+        return _pan_only(p, q, cx, cy, prev, tol)
+    if n < 4:
+        return prev[0], prev[1], prev[2]
+    best_inl, best_res, best = -1, 0.0, (prev[0], prev[1], prev[2])
+    pair = np.zeros(n, np.bool_)
+    for a in range(-1, n):
+        for b in range(a + 1, n):
+            if a < 0:
+                if b > 0:
+                    break
+                cam = (prev[0], prev[1], prev[2])       # the previous camera comes first
+            else:
+                pair[:] = False
+                pair[a] = pair[b] = True
+                cam = _fit(p, q, cx, cy, pair)
+            inl, res = 0, 0.0
+            for i in range(n):
+                r = np.hypot(p[i, 0] - (cx + cam[0] * (q[i, 0] - cx) + cam[1]),
+                             p[i, 1] - (cy + cam[0] * (q[i, 1] - cy) + cam[2]))
+                if r <= tol:
+                    inl += 1
+                    res += r
+            if inl > best_inl or (inl == best_inl and res < best_res):
+                best_inl, best_res, best = inl, res, cam
+    if best_inl < max(3, n // 2 + 1):
+        return prev[0], prev[1], prev[2]
+    use = np.zeros(n, np.bool_)
+    for i in range(n):
+        use[i] = np.hypot(p[i, 0] - (cx + best[0] * (q[i, 0] - cx) + best[1]),
+                          p[i, 1] - (cy + best[0] * (q[i, 1] - cy) + best[2])) <= tol
+    return _fit(p, q, cx, cy, use)
+
+
+@kernel(nogil=True)
+def _pan_only(p, q, cx, cy, prev, tol):
     """With two or three points the zoom is kept and only the pan is estimated: each axis's
     median offset, refitted over the points within ``tol`` of it; all must agree with two
     points, two of three with three (else the previous camera)."""
     s = prev[0]
-    off = p - center - s * (q - center)                      # each point's pan
-    med = np.median(off, axis=0)
-    inl = np.hypot(*(off - med).T) <= tol
-    if inl.sum() < max(2, len(p) - 1):
-        return tuple(prev)
-    t = off[inl].mean(axis=0)
-    return s, float(t[0]), float(t[1])
+    n = p.shape[0]
+    off = np.empty((n, 2))
+    for i in range(n):
+        off[i, 0] = p[i, 0] - cx - s * (q[i, 0] - cx)
+        off[i, 1] = p[i, 1] - cy - s * (q[i, 1] - cy)
+    m0, m1 = np.median(off[:, 0]), np.median(off[:, 1])
+    k, t0, t1 = 0, 0.0, 0.0
+    for i in range(n):
+        if np.hypot(off[i, 0] - m0, off[i, 1] - m1) <= tol:
+            k += 1
+            t0 += off[i, 0]
+            t1 += off[i, 1]
+    if k < max(2, n - 1):
+        return prev[0], prev[1], prev[2]
+    return s, t0 / k, t1 / k

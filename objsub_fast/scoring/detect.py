@@ -172,28 +172,53 @@ def _interior(cls, y, x, H, W):
             and cls[y, x + 2] != 0)
 
 
-@kernel
-def _analyze_frame(frame, lut, cls, labels, parent, min_area, ncol):
-    """Classify pixels into ``cls`` and label foreground components into ``labels``.
+@kernel(nogil=True)
+def _classify(frame, lut, cls):
+    """``cls[y, x]`` = the class of ``frame[y, x]`` in the colour table ``lut``."""
+    H, W = cls.shape
+    for y in range(H):
+        for x in range(W):
+            cls[y, x] = lut[((frame[y, x, 0] >> 2) << 12) | ((frame[y, x, 1] >> 2) << 6)
+                            | (frame[y, x, 2] >> 2)]
 
-    Returns a (K, S_COL0 + 2 * ncol) float64 array of statistics of the components with at
-    least ``min_area`` pixels (``labels`` holds 1-based ids of all components, small ones
-    included); ``ncol`` is the number of task colours of ``lut``.
+
+@kernel(nogil=True)
+def _background_row(words, y):
+    """Whether row ``y`` of the pixel classes (viewed as 64-bit words) is all background."""
+    acc = np.uint64(0)
+    row = words[y]
+    for x in range(row.shape[0]):
+        acc |= row[x]
+    return acc == 0
+
+
+@kernel(nogil=True)
+def _analyze_frame(cls, words, labels, parent, min_area, ncol):
+    """Label the foreground components of the pixel classes ``cls`` into ``labels``.
+
+    ``words`` is ``cls`` viewed as rows of 64-bit words (rows of background are skipped whole),
+    or ``cls`` itself. Returns a (K, S_COL0 + 2 * ncol) float64 array of statistics of the
+    components with at least ``min_area`` pixels (``labels`` holds 1-based ids of all
+    components, small ones included, on the rows with foreground); ``ncol`` is the number of
+    task colours.
     """
     H, W = cls.shape
     n = 0
+    fg_rows = np.zeros(H, np.bool_)
     for y in range(H):
+        if _background_row(words, y):
+            continue
+        fg_rows[y] = True
+        above = y > 0 and fg_rows[y - 1]
         for x in range(W):
-            c = lut[((frame[y, x, 0] >> 2) << 12) | ((frame[y, x, 1] >> 2) << 6)
-                    | (frame[y, x, 2] >> 2)]
-            cls[y, x] = c
+            c = cls[y, x]
             if c == 0:
                 labels[y, x] = 0
                 continue
             best = 0
             if x > 0 and labels[y, x - 1] > 0:
                 best = labels[y, x - 1]
-            if y > 0:
+            if above:
                 for dx in range(-1, 2):
                     xx = x + dx
                     if 0 <= xx < W:
@@ -225,6 +250,8 @@ def _analyze_frame(frame, lut, cls, labels, parent, min_area, ncol):
         st[j, S_X1] = -1
         st[j, S_Y1] = -1
     for y in range(H):
+        if not fg_rows[y]:
+            continue
         for x in range(W):
             lab = labels[y, x]
             if lab == 0:
@@ -308,16 +335,22 @@ class Components:
         return len(self.area)
 
 
-def _features(st: np.ndarray) -> np.ndarray:
+@kernel(nogil=True)
+def _features(st):
     """Scale-free shape features of component statistics rows: fill ratio of the bounding box,
     vertical asymmetry (bottom-quarter minus top-quarter pixels, over the area), log aspect
     ratio, and occupancy of the two bottom corner cells (a quarter of the box each way)."""
-    bw = st[:, S_X1] - st[:, S_X0] + 1
-    bh = st[:, S_Y1] - st[:, S_Y0] + 1
-    area = st[:, S_AREA]
-    corner_cells = 2.0 * np.maximum(bw // 4, 1) * np.maximum(bh // 4, 1)
-    return np.stack([area / (bw * bh), (st[:, S_BOTQ] - st[:, S_TOPQ]) / area,
-                     np.log(bw / bh), st[:, S_CORNER] / corner_cells], axis=1)
+    out = np.empty((st.shape[0], 4))
+    for j in range(st.shape[0]):
+        bw = st[j, S_X1] - st[j, S_X0] + 1
+        bh = st[j, S_Y1] - st[j, S_Y0] + 1
+        area = st[j, S_AREA]
+        corner_cells = 2.0 * max(bw // 4, 1) * max(bh // 4, 1)
+        out[j, 0] = area / (bw * bh)
+        out[j, 1] = (st[j, S_BOTQ] - st[j, S_TOPQ]) / area
+        out[j, 2] = np.log(bw / bh)
+        out[j, 3] = st[j, S_CORNER] / corner_cells
+    return out
 
 
 class Detector:
@@ -340,20 +373,38 @@ class Detector:
         self.parent = np.zeros(h * w + 1, np.int32)
         self.min_area = float(min_area)
         self.shape = (h, w)
+        self._last = None
 
-    def __call__(self, frame: np.ndarray) -> Components:
-        """Detect the components of one (H, W, 3) uint8 canvas frame."""
-        cls = np.empty(self.shape, np.uint8)
-        st = _analyze_frame(frame, self.lut, cls, self.labels, self.parent, self.min_area,
-                            self.ncol)
+    def __call__(self, frame: np.ndarray, classes=None, repeated: bool = False) -> Components:
+        """Detect the components of one (H, W, 3) uint8 canvas frame.
+
+        ``classes``: the frame's pixel classes when already known (classified while sampled);
+        ``repeated``: the frame is exactly the previous one (its components are returned).
+        """
+        if repeated and self._last is not None:
+            return self._last
+        if classes is None:
+            classes = np.empty(self.shape, np.uint8)
+            _classify(frame, self.lut, classes)
+        words = classes.view(np.uint64) if classes.shape[1] % 8 == 0 else classes
+        st = _analyze_frame(classes, words, self.labels, self.parent, self.min_area, self.ncol)
         h, w = self.shape
-        bbox = st[:, [S_X0, S_X1, S_Y0, S_Y1]].astype(int)
-        edge = ((bbox[:, 0] <= 0) | (bbox[:, 1] >= w - 1) | (bbox[:, 2] <= 0)
-                | (bbox[:, 3] >= h - 1))
-        return Components(
-            area=st[:, S_AREA], cx=st[:, S_SX] / np.maximum(st[:, S_AREA], 1),
-            cy=st[:, S_SY] / np.maximum(st[:, S_AREA], 1), bbox=bbox,
-            color=component_colors(st), features=_features(st), cls=cls, edge=edge)
+        bbox = st[:, S_X0:S_Y1 + 1].astype(np.int64)          # x0, x1, y0, y1
+        area = st[:, S_AREA]
+        self._last = Components(
+            area=area, cx=st[:, S_SX] / area, cy=st[:, S_SY] / area, bbox=bbox,
+            color=_component_colors(st, MIN_INTERIOR_PX, COLOR_MIN_FRACTION),
+            features=_features(st), cls=classes, edge=_on_border(bbox, w, h))
+        return self._last
+
+
+@kernel(nogil=True)
+def _on_border(bbox, w, h):
+    """Whether each (x0, x1, y0, y1) box touches the border of a w x h frame."""
+    out = np.empty(bbox.shape[0], np.bool_)
+    for j in range(bbox.shape[0]):
+        out[j] = bbox[j, 0] <= 0 or bbox[j, 1] >= w - 1 or bbox[j, 2] <= 0 or bbox[j, 3] >= h - 1
+    return out
 
 
 def component_colors(st: np.ndarray) -> np.ndarray:
@@ -365,16 +416,26 @@ def component_colors(st: np.ndarray) -> np.ndarray:
     all pixels otherwise. The winning colour must cover :data:`COLOR_MIN_FRACTION` of the
     pixels that vote (non-outline pixels, interior ones when they decide).
     """
+    return _component_colors(st, MIN_INTERIOR_PX, COLOR_MIN_FRACTION)
+
+
+@kernel(nogil=True)
+def _component_colors(st, min_interior, min_fraction):
+    out = np.full(st.shape[0], -1, np.int64)
     ncol = (st.shape[1] - S_COL0) // 2
-    whole = st[:, S_COL0:S_COL0 + ncol]
-    inner = st[:, S_COL0 + ncol:S_COL0 + 2 * ncol]
-    use_inner = inner.sum(axis=1) >= MIN_INTERIOR_PX
-    votes = np.where(use_inner[:, None], inner, whole)
-    body = np.where(use_inner, inner.sum(axis=1),
-                    np.maximum(st[:, S_AREA] - st[:, S_OUTLINE], 1))
-    best = votes.argmax(axis=1) if len(st) else np.zeros(0, int)
-    ok = votes.max(axis=1, initial=0) >= COLOR_MIN_FRACTION * np.maximum(body, 1)
-    return np.where(ok, best, -1)
+    for j in range(st.shape[0]):
+        inner = 0.0
+        for c in range(ncol):
+            inner += st[j, S_COL0 + ncol + c]
+        base = S_COL0 + ncol if inner >= min_interior else S_COL0
+        body = inner if inner >= min_interior else max(st[j, S_AREA] - st[j, S_OUTLINE], 1.0)
+        best, votes = 0, -1.0
+        for c in range(ncol):
+            if st[j, base + c] > votes:
+                best, votes = c, st[j, base + c]
+        if votes >= min_fraction * max(body, 1.0):
+            out[j] = best
+    return out
 
 
 @lru_cache(maxsize=None)

@@ -270,10 +270,23 @@ class Tracker:
             self._sample_step *= 2
             self.samples = {i: f for i, f in self.samples.items() if i % self._sample_step == 0}
 
-    def update(self, frame: np.ndarray) -> None:
-        """Detect and match objects in one canvas frame."""
+    def update(self, frame: np.ndarray, classes=None, repeated: bool = False) -> None:
+        """Detect and match objects in one canvas frame.
+
+        ``classes``: the frame's pixel classes when the frame source classified it;
+        ``repeated``: the frame is exactly the previous one. A repeated frame whose tracking
+        inputs (last positions and areas, lost objects, previous camera) are those the previous
+        frame met gets the previous frame's read-out (the same inputs give the same outputs).
+        """
         m = self.model
-        comps = self.detect(frame)
+        comps = self.detect(frame, classes, repeated)
+        inputs = (self.ref_x.copy(), self.ref_y.copy(), self.ref_area.copy(),
+                  self.present[-1] if self.present else None,
+                  self.cameras[-1] if self.cameras else None, self.removed_vote)
+        if repeated and self._same_inputs(inputs):
+            self._repeat(frame)
+            return
+        self._inputs = inputs
         u0, v0, u1, v1 = self.rect      # a component at the shown part's border may be cut off
         comps.edge |= ((comps.bbox[:, 0] <= u0) | (comps.bbox[:, 1] >= u1 - 1)
                        | (comps.bbox[:, 2] <= v0) | (comps.bbox[:, 3] >= v1 - 1))
@@ -318,6 +331,23 @@ class Tracker:
             self.max_global = max(self.max_global, float(diff.mean()))
         self.prev_cls, self.prev_zones = comps.cls, zones
         self.final_cls = comps.cls
+        self._keep(t, frame)
+
+    def _same_inputs(self, inputs) -> bool:
+        """Whether ``inputs`` (see :meth:`update`) equal those the previous frame met."""
+        last = getattr(self, "_inputs", None)
+        if last is None or last[3] is None:
+            return False
+        return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+                   for a, b in zip(inputs, last))
+
+    def _repeat(self, frame) -> None:
+        """Record the previous frame's read-out again for a repeated frame."""
+        t = len(self.present)
+        for series in (self.positions, self.present, self.color_ok, self.shape_ok,
+                       self.cameras, self.ink):
+            series.append(series[-1])
+        self.last_seen[self.present[-1]] = t
         self._keep(t, frame)
 
     # ------------------------------------------------------------------ result
@@ -482,7 +512,8 @@ def score_frames(model: TaskModel, frames, single_image: bool = False,
     for frame in frames:
         if n == 0 and getattr(frames, "mapper", None) is not None:
             tracker.set_mapping(frames.mapper.mapping)
-        tracker.update(frame)
+        tracker.update(frame, getattr(frames, "classes", None),
+                       getattr(frames, "repeated", False))
         n += 1
     if n == 0:
         raise ValueError("no frames")

@@ -148,6 +148,12 @@ class CanvasWarp:
         # pixels are converted, not the whole frame): None until frame 0 decides, then the
         # conversion or False (swscale).
         self._yuv = None
+        self._lut = None
+        self._prev = None      # (canvas, classes, planes, frame) of the previous video frame
+        #: The pixel classes of the canvas last returned (after :meth:`classify`), else None.
+        self.classes = None
+        #: Whether the canvas last returned is exactly the previous one (after :meth:`classify`).
+        self.repeated = False
 
     def _blank(self) -> np.ndarray:
         cw, ch = self.canvas_size
@@ -169,21 +175,53 @@ class CanvasWarp:
         return out
 
     def from_video_frame(self, frame, reformatter) -> np.ndarray:
-        """Map one decoded ``av.VideoFrame`` onto the canvas."""
+        """Map one decoded ``av.VideoFrame`` onto the canvas.
+
+        After :meth:`classify`, also sets :attr:`classes` (the canvas's pixel classes) and
+        :attr:`repeated` (the canvas is exactly the previous frame's).
+        """
+        self.classes, self.repeated = None, False
         if self.identity:
             return reformatter.reformat(frame, format="rgb24").to_ndarray()
         if self._yuv is None:
             self._yuv = self._yuv_sampling(frame)
             if self._yuv is not None and not self._planes_agree(frame, reformatter):
                 self._yuv = False
-        out = self._blank()
         u0, v0, u1, v1 = self.rect
-        if u1 > u0 and v1 > v0:
-            if self._yuv:
-                _sample_yuv(*_planes(frame), out, u0, v0, *self._taps, *self._yuv)
-            else:
-                rgb = reformatter.reformat(frame, format="rgb24").to_ndarray()
-                _sample(rgb, out, u0, v0, *self._taps)
+        if not (u1 > u0 and v1 > v0):
+            return self._blank()
+        if not self._yuv:
+            out = self._blank()
+            _sample(reformatter.reformat(frame, format="rgb24").to_ndarray(), out, u0, v0,
+                    *self._taps)
+            return out
+        return self._sample_planes(frame)
+
+    def classify(self, lut: np.ndarray) -> None:
+        """Also classify the pixels of every frame sampled from YUV planes with the colour table
+        ``lut`` (``detect.class_lut``) while they are sampled: see :attr:`classes`."""
+        self._lut = lut
+
+    def _sample_planes(self, frame) -> np.ndarray:
+        """The canvas sampled from ``frame``'s planes. Only the canvas rows whose source rows
+        differ from the previous frame's are sampled again; the others are the previous
+        canvas's (a frame is a new picture from the decoder, the previous one stays valid)."""
+        planes = _planes(frame)
+        words = _words(planes)
+        prev = self._prev
+        if prev is None or words is None or prev[2] is None:
+            out, cls = self._blank(), np.zeros(self.canvas_size[::-1], np.uint8)
+            old, compare = words or planes, False
+        else:
+            out, cls, old = prev[0].copy(), prev[1].copy(), prev[2]
+            compare = True
+        lut = self._lut if self._lut is not None else _NO_LUT
+        u0, v0 = self.rect[:2]
+        sampled = _sample_yuv(*planes, *(words or planes), *old, compare, out, cls, lut, u0, v0,
+                              *self._taps, *self._yuv, self._span)
+        self._prev = (out, cls, words, frame)
+        if self._lut is not None:
+            self.classes, self.repeated = cls, compare and sampled == 0
         return out
 
     def _yuv_sampling(self, frame):
@@ -194,6 +232,9 @@ class CanvasWarp:
             return None
         fy, fx, coefficients = conv
         xi, _, yi, _ = self._taps
+        # Source columns the canvas reads, as 64-bit words (luma lo, hi, chroma lo, hi).
+        self._span = np.array([xi[0] // 8, (xi[-1] + 9) // 8, xi[0] // fx // 8,
+                               ((xi[-1] + 1) // fx + 8) // 8])
         return (np.stack([xi // fx, (xi + 1) // fx], axis=1),
                 np.stack([yi // fy, (yi + 1) // fy], axis=1), coefficients)
 
@@ -207,7 +248,9 @@ class CanvasWarp:
         slow, fast = self._blank(), self._blank()
         _sample(reformatter.reformat(frame, format="rgb24").to_ndarray(), slow, u0, v0,
                 *self._taps)
-        _sample_yuv(*_planes(frame), fast, u0, v0, *self._taps, *self._yuv)
+        planes = _planes(frame)
+        _sample_yuv(*planes, *planes, *planes, False, fast, np.zeros(fast.shape[:2], np.uint8), _NO_LUT, u0, v0,
+                    *self._taps, *self._yuv, self._span)
         far = np.abs(slow[v0:v1, u0:u1].astype(np.int16) - fast[v0:v1, u0:u1]) > PLANE_TOLERANCE
         return far.mean() <= PLANE_MISMATCH_FRACTION
 
@@ -256,6 +299,14 @@ def _planes(frame):
                  .reshape(p.height, p.line_size) for p in frame.planes[:3])
 
 
+def _words(planes):
+    """The planes viewed as rows of 64-bit words (for comparing rows), or None when a line size
+    is not a multiple of 8 bytes."""
+    if any(p.shape[1] % 8 for p in planes):
+        return None
+    return tuple(p.view(np.uint64) for p in planes)
+
+
 def _taps(a: int, b: int, s: float, t: float, n: int):
     """Source index and weight of the next one, for canvas pixels a..b-1 along one axis.
 
@@ -291,22 +342,60 @@ def _blend(p, y, x, y1, x1, wy, wx):
     return top * (256 - wy) + bot * wy
 
 
+#: Stand-in colour table when pixels are not classified while sampled.
+_NO_LUT = np.zeros(0, np.uint8)
+
+
 @kernel(nogil=True)
-def _sample_yuv(yp, up, vp, out, u0, v0, xi, xw, yi, yw, xc, yc, k):
+def _same_rows(a, b, r0, r1, lo, hi):
+    """Whether rows r0 and r1 of planes ``a`` and ``b`` (viewed as 64-bit words) are equal over
+    words lo..hi-1."""
+    acc = np.uint64(0)
+    ra, rb = a[r0], b[r0]
+    for x in range(lo, hi):
+        acc |= ra[x] ^ rb[x]
+    ra, rb = a[r1], b[r1]
+    for x in range(lo, hi):
+        acc |= ra[x] ^ rb[x]
+    return acc == 0
+
+
+@kernel(nogil=True)
+def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut, u0, v0, xi, xw, yi, yw,
+                xc, yc, k, span):
     """:func:`_sample` reading planar YUV: the luma and chroma of the four source pixels of a
     canvas pixel are interpolated (source pixel (y, x) has its chroma at (yc[j, dy],
-    xc[i, dx])) and converted once with the coefficients ``k`` of :func:`_yuv_conversion`."""
+    xc[i, dx])) and converted once with the coefficients ``k`` of :func:`_yuv_conversion`.
+
+    With ``compare``, a canvas row whose source rows (64-bit words ``span``: luma lo, hi, chroma
+    lo, hi) in the word views ``wyp, wup, wvp`` of the planes equal those of the previous
+    frame's ``oyp, oup, ovp`` is left as it is in ``out`` (and ``cls``). With a colour table ``lut`` (non-empty), each sampled pixel's class
+    is written to ``cls``. Returns the number of rows sampled.
+    """
+    sampled = 0
+    n = xi.shape[0]
+    classify = lut.shape[0] > 0
     for j in range(yi.shape[0]):
         y, wy, cy0, cy1 = yi[j], yw[j], yc[j, 0], yc[j, 1]
-        dst = out[v0 + j]
-        for i in range(xi.shape[0]):
+        if compare and _same_rows(wyp, oyp, y, y + 1, span[0], span[1]) \
+                and _same_rows(wup, oup, cy0, cy1, span[2], span[3]) \
+                and _same_rows(wvp, ovp, cy0, cy1, span[2], span[3]):
+            continue
+        sampled += 1
+        dst, cdst = out[v0 + j], cls[v0 + j]
+        for i in range(n):
             x, wx = xi[i], xw[i]
             lum = k[0] * (_blend(yp, y, x, y + 1, x + 1, wy, wx) - k[1])
             cb = k[2] * _blend(up, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k[3]
             cr = k[2] * _blend(vp, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k[3]
-            dst[u0 + i, 0] = min(max(np.floor(lum + k[4] * cr + 0.5), 0.0), 255.0)
-            dst[u0 + i, 1] = min(max(np.floor(lum + k[5] * cb + k[6] * cr + 0.5), 0.0), 255.0)
-            dst[u0 + i, 2] = min(max(np.floor(lum + k[7] * cb + 0.5), 0.0), 255.0)
+            r = np.uint8(min(max(np.floor(lum + k[4] * cr + 0.5), 0.0), 255.0))
+            g = np.uint8(min(max(np.floor(lum + k[5] * cb + k[6] * cr + 0.5), 0.0), 255.0))
+            b = np.uint8(min(max(np.floor(lum + k[7] * cb + 0.5), 0.0), 255.0))
+            dst[u0 + i, 0], dst[u0 + i, 1], dst[u0 + i, 2] = r, g, b
+            if classify:
+                cdst[u0 + i] = lut[(np.int64(r >> 2) << 12) | (np.int64(g >> 2) << 6)
+                                   | np.int64(b >> 2)]
+    return sampled
 
 
 def _natural_key(name: str):
@@ -419,6 +508,23 @@ class FrameStream:
         self.register = register
         self.mapper = None
         self.count = 0
+        self._lut = None
+
+    def classify(self, lut: np.ndarray) -> None:
+        """Classify the pixels of video frames while they are sampled (see :attr:`classes`)."""
+        self._lut = lut
+
+    @property
+    def classes(self):
+        """The pixel classes of the frame last yielded, when :meth:`classify` was asked and the
+        frame was sampled from YUV planes; else None (the detector classifies)."""
+        return self.mapper.classes if self.mapper is not None else None
+
+    @property
+    def repeated(self) -> bool:
+        """Whether the frame last yielded is exactly the previous one (known with
+        :attr:`classes` only)."""
+        return self.mapper is not None and self.mapper.repeated
 
     def _first(self, rgb):
         from .register import bars_mapping
@@ -426,6 +532,8 @@ class FrameStream:
         mapping = (self.register(rgb) if self.register is not None
                    else bars_mapping(rgb, self.canvas_size))
         self.mapper = CanvasWarp(mapping)
+        if self._lut is not None:
+            self.mapper.classify(self._lut)
 
     def __iter__(self):
         from av.video.reformatter import VideoReformatter
