@@ -319,7 +319,8 @@ class Components:
     color : int array, colour code or -1 when no task colour dominates
     features : (K, 4) shape features (see ``_features``)
     cls : (H, W) uint8 pixel classes of the frame
-    edge : bool array, the component touches the frame's border (possibly cut off)
+    edge : bool array, the component touches the border of the frame (or of the part of it
+        that shows the scene, ``Detector.rect``): it may be cut off
     """
 
     area: np.ndarray
@@ -369,10 +370,15 @@ class Detector:
         w, h = int(canvas_size[0]), int(canvas_size[1])
         self.lut = class_lut(palette)
         self.ncol = len(COLORS) if palette is None else len(palette)
-        self.labels = np.zeros((h, w), np.int32)
-        self.parent = np.zeros(h * w + 1, np.int32)
+        # Neither needs clearing: a label is written before it is read (rows of background
+        # are never read), a parent entry when its label is made.
+        self.labels = np.empty((h, w), np.int32)
+        self.parent = np.empty(h * w + 1, np.int32)
         self.min_area = float(min_area)
         self.shape = (h, w)
+        #: (u0, v0, u1, v1): the part of the frame that shows the scene; components touching
+        #: its border may be cut off (``Components.edge``).
+        self.rect = (0, 0, w, h)
         self._last = None
 
     def __call__(self, frame: np.ndarray, classes=None, repeated: bool = False) -> Components:
@@ -388,22 +394,23 @@ class Detector:
             _classify(frame, self.lut, classes)
         words = classes.view(np.uint64) if classes.shape[1] % 8 == 0 else classes
         st = _analyze_frame(classes, words, self.labels, self.parent, self.min_area, self.ncol)
-        h, w = self.shape
         bbox = st[:, S_X0:S_Y1 + 1].astype(np.int64)          # x0, x1, y0, y1
         area = st[:, S_AREA]
         self._last = Components(
             area=area, cx=st[:, S_SX] / area, cy=st[:, S_SY] / area, bbox=bbox,
             color=_component_colors(st, MIN_INTERIOR_PX, COLOR_MIN_FRACTION),
-            features=_features(st), cls=classes, edge=_on_border(bbox, w, h))
+            features=_features(st), cls=classes, edge=_on_border(bbox, *self.rect))
         return self._last
 
 
 @kernel(nogil=True)
-def _on_border(bbox, w, h):
-    """Whether each (x0, x1, y0, y1) box touches the border of a w x h frame."""
+def _on_border(bbox, u0, v0, u1, v1):
+    """Whether each (x0, x1, y0, y1) box touches the border of the rectangle [u0, u1) x
+    [v0, v1)."""
     out = np.empty(bbox.shape[0], np.bool_)
     for j in range(bbox.shape[0]):
-        out[j] = bbox[j, 0] <= 0 or bbox[j, 1] >= w - 1 or bbox[j, 2] <= 0 or bbox[j, 3] >= h - 1
+        out[j] = (bbox[j, 0] <= u0 or bbox[j, 1] >= u1 - 1 or bbox[j, 2] <= v0
+                  or bbox[j, 3] >= v1 - 1)
     return out
 
 

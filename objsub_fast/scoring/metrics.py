@@ -35,6 +35,7 @@ ZONE_MARGIN = 3
 WHOLE_RANGE = (0.75, 1.33)
 #: ... and while each stays within this many px (at 256) of where frame 0 showed it.
 NEAR_PX = 1.5
+_ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
 #: A transition frame has the removed objects' ink between these fractions of the way gone.
 TRANSITION_BAND = (0.1, 0.9)
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
@@ -129,6 +130,29 @@ def _ink_sum(frame, boxes) -> float:
     return float(total)
 
 
+@kernel(nogil=True)
+def _changed_outside(prev, cur, zones) -> float:
+    """Fraction of the pixels whose class differs between ``prev`` and ``cur`` outside every
+    (x0, x1, y0, y1) zone (inclusive, clipped to the frame)."""
+    h, w = prev.shape
+    diff = np.zeros((h, w), np.bool_)
+    count = 0
+    for y in range(h):
+        for x in range(w):
+            if prev[y, x] != cur[y, x]:
+                diff[y, x] = True
+                count += 1
+    if count == 0:
+        return 0.0
+    for z in range(zones.shape[0]):
+        for y in range(max(zones[z, 2], 0), min(zones[z, 3] + 1, h)):
+            for x in range(max(zones[z, 0], 0), min(zones[z, 1] + 1, w)):
+                if diff[y, x]:
+                    diff[y, x] = False
+                    count -= 1
+    return count / (h * w)
+
+
 def _runs(flags: np.ndarray):
     """Run-length encode a bool sequence: list of (value, length)."""
     out = []
@@ -188,7 +212,9 @@ class Tracker:
         self.gate = THRESHOLDS["motion_continuity"]["max_step_fraction"] * self.diag
         self.set_mapping(mapping)
         self.detect = Detector(model.canvas_size, model.min_area, model.palette)
+        self.detect.rect = self.rect
         self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
+        self._drawn = np.stack([m.cx, m.cy], axis=1)
         self.ref_area = m.area.copy()
         self.last_seen = np.full(len(m.cx), -1)
         self.positions, self.present, self.color_ok, self.shape_ok = [], [], [], []
@@ -197,11 +223,9 @@ class Tracker:
         self.max_step = 0.0
         self.max_global = 0.0
         self.prev_cls = None
-        self.prev_zones = []
-        s = m.size
-        self.base_zones = [(m.left[k] - ZONE_MARGIN, m.left[k] + s[k] + ZONE_MARGIN,
-                            m.top[k] - ZONE_MARGIN, m.top[k] + s[k] + ZONE_MARGIN)
-                           for k in range(len(s))]
+        self.base_zones = np.stack([m.left, m.left + m.size, m.top, m.top + m.size],
+                                   axis=1) + _ZONE_GROWTH
+        self.prev_zones = self.base_zones[:0]
         self.final_cls = None
         self.keep_samples = int(keep_samples)
         self.samples = {}           # frame index -> canvas frame (decimated as frames come)
@@ -214,6 +238,8 @@ class Tracker:
         self.visible = (mapping.visible if mapping is not None and mapping.visible is not None
                         else np.ones(len(self.model.cx), bool))
         self.rect = mapping.canvas_rect() if mapping is not None else (0, 0, w, h)
+        if hasattr(self, "detect"):
+            self.detect.rect = self.rect      # a component at its border may be cut off
         m = self.model
         self._vis = vis = np.flatnonzero(self.visible)
         self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
@@ -225,11 +251,9 @@ class Tracker:
         """This frame's camera from the kept objects (see ``camera``)."""
         m = self.model
         prev = self.cameras[-1] if self.cameras else (1.0, 0.0, 0.0)
-        px = np.full(len(hit), np.nan)
-        py = np.full(len(hit), np.nan)
-        px[hit], py[hit] = comps.cx[idx], comps.cy[idx]
-        q = np.stack([m.cx, m.cy], axis=1)
-        p = np.stack([px, py], axis=1)
+        p = np.full((len(hit), 2), np.nan)
+        p[hit, 0], p[hit, 1] = comps.cx[idx], comps.cy[idx]
+        q = self._drawn
         if self.first_seen is None:      # frame 0: where each object starts
             self.first_seen = p.copy()
         kept = hit & ~m.removed & self.visible
@@ -287,9 +311,6 @@ class Tracker:
             self._repeat(frame)
             return
         self._inputs = inputs
-        u0, v0, u1, v1 = self.rect      # a component at the shown part's border may be cut off
-        comps.edge |= ((comps.bbox[:, 0] <= u0) | (comps.bbox[:, 1] >= u1 - 1)
-                       | (comps.bbox[:, 2] <= v0) | (comps.bbox[:, 3] >= v1 - 1))
         t = len(self.present)
         lost = ~self.present[-1] if t else np.zeros(len(m.cx), bool)
         # Objects the frame does not show take no part in the matching.
@@ -322,13 +343,11 @@ class Tracker:
         self.shape_ok.append(~hit | (shape_of == self.own_shape))
         self.cameras.append(cam)
         self.ink.append(self._ink(frame, cam))
-        zones = [tuple(comps.bbox[c] + (-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN))
-                 for c in comp_of[hit]]
+        zones = comps.bbox[idx] + _ZONE_GROWTH
         if self.prev_cls is not None:
-            diff = self.prev_cls != comps.cls
-            for x0, x1, y0, y1 in self.base_zones + self.prev_zones + zones:
-                diff[max(y0, 0):max(y1 + 1, 0), max(x0, 0):max(x1 + 1, 0)] = False
-            self.max_global = max(self.max_global, float(diff.mean()))
+            changed = _changed_outside(self.prev_cls, comps.cls,
+                                       np.concatenate([self.base_zones, self.prev_zones, zones]))
+            self.max_global = max(self.max_global, changed)
         self.prev_cls, self.prev_zones = comps.cls, zones
         self.final_cls = comps.cls
         self._keep(t, frame)

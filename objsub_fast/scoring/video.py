@@ -47,11 +47,21 @@ MAX_CUT_FRACTION = 0.75
 
 def _uniform_runs(lines: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per line of ``lines`` (L, n, 3): whether it is uniform, and its median colour."""
-    # Percentiles along the last, contiguous axis: the same values, several times faster.
-    lo, med, hi = np.percentile(np.ascontiguousarray(lines.transpose(0, 2, 1)), (2, 50, 98),
-                                axis=2)
+    # The 2nd, 50th and 98th percentiles (linearly interpolated, as np.percentile) of one sort
+    # along the last, contiguous axis: the same values, several times faster.
+    ordered = np.sort(np.ascontiguousarray(lines.transpose(0, 2, 1)), axis=2).astype(float)
+    lo, med, hi = (_percentile_of_sorted(ordered, q) for q in (2, 50, 98))
     uniform = (hi - lo).max(axis=1) <= UNIFORM_SPREAD
     return uniform, med
+
+
+def _percentile_of_sorted(ordered: np.ndarray, q: float) -> np.ndarray:
+    """The ``q``-th percentile along the last axis of ``ordered`` (sorted), interpolated
+    linearly between the two nearest ranks."""
+    rank = q / 100 * (ordered.shape[-1] - 1)
+    below = int(np.floor(rank))
+    above = min(below + 1, ordered.shape[-1] - 1)
+    return ordered[..., below] + (rank - below) * (ordered[..., above] - ordered[..., below])
 
 
 def _edge_run(uniform: np.ndarray, white: np.ndarray, want_white: bool) -> int:
