@@ -4,11 +4,13 @@
     python benchmarks/bench_score.py --quick        # small sizes: checks the script runs
 
 Throughput: ``--tasks`` ground-truth transition videos of ``--frames`` frames (the canvas is
-``--canvas`` px square) are encoded to H.264 as realistic model outputs that fill the frame
-(the square canvas scaled and centre-cropped to 1280x720 and to 1920x1080), then, in one process with one decoder thread, (a) decoded bare
-with PyAV (``container.decode`` only, and decode + conversion of every frame to RGB) and (b)
-scored with ``score_video`` (decoding included). The table prints frames/s of each and the
-ratio scoring / bare decode; median of ``--repeats``.
+``--canvas`` px square) are encoded to H.264 as model outputs that fill the frame (the square
+canvas scaled and centre-cropped to 1280x720 and to 1920x1080), flat as the task draws them and
+with grain (``SPEED_OUTPUTS``: the texture and bitrate of generated video). Then, in one process
+with one decoder thread, they are (a) decoded bare with PyAV (``container.decode`` only, and
+decode + conversion of every frame to RGB) and (b) scored with ``score_video`` (decoding
+included). The table prints the bitrate and frames per CPU second of each, and the ratios
+scoring / bare decode; median of ``--repeats``, the three taking turns.
 
 Controls: every rule kind (21 tasks, all levels) x every control of
 ``objsub_fast.scoring.controls.CONTROLS``, made into each output shape of
@@ -34,12 +36,16 @@ from joblib import Parallel, delayed
 from objsub_fast import generate_batch
 from objsub_fast.scoring import METRICS, render_transition, score_video, write_video
 from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
-from objsub_fast.scoring.outputs import OUTPUT_SHAPES, centre_cropped, reshape, visible_window
+from objsub_fast.scoring.outputs import (OUTPUT_SHAPES, centre_cropped, grainy, reshape,
+                                        visible_window)
 from objsub_fast.scoring.thresholds import SHORT_NAMES
 
-#: Throughput outputs: name -> (function, size).
-SPEED_OUTPUTS = {"1280x720": (centre_cropped, (1280, 720)),
-                 "1920x1080": (centre_cropped, (1920, 1080))}
+#: Throughput outputs: name -> (size, grain sigma). The flat re-encodings of the task's own
+#: frames are the cheapest video there is to decode (a few hundred kbit/s); grain (independent
+#: noise of sigma 3 of 255 per pixel and frame, after scaling) gives them the texture and the
+#: bitrate of generated video (several Mbit/s), where decoding costs what it does on real outputs.
+SPEED_OUTPUTS = {"1280x720": ((1280, 720), 0), "1920x1080": ((1920, 1080), 0),
+                 "1280x720 grain": ((1280, 720), 3.0), "1920x1080 grain": ((1920, 1080), 3.0)}
 
 
 def _decode(path: Path, rgb: bool) -> int:
@@ -65,14 +71,20 @@ def _score(record, path) -> int:
     return res["frames"]
 
 
-def _rate(fn, jobs, repeats: int) -> float:
-    """Median frames/s of running ``fn(*job)`` over all jobs."""
-    rates = []
+def _rates(runs, repeats: int) -> list[float]:
+    """Median frames per CPU second of each run ``(fn, jobs)``: ``fn(*job)`` over all jobs.
+
+    The runs take turns within each repeat, so a change of load on a shared machine hits them
+    alike; CPU time of this one process (one decoder thread, no other threads) is what is
+    counted, not wall time.
+    """
+    rates = [[] for _ in runs]
     for _ in range(repeats):
-        t = time.perf_counter()
-        frames = sum(fn(*job) for job in jobs)
-        rates.append(frames / (time.perf_counter() - t))
-    return statistics.median(rates)
+        for k, (fn, jobs) in enumerate(runs):
+            t = time.process_time()
+            frames = sum(fn(*job) for job in jobs)
+            rates[k].append(frames / (time.process_time() - t))
+    return [statistics.median(r) for r in rates]
 
 
 def speed(args, folder: Path) -> list[tuple]:
@@ -82,17 +94,19 @@ def speed(args, folder: Path) -> list[tuple]:
     styles = ("fade", "shrink", "slide")
     records = batch.tasks()
     rows = []
-    for name, (fn, size) in SPEED_OUTPUTS.items():
+    for name, (size, grain) in SPEED_OUTPUTS.items():
         paths = []
         for i in range(len(batch)):
-            frames = render_transition(batch, styles[i % 3], args.frames, tasks=[i])[0]
-            paths.append(folder / f"speed_{name}_{i}.mp4")
-            write_video(paths[-1], fn(frames, size))
+            frames = centre_cropped(render_transition(batch, styles[i % 3], args.frames,
+                                                      tasks=[i])[0], size)
+            paths.append(folder / f"speed_{name.replace(' ', '_')}_{i}.mp4")
+            write_video(paths[-1], grainy(frames, grain, seed=i) if grain else frames)
+        mbits = sum(p.stat().st_size for p in paths) * 8 / 1e6 / (len(paths) * args.frames / 16)
         _score(records[0], paths[0])  # warm-up: Numba cache load, colour table
-        bare = _rate(_decode, [(p, False) for p in paths], args.repeats)
-        rgb = _rate(_decode, [(p, True) for p in paths], args.repeats)
-        scored = _rate(_score, list(zip(records, paths)), args.repeats)
-        rows.append((name, bare, rgb, scored))
+        bare, rgb, scored = _rates([(_decode, [(p, False) for p in paths]),
+                                    (_decode, [(p, True) for p in paths]),
+                                    (_score, list(zip(records, paths)))], args.repeats)
+        rows.append((name, mbits, bare, rgb, scored))
     return rows
 
 
@@ -183,13 +197,14 @@ def main(argv=None) -> None:
 def _print_speed(rows, args, load: str) -> None:
     if rows:
         print(f"\nThroughput: {args.tasks} H.264 videos x {args.frames} frames per output, "
-              f"{args.canvas}x{args.canvas} canvas, one process, one decoder thread, median of "
+              f"{args.canvas}x{args.canvas} canvas, one process, one decoder thread, frames per "
+              "CPU second, median of "
               f"{args.repeats} ({os.cpu_count()} CPUs, load average after the runs: {load})")
-        print(f"{'output':<12}{'decode fps':>12}{'decode+RGB fps':>16}{'scoring fps':>13}"
-              f"{'score/decode':>14}{'score/decode+RGB':>18}")
-        for name, bare, rgb, scored in rows:
-            print(f"{name:<12}{bare:>12.1f}{rgb:>16.1f}{scored:>13.1f}{scored / bare:>14.2f}"
-                  f"{scored / rgb:>18.2f}")
+        print(f"{'output':<18}{'Mbit/s':>8}{'decode fps':>12}{'decode+RGB fps':>16}"
+              f"{'scoring fps':>13}{'score/decode':>14}{'score/decode+RGB':>18}")
+        for name, mbits, bare, rgb, scored in rows:
+            print(f"{name:<18}{mbits:>8.2f}{bare:>12.1f}{rgb:>16.1f}{scored:>13.1f}"
+                  f"{scored / bare:>14.2f}{scored / rgb:>18.2f}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ push_in             the camera zooms in linearly to ``1 + zoom`` about the centr
 panned              the camera pans linearly to (dx, dy) canvas px (white comes in)
 jittered            the camera shakes by up to ``px`` canvas px per frame (seeded)
 blurred             Gaussian blur of ``sigma`` canvas px
+grainy              independent Gaussian noise of ``sigma`` per pixel and frame (seeded): the
+                    texture that makes generated video cost more to encode and decode
 ==================  ===========================================================================
 
 :data:`OUTPUT_SHAPES` names the four output shapes of the benchmark's controls, and
@@ -25,7 +27,7 @@ import numpy as np
 from .transitions import letterbox
 
 __all__ = ["OUTPUT_SHAPES", "centre_cropped", "stretched", "push_in", "panned", "jittered",
-           "blurred", "letterboxed", "visible_window", "reshape"]
+           "blurred", "grainy", "letterboxed", "visible_window", "reshape"]
 
 
 def _resize(frame, size, box=None):
@@ -93,6 +95,16 @@ def blurred(frames, sigma: float = 1.5) -> np.ndarray:
 
     return np.stack([np.asarray(Image.fromarray(f).filter(ImageFilter.GaussianBlur(sigma)))
                      for f in frames])
+
+
+def grainy(frames, sigma: float = 3.0, seed: int = 0) -> np.ndarray:
+    """Independent Gaussian noise of ``sigma`` (of 255) on every pixel of every frame."""
+    rng = np.random.default_rng(seed)
+    out = np.empty_like(frames)
+    for f, frame in enumerate(frames):
+        noise = rng.normal(0.0, sigma, frame.shape)
+        out[f] = np.clip(frame + noise, 0, 255).astype(np.uint8)
+    return out
 
 
 #: name -> (function, keyword arguments): the output shapes of the benchmark's controls.

@@ -385,6 +385,8 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     sampled = 0
     n = xi.shape[0]
     classify = lut.shape[0] > 0
+    # Coefficients in locals: read from the array, they would be reloaded after every store.
+    k0, k1, k2, k3, k4, k5, k6, k7 = k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]
     for j in range(yi.shape[0]):
         y, wy, cy0, cy1 = yi[j], yw[j], yc[j, 0], yc[j, 1]
         if compare and _same_rows(wyp, oyp, y, y + 1, span[0], span[1]) \
@@ -395,12 +397,14 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
         dst, cdst = out[v0 + j], cls[v0 + j]
         for i in range(n):
             x, wx = xi[i], xw[i]
-            lum = k[0] * (_blend(yp, y, x, y + 1, x + 1, wy, wx) - k[1])
-            cb = k[2] * _blend(up, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k[3]
-            cr = k[2] * _blend(vp, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k[3]
-            r = np.uint8(min(max(np.floor(lum + k[4] * cr + 0.5), 0.0), 255.0))
-            g = np.uint8(min(max(np.floor(lum + k[5] * cb + k[6] * cr + 0.5), 0.0), 255.0))
-            b = np.uint8(min(max(np.floor(lum + k[7] * cb + 0.5), 0.0), 255.0))
+            lum = k0 * (_blend(yp, y, x, y + 1, x + 1, wy, wx) - k1)
+            cb = k2 * _blend(up, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k3
+            cr = k2 * _blend(vp, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k3
+            # Rounded to nearest and clipped to 0..255: once clipped to >= 0, truncating is
+            # flooring.
+            r = np.uint8(min(max(lum + k4 * cr + 0.5, 0.0), 255.0))
+            g = np.uint8(min(max(lum + k5 * cb + k6 * cr + 0.5, 0.0), 255.0))
+            b = np.uint8(min(max(lum + k7 * cb + 0.5, 0.0), 255.0))
             dst[u0 + i, 0], dst[u0 + i, 1], dst[u0 + i, 2] = r, g, b
             if classify:
                 cdst[u0 + i] = lut[(np.int64(r >> 2) << 12) | (np.int64(g >> 2) << 6)
