@@ -119,11 +119,18 @@ def _sprite_mask(shape: int, size: int) -> np.ndarray:
 
 
 @kernel(nogil=True)
-def _ink_sum(frame, boxes) -> float:
-    """Sum of ``255 - min(R, G, B)`` over the (x0, x1, y0, y1) ``boxes`` of ``frame``."""
+def _ink_sum(frame, q, half, s, tx, ty, cx, cy) -> float:
+    """Sum of ``255 - min(R, G, B)`` over the squares of half-side ``half`` (grown by 1 px) about
+    the points ``q`` (N, 2) as camera (s, tx, ty) about (cx, cy) places them (and their
+    half-sides), clipped to ``frame``."""
+    h, w = frame.shape[:2]
     total = 0
-    for b in range(boxes.shape[0]):
-        x0, x1, y0, y1 = boxes[b, 0], boxes[b, 1], boxes[b, 2], boxes[b, 3]
+    for k in range(q.shape[0]):
+        px = cx + s * (q[k, 0] - cx) + tx
+        py = cy + s * (q[k, 1] - cy) + ty
+        r = s * half[k] + 1
+        x0, x1 = int(max(px - r, 0.0)), int(min(px + r + 1, float(w)))
+        y0, y1 = int(max(py - r, 0.0)), int(min(py + r + 1, float(h)))
         for y in range(y0, y1):
             for x in range(x0, x1):
                 total += 255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
@@ -276,14 +283,8 @@ class Tracker:
 
     def _ink(self, frame, cam) -> float:
         """Ink (255 - min channel) summed over the removed visible objects' placed squares."""
-        m = self.model
-        h, w = frame.shape[:2]
-        pos = apply_camera(self._ink_q, cam, m.center)
-        half = cam[0] * self._ink_half + 1
-        lo = np.maximum(pos - half[:, None], 0)
-        hi = np.minimum(pos + half[:, None] + 1, [w, h])
-        boxes = np.stack([lo[:, 0], hi[:, 0], lo[:, 1], hi[:, 1]], axis=1).astype(np.int64)
-        return _ink_sum(frame, boxes)
+        c = self.model.center
+        return _ink_sum(frame, self._ink_q, self._ink_half, cam[0], cam[1], cam[2], c[0], c[1])
 
     def _keep(self, t: int, frame) -> None:
         if not self.keep_samples:
