@@ -130,7 +130,10 @@ class CanvasWarp:
     sub-pixel places, each of the four source pixels converted to RGB as swscale's unscaled
     conversion does (only the canvas pixels are converted, not the whole frame); frame 0 checks
     the result against swscale (:data:`PLANE_TOLERANCE`), and other formats are converted to
-    RGB by swscale and sampled from that.
+    RGB by swscale and sampled from that. From frame 1 on, a canvas row is sampled again only
+    when the source rows it reads differ from the previous frame's (compared as 64-bit words);
+    the other rows are the previous canvas's, byte for byte the same. After :meth:`classify`
+    each sampled pixel is classified too (:attr:`classes`).
 
     Attributes
     ----------
