@@ -163,6 +163,8 @@ class CanvasWarp:
         self._yuv = None
         self._lut = None
         self._prev = None      # (canvas, classes, planes, frame) of the previous video frame
+        #: Frame 0 converted to RGB by swscale when the stream already has it (registration).
+        self.first_rgb = None
         #: The pixel classes of the canvas last returned (after :meth:`classify`), else None.
         self.classes = None
         #: Whether the canvas last returned is exactly the previous one (after :meth:`classify`).
@@ -259,11 +261,13 @@ class CanvasWarp:
         if not (u1 > u0 and v1 > v0):
             return True
         slow, fast = self._blank(), self._blank()
-        _sample(reformatter.reformat(frame, format="rgb24").to_ndarray(), slow, u0, v0,
-                *self._taps)
+        rgb = self.first_rgb if self.first_rgb is not None else \
+            reformatter.reformat(frame, format="rgb24").to_ndarray()
+        self.first_rgb = None
+        _sample(rgb, slow, u0, v0, *self._taps)
         planes = _planes(frame)
-        _sample_yuv(*planes, *planes, *planes, False, fast, np.zeros(fast.shape[:2], np.uint8), _NO_LUT, u0, v0,
-                    *self._taps, *self._yuv, self._span)
+        _sample_yuv(*planes, *planes, *planes, False, fast, np.zeros(fast.shape[:2], np.uint8),
+                    _NO_LUT, u0, v0, *self._taps, *self._yuv, self._span)
         far = np.abs(slow[v0:v1, u0:u1].astype(np.int16) - fast[v0:v1, u0:u1]) > PLANE_TOLERANCE
         return far.mean() <= PLANE_MISMATCH_FRACTION
 
@@ -549,6 +553,7 @@ class FrameStream:
         mapping = (self.register(rgb) if self.register is not None
                    else bars_mapping(rgb, self.canvas_size))
         self.mapper = CanvasWarp(mapping)
+        self.mapper.first_rgb = rgb
         if self._lut is not None:
             self.mapper.classify(self._lut)
 
