@@ -16,9 +16,13 @@ Estimation (:func:`estimate_camera`), robust by construction:
   the previous camera): the one that puts most points within :data:`INLIER_PX` of where they are
   seen wins (then the smaller residual), and it must explain a strict majority of them and at
   least three; a least-squares refit over those follows. One drifting object cannot pull it.
-- Two or three points cannot tell a zoom from one object moving (any pair fits a zoom and a pan
-  exactly): the zoom is kept and only the pan is estimated, from the per-axis median offset,
-  when the points agree within :data:`INLIER_PX` (both of two, two of three).
+- Three points: the zoom and pan are estimated from all three when each point lies within
+  :data:`INLIER_PX` of where the fit of the other two puts it (a leave-one-out check: an
+  object that moved on its own is off the fit of the two that did not, so it is never absorbed
+  into a zoom). Without that agreement, and always with two points (a pair fits a zoom and a
+  pan exactly, so it cannot tell a zoom from one object moving), the zoom is kept and only the
+  pan is estimated, from the per-axis median offset, when the points agree within
+  :data:`INLIER_PX` (both of two, two of three).
 - Fewer points, or no agreement: the previous frame's camera is kept (the camera of frame 0 is
   the identity).
 """
@@ -86,6 +90,10 @@ def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.
     """
     n = len(p)
     tol = INLIER_PX * unit
+    if n == 3:
+        cam = _three_point_zoom(p, q, center, tol)
+        if cam is not None:
+            return cam
     if n in (2, 3):
         return _pan_only(p, q, center, prev, tol)
     if n >= 4:
@@ -99,6 +107,21 @@ def estimate_camera(p: np.ndarray, q: np.ndarray, center, prev, unit: float = 1.
         inl = resid[b] <= tol
         return fit_camera(p[inl], q[inl], center)
     return tuple(prev)
+
+
+def _three_point_zoom(p, q, center, tol):
+    """Zoom and pan from three points, or None: accepted only when each point lies within
+    ``tol`` of where the fit of the *other two* puts it (and of the joint fit). One object that
+    moved on its own is then at least ``tol`` from the fit of the two that did not, so it can
+    never be absorbed into a zoom; the camera of three points that agree is estimated whole."""
+    fits = _pair_fits(p, q, center)                     # pairs (0, 1), (0, 2), (1, 2)
+    for cam, other in zip(fits, (2, 1, 0)):
+        if np.hypot(*(p[other] - apply_camera(q[other], cam, center))) > tol:
+            return None
+    cam = fit_camera(p, q, center)
+    if (np.hypot(*(p - apply_camera(q, cam, center)).T) > tol).any():
+        return None
+    return cam
 
 
 def _pan_only(p, q, center, prev, tol):
