@@ -164,3 +164,30 @@ def test_outpainted_surroundings_do_not_confuse_registration(tasks):
         out[f, :, 250:970] = np.asarray(Image.fromarray(frames[f]).resize((720, 720)))
     res = score_video(tasks.task(i), out)
     assert res["pass"] and res["registration"]["offset_px"][0] == pytest.approx(250, abs=1)
+
+
+def test_three_agreeing_points_give_the_zoom_and_a_drifting_one_does_not():
+    from objsub_fast.scoring.camera import estimate_camera
+
+    c = np.array([127.5, 127.5])
+    q = np.array([[60., 70.], [190., 90.], [110., 200.]])
+    p = c + 1.04 * (q - c) + [1, -1]
+    assert estimate_camera(p, q, c, (1.0, 0.0, 0.0)) == pytest.approx((1.04, 1, -1), abs=1e-6)
+    p[2] += [6, 0]                          # one object moves on its own: never a zoom
+    s, _, _ = estimate_camera(p, q, c, (1.02, 0.0, 0.0))
+    assert s == 1.02
+
+
+def test_push_in_with_three_kept_objects_estimates_the_zoom(tmp_path):
+    # Extended-vocabulary task 16 keeps three objects: its zoom used to stay at 1 (two or three
+    # points only gave a pan), so a correct video under a 4% push-in failed stability.
+    batch = control_tasks(seed=0, vocabulary="extended")
+    gt = push_in(control_frames(batch, 16, "ground_truth", 33), 0.04)
+    path = tmp_path / "gt.mp4"
+    write_video(path, gt)
+    res = score_video(batch.task(16), path)
+    assert res["pass"], res["metrics"]
+    assert res["metrics"]["camera_motion"]["max_zoom"] == pytest.approx(0.04, abs=0.01)
+    drift = push_in(control_frames(batch, 16, "drift", 33), 0.04)
+    write_video(path, drift)
+    assert caught(score_video(batch.task(16), path), "drift")

@@ -16,9 +16,13 @@ Estimation (:func:`estimate_camera`), robust by construction:
   the previous camera): the one that puts most points within :data:`INLIER_PX` of where they are
   seen wins (then the smaller residual), and it must explain a strict majority of them and at
   least three; a least-squares refit over those follows. One drifting object cannot pull it.
-- Two or three points cannot tell a zoom from one object moving (any pair fits a zoom and a pan
-  exactly): the zoom is kept and only the pan is estimated, from the per-axis median offset,
-  when the points agree within :data:`INLIER_PX` (both of two, two of three).
+- Three points: the zoom and pan are estimated from all three when each point lies within
+  :data:`INLIER_PX` of where the fit of the other two puts it (a leave-one-out check: an
+  object that moved on its own is off the fit of the two that did not, so it is never absorbed
+  into a zoom), and of the joint fit. Without that agreement, and always with two points (a
+  pair fits a zoom and a pan exactly, so it cannot tell a zoom from one object moving), the
+  zoom is kept and only the pan is estimated, from the per-axis median offset, when the points
+  agree within :data:`INLIER_PX` (both of two, two of three).
 - Fewer points, or no agreement: the previous frame's camera is kept (the camera of frame 0 is
   the identity).
 """
@@ -100,8 +104,12 @@ def _fit(p, q, cx, cy, use):
 @kernel(nogil=True)
 def _estimate(p, q, cx, cy, prev, tol):
     """:func:`estimate_camera` on (N, 2) arrays: the consensus over ``prev`` and the pair fits,
-    or the pan of two or three points (see the module docstring)."""
+    the agreeing fit of three, or the pan of two or three points (see the module docstring)."""
     n = p.shape[0]
+    if n == 3:
+        agree, cam = _three_point_fit(p, q, cx, cy, tol)
+        if agree:
+            return cam
     if n == 2 or n == 3:
         return _pan_only(p, q, cx, cy, prev, tol)
     if n < 4:
@@ -120,8 +128,7 @@ def _estimate(p, q, cx, cy, prev, tol):
                 cam = _fit(p, q, cx, cy, pair)
             inl, res = 0, 0.0
             for i in range(n):
-                r = np.hypot(p[i, 0] - (cx + cam[0] * (q[i, 0] - cx) + cam[1]),
-                             p[i, 1] - (cy + cam[0] * (q[i, 1] - cy) + cam[2]))
+                r = _off_fit(p, q, cx, cy, cam, i)
                 if r <= tol:
                     inl += 1
                     res += r
@@ -131,9 +138,34 @@ def _estimate(p, q, cx, cy, prev, tol):
         return prev[0], prev[1], prev[2]
     use = np.zeros(n, np.bool_)
     for i in range(n):
-        use[i] = np.hypot(p[i, 0] - (cx + best[0] * (q[i, 0] - cx) + best[1]),
-                          p[i, 1] - (cy + best[0] * (q[i, 1] - cy) + best[2])) <= tol
+        use[i] = _off_fit(p, q, cx, cy, best, i) <= tol
     return _fit(p, q, cx, cy, use)
+
+
+@kernel(nogil=True)
+def _off_fit(p, q, cx, cy, cam, i):
+    """Distance of point ``i`` from where camera ``cam`` puts it."""
+    return np.hypot(p[i, 0] - (cx + cam[0] * (q[i, 0] - cx) + cam[1]),
+                    p[i, 1] - (cy + cam[0] * (q[i, 1] - cy) + cam[2]))
+
+
+@kernel(nogil=True)
+def _three_point_fit(p, q, cx, cy, tol):
+    """(whether three points agree, their joint fit): each must lie within ``tol`` of the fit of
+    the other two (one object that moved on its own is off the fit of the two that did not, so
+    it is never absorbed into a zoom) and of the joint fit."""
+    use = np.ones(3, np.bool_)
+    for other in range(3):
+        use[:] = True
+        use[other] = False
+        if _off_fit(p, q, cx, cy, _fit(p, q, cx, cy, use), other) > tol:
+            return False, (1.0, 0.0, 0.0)
+    use[:] = True
+    cam = _fit(p, q, cx, cy, use)
+    for i in range(3):
+        if _off_fit(p, q, cx, cy, cam, i) > tol:
+            return False, cam
+    return True, cam
 
 
 @kernel(nogil=True)
