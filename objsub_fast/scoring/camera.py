@@ -114,24 +114,15 @@ def _estimate(p, q, cx, cy, prev, tol):
         return _pan_only(p, q, cx, cy, prev, tol)
     if n < 4:
         return prev[0], prev[1], prev[2]
-    best_inl, best_res, best = -1, 0.0, (prev[0], prev[1], prev[2])
+    best = (prev[0], prev[1], prev[2])        # the previous camera is the first candidate
+    best_inl, best_res = _agreement(p, q, cx, cy, best, tol)
     pair = np.zeros(n, np.bool_)
-    for a in range(-1, n):
+    for a in range(n):
         for b in range(a + 1, n):
-            if a < 0:
-                if b > 0:
-                    break
-                cam = (prev[0], prev[1], prev[2])       # the previous camera comes first
-            else:
-                pair[:] = False
-                pair[a] = pair[b] = True
-                cam = _fit(p, q, cx, cy, pair)
-            inl, res = 0, 0.0
-            for i in range(n):
-                r = _off_fit(p, q, cx, cy, cam, i)
-                if r <= tol:
-                    inl += 1
-                    res += r
+            pair[:] = False
+            pair[a] = pair[b] = True
+            cam = _fit(p, q, cx, cy, pair)
+            inl, res = _agreement(p, q, cx, cy, cam, tol)
             if inl > best_inl or (inl == best_inl and res < best_res):
                 best_inl, best_res, best = inl, res, cam
     if best_inl < max(3, n // 2 + 1):
@@ -147,6 +138,19 @@ def _off_fit(p, q, cx, cy, cam, i):
     """Distance of point ``i`` from where camera ``cam`` puts it."""
     return np.hypot(p[i, 0] - (cx + cam[0] * (q[i, 0] - cx) + cam[1]),
                     p[i, 1] - (cy + cam[0] * (q[i, 1] - cy) + cam[2]))
+
+
+@kernel(nogil=True)
+def _agreement(p, q, cx, cy, cam, tol):
+    """(how many points lie within ``tol`` of where camera ``cam`` puts them, the sum of their
+    distances)."""
+    inl, res = 0, 0.0
+    for i in range(p.shape[0]):
+        r = _off_fit(p, q, cx, cy, cam, i)
+        if r <= tol:
+            inl += 1
+            res += r
+    return inl, res
 
 
 @kernel(nogil=True)

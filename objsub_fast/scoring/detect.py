@@ -172,14 +172,20 @@ def _interior(cls, y, x, H, W):
             and cls[y, x + 2] != 0)
 
 
+@kernel(nogil=True, inline="always")
+def _lut_class(lut, r, g, b):
+    """The class of colour (r, g, b) in the colour table ``lut`` of :func:`class_lut` (one
+    reading for the detector and for ``video.CanvasWarp``, which classifies while sampling)."""
+    return lut[(np.int64(r >> 2) << 12) | (np.int64(g >> 2) << 6) | np.int64(b >> 2)]
+
+
 @kernel(nogil=True)
 def _classify(frame, lut, cls):
     """``cls[y, x]`` = the class of ``frame[y, x]`` in the colour table ``lut``."""
     H, W = cls.shape
     for y in range(H):
         for x in range(W):
-            cls[y, x] = lut[((frame[y, x, 0] >> 2) << 12) | ((frame[y, x, 1] >> 2) << 6)
-                            | (frame[y, x, 2] >> 2)]
+            cls[y, x] = _lut_class(lut, frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
 
 
 @kernel(nogil=True)
@@ -398,7 +404,7 @@ class Detector:
         area = st[:, S_AREA]
         self._last = Components(
             area=area, cx=st[:, S_SX] / area, cy=st[:, S_SY] / area, bbox=bbox,
-            color=_component_colors(st, MIN_INTERIOR_PX, COLOR_MIN_FRACTION),
+            color=component_colors(st),
             features=_features(st), cls=classes, edge=_on_border(bbox, *self.rect))
         return self._last
 

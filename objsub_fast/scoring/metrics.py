@@ -217,9 +217,8 @@ class Tracker:
         w, h = model.canvas_size
         self.diag = float(np.hypot(w, h))
         self.gate = THRESHOLDS["motion_continuity"]["max_step_fraction"] * self.diag
-        self.set_mapping(mapping)
         self.detect = Detector(model.canvas_size, model.min_area, model.palette)
-        self.detect.rect = self.rect
+        self.set_mapping(mapping)
         self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
         self._drawn = np.stack([m.cx, m.cy], axis=1)
         self.ref_area = m.area.copy()
@@ -230,6 +229,7 @@ class Tracker:
         self.max_step = 0.0
         self.max_global = 0.0
         self.prev_cls = None
+        self._inputs = None         # the tracking inputs the previous frame met (see update)
         self.base_zones = np.stack([m.left, m.left + m.size, m.top, m.top + m.size],
                                    axis=1) + _ZONE_GROWTH
         self.prev_zones = self.base_zones[:0]
@@ -245,8 +245,7 @@ class Tracker:
         self.visible = (mapping.visible if mapping is not None and mapping.visible is not None
                         else np.ones(len(self.model.cx), bool))
         self.rect = mapping.canvas_rect() if mapping is not None else (0, 0, w, h)
-        if hasattr(self, "detect"):
-            self.detect.rect = self.rect      # a component at its border may be cut off
+        self.detect.rect = self.rect      # a component at its border may be cut off
         m = self.model
         self._vis = vis = np.flatnonzero(self.visible)
         self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
@@ -355,7 +354,7 @@ class Tracker:
 
     def _same_inputs(self, inputs) -> bool:
         """Whether ``inputs`` (see :meth:`update`) equal those the previous frame met."""
-        last = getattr(self, "_inputs", None)
+        last = self._inputs
         if last is None or last[3] is None:
             return False
         return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b

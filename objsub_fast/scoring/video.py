@@ -28,6 +28,7 @@ import numpy as np
 
 from .._numba import kernel
 from ..errors import VideoError
+from .detect import _lut_class
 
 __all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS",
            "VIDEO_EXTS"]
@@ -224,7 +225,7 @@ class CanvasWarp:
         planes = _planes(frame)
         words = _words(planes)
         prev = self._prev
-        if prev is None or words is None or prev[2] is None:
+        if prev is None or words is None:
             out, cls = self._blank(), np.zeros(self.canvas_size[::-1], np.uint8)
             old, compare = words or planes, False
         else:
@@ -266,7 +267,8 @@ class CanvasWarp:
         self.first_rgb = None
         _sample(rgb, slow, u0, v0, *self._taps)
         planes = _planes(frame)
-        _sample_yuv(*planes, *planes, *planes, False, fast, np.zeros(fast.shape[:2], np.uint8),
+        words = _words(planes) or planes
+        _sample_yuv(*planes, *words, *words, False, fast, np.zeros(fast.shape[:2], np.uint8),
                     _NO_LUT, u0, v0, *self._taps, *self._yuv, self._span)
         far = np.abs(slow[v0:v1, u0:u1].astype(np.int16) - fast[v0:v1, u0:u1]) > PLANE_TOLERANCE
         return far.mean() <= PLANE_MISMATCH_FRACTION
@@ -378,16 +380,17 @@ def _same_rows(a, b, r0, r1, lo, hi):
 
 
 @kernel(nogil=True)
-def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut, u0, v0, xi, xw, yi, yw,
-                xc, yc, k, span):
+def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut, u0, v0,
+                xi, xw, yi, yw, xc, yc, k, span):
     """:func:`_sample` reading planar YUV: the luma and chroma of the four source pixels of a
     canvas pixel are interpolated (source pixel (y, x) has its chroma at (yc[j, dy],
     xc[i, dx])) and converted once with the coefficients ``k`` of :func:`_yuv_conversion`.
 
     With ``compare``, a canvas row whose source rows (64-bit words ``span``: luma lo, hi, chroma
     lo, hi) in the word views ``wyp, wup, wvp`` of the planes equal those of the previous
-    frame's ``oyp, oup, ovp`` is left as it is in ``out`` (and ``cls``). With a colour table ``lut`` (non-empty), each sampled pixel's class
-    is written to ``cls``. Returns the number of rows sampled.
+    frame's ``oyp, oup, ovp`` is left as it is in ``out`` (and ``cls``). With a colour table
+    ``lut`` (non-empty), each sampled pixel's class is written to ``cls``. Returns the number of
+    rows sampled.
     """
     sampled = 0
     n = xi.shape[0]
@@ -414,8 +417,7 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
             b = np.uint8(min(max(lum + k7 * cb + 0.5, 0.0), 255.0))
             dst[u0 + i, 0], dst[u0 + i, 1], dst[u0 + i, 2] = r, g, b
             if classify:
-                cdst[u0 + i] = lut[(np.int64(r >> 2) << 12) | (np.int64(g >> 2) << 6)
-                                   | np.int64(b >> 2)]
+                cdst[u0 + i] = _lut_class(lut, r, g, b)
     return sampled
 
 
