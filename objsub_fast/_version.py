@@ -13,6 +13,8 @@ version    configurations whose output it last changed
 0.1.0      min(W, H) = 256, classic vocabulary, exact prompts (everything so far)
 0.2.0      lengths scaled with the canvas (min(W, H) != 256), and every extended
            vocabulary, shape naming or prompt-variant configuration (new output)
+0.4.0      min(W, H) != 256: the scene is decided in 256 units and then scaled, so a
+           seed gives the same scene at every canvas size (issue #20)
 =========  =======================================================================
 
 A future change adds a row here for the configurations it changes. The package version is the
@@ -22,9 +24,9 @@ this function, manifests carry the generator version; the default 256 px output 
 Examples
 --------
 >>> generator_version(256), generator_version((320, 256)), generator_version(1024)
-('0.1.0', '0.1.0', '0.2.0')
->>> generator_version(256, classic=False)
-'0.2.0'
+('0.1.0', '0.1.0', '0.4.0')
+>>> generator_version(256, classic=False), generator_version(512, classic=False)
+('0.2.0', '0.4.0')
 """
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ __version__ = "0.1.0"
 
 #: The first generator version, and the one that scaled scenes and the extended vocabulary.
 _ORIGINAL, _SCALED_AND_EXTENDED = "0.1.0", "0.2.0"
+#: The version that decided every scene in 256 units (the same scene at every canvas size).
+SCENE_IN_256_UNITS = "0.4.0"
 
 
 def generator_version(canvas_size=256, *, classic: bool = True) -> str:
@@ -48,6 +52,8 @@ def generator_version(canvas_size=256, *, classic: bool = True) -> str:
         original prompts (``prompt_variants=1``).
     """
     width, height = (canvas_size, canvas_size) if isinstance(canvas_size, int) else canvas_size
-    if classic and min(int(width), int(height)) == 256:
+    if min(int(width), int(height)) != 256:
+        return SCENE_IN_256_UNITS
+    if classic:
         return _ORIGINAL
     return _SCALED_AND_EXTENDED

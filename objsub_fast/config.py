@@ -3,10 +3,14 @@
 Each check raises :class:`~objsub_fast.errors.ParameterError` (a ``ValueError``) naming the
 parameter and the allowed range.
 
-Lengths scale with the canvas: every length of the scene model (object sizes, spacing, edge
-margin, order and size gaps, outline width) is given for a 256 px canvas and, unless the caller
-sets it, multiplied by min(W, H) / 256 and rounded half up (at least 1 px). A 1024x1024 task looks
-like a 256 task at four times the resolution; at min(W, H) = 256 nothing changes.
+Lengths scale with the canvas: the scene is decided in 256 units (``objsub_fast.units``: the
+canvas scaled so that its shorter side is 256) with every length of the scene model (object
+sizes, spacing, edge margin, order and size gaps) at its 256 px value, and then scaled by
+min(W, H) / 256 for drawing. :class:`Lengths` gives those lengths in pixels of one canvas,
+rounded half up (at least 1 px): the outline width drawn, and the scaled guarantees. A
+1024x1024 task is the 256 task at four times the resolution; at min(W, H) = 256 nothing changes.
+A caller's ``object_size`` is in pixels; the scene draws the whole-unit sizes whose pixel sizes
+lie in it.
 """
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ParameterError
-
+from .units import REFERENCE_SIDE, scale_factor, to_pixels, unit_canvas, unit_size_range
 from .vocabulary import (
     ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY,
     ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE,
@@ -29,7 +33,7 @@ __all__ = [
     "Config", "Lengths", "make_config", "check_seeds", "check_levels", "check_canvas",
     "check_range", "check_weights", "check_vocabulary", "is_classic", "check_out", "scale_lengths",
     "default_object_size", "parse_range", "parse_kind_weights", "active_kinds",
-    "MAX_SEED", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
+    "MAX_SEED", "MIN_SIDE", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
 ]
 
 MAX_SEED = 2**63 - 1
@@ -43,8 +47,9 @@ MAX_OBJECTS = 254  # instance maps are uint8 with 0 for background
 #: most this share of the usable canvas at the mean object size (random sequential adsorption
 #: of squares jams near 0.56; the default 8 objects of 20-40 px on 256 px use 0.21).
 MAX_COVERAGE = 0.4
-#: The canvas side the scene model's lengths are given for.
-REFERENCE_SIDE = 256
+#: The shortest canvas side: the scene is built at 256 units and scaled; below 64 px (a quarter
+#: of a unit per pixel) rounding could close the 10-unit spacing between two objects.
+MIN_SIDE = 64
 
 
 @dataclass(frozen=True)
@@ -108,6 +113,18 @@ class Config:
     vocabulary: Vocabulary = CLASSIC
     prompt_variants: int = 1
     lengths: Lengths = field(default_factory=Lengths)
+    #: The object sizes the scene draws, in whole 256 units (``size_range`` is their pixels).
+    unit_size_range: tuple = DEFAULT_SIZE
+
+    @property
+    def scale(self) -> float:
+        """Pixels per 256 unit: min(W, H) / 256."""
+        return scale_factor(self.width, self.height)
+
+    @property
+    def unit_canvas(self) -> tuple:
+        """The canvas (width, height) in 256 units (``objsub_fast.units.unit_canvas``)."""
+        return unit_canvas(self.width, self.height)
 
     @property
     def max_objects(self) -> int:
@@ -275,27 +292,39 @@ def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights
                 vocabulary=CLASSIC, prompt_variants=1) -> Config:
     """Validate everything but the seeds and return a :class:`Config`.
 
-    ``object_size=None`` takes the default (20, 40) scaled with the canvas.
+    ``object_size=None`` takes the default (20, 40) at 256 px, scaled with the canvas; a given
+    ``object_size`` (pixels) is turned into the whole-unit sizes whose pixels lie in it.
     """
     width, height = check_canvas(canvas_size)
     used = [LEVELS[c] for c in sorted(set(level_codes.tolist()))]
     lengths = scale_lengths(width, height)
+    given_size = object_size
     if object_size is None:
         object_size = default_object_size(width, height)
         if object_size[0] < 4:
             raise ParameterError(f"canvas_size {(width, height)} is too small: the default "
                                  f"object_size scales to {object_size}, below the minimum 4 px; "
                                  "pass object_size or use a canvas of at least 52 px")
+    if min(width, height) < MIN_SIDE:
+        raise ParameterError(f"canvas_size {(width, height)} is too small: the shorter side must "
+                             f"be at least {MIN_SIDE} px (the scene is built at 256 px and "
+                             "scaled; below that its 10 px spacing could round away)")
     s_lo, s_hi = check_range("object_size", object_size, 4, 4096)
+    units = DEFAULT_SIZE if given_size is None else unit_size_range((s_lo, s_hi), width, height)
+    scale = scale_factor(width, height)
+    if units is None:
+        raise ParameterError(f"object_size ({s_lo}, {s_hi}) holds no size of the 256 px scene "
+                             f"scaled to canvas_size {(width, height)} (sizes are whole 256 px "
+                             f"units times {scale:g} px); widen it to span {math.ceil(scale)} px")
     counts = {}
     for lv in used:
         wanted = DEFAULT_OBJECTS[lv] if num_objects is None else num_objects
         counts[lv] = check_range(f"num_objects (for {lv})", wanted, MIN_OBJECTS[lv], MAX_OBJECTS)
     cumulative = check_weights(kind_weights, used)
     variants = parse_prompt_variants(prompt_variants, "prompt_variants")
-    config = Config(width, height, counts, (s_lo, s_hi), cumulative, vocabulary, variants,
-                    lengths)
-    _check_geometry(config, used)
+    config = Config(width, height, counts, tuple(int(to_pixels(u, scale)) for u in units),
+                    cumulative, vocabulary, variants, lengths, units)
+    _check_geometry(config, used, (s_lo, s_hi))
     _check_vocabulary_fits(config, used)
     return config
 
@@ -308,35 +337,41 @@ def active_kinds(config: Config, level: str):
             yield KINDS[code]
 
 
-def _check_geometry(config: Config, used_levels) -> None:
-    """Reject canvases too small for the object count and sizes, and impossible kinds."""
+def _check_geometry(config: Config, used_levels, object_size) -> None:
+    """Reject canvases too small for the object count and sizes, and impossible kinds: judged on
+    the 256-unit scene the kernel builds, reported in pixels (``object_size`` as given)."""
     w, h = config.width, config.height
-    s_lo, s_hi = config.size_range
-    edge, spacing = config.lengths.edge, config.lengths.spacing
-    usable = min(w, h) - 2 * edge
+    unit_w, unit_h = config.unit_canvas
+    s_lo, s_hi = config.unit_size_range
+    edge, spacing = Lengths().edge, Lengths().spacing
+    usable = min(unit_w, unit_h) - 2 * edge
     if s_hi > usable:
-        raise ParameterError(f"object_size max {s_hi} does not fit canvas_size {(w, h)}: it must "
-                             f"be <= {usable} (canvas minus {edge} px margins)")
-    usable_area = (w - 2 * edge + spacing) * (h - 2 * edge + spacing)
+        raise ParameterError(f"object_size max {object_size[1]} does not fit canvas_size {(w, h)}: "
+                             f"it must be <= {to_pixels(usable, config.scale)} (canvas minus "
+                             f"{config.lengths.edge} px margins)")
+    usable_area = (unit_w - 2 * edge + spacing) * (unit_h - 2 * edge + spacing)
     capacity = int(MAX_COVERAGE * usable_area / ((s_lo + s_hi) / 2 + spacing) ** 2)
     for lv in used_levels:
         n_hi = config.object_counts[lv][1]
         if n_hi > capacity:
             raise ParameterError(f"num_objects max {n_hi} (for {lv}) is too many for canvas_size "
-                             f"{(w, h)} and object_size max {s_hi}: at most {capacity} fit "
-                             "reliably; use a larger canvas, smaller objects or fewer objects")
+                                 f"{(w, h)} and object_size max {object_size[1]}: at most "
+                                 f"{capacity} fit reliably; use a larger canvas, smaller objects "
+                                 "or fewer objects")
         for kind in active_kinds(config, lv):
-            if kind.family == SIZE and s_hi - s_lo < config.lengths.size_range:
-                raise ParameterError(f"object_size range ({s_lo}, {s_hi}) is narrower than the "
-                                 f"{config.lengths.size_range} px that size rule '{kind.name}' needs; widen it "
-                                 "or give that kind weight 0 in kind_weights")
+            if kind.family == SIZE and s_hi - s_lo < Lengths().size_range:
+                raise ParameterError(f"object_size range {tuple(object_size)} is narrower than the "
+                                     f"{config.lengths.size_range} px that size rule "
+                                     f"'{kind.name}' needs; widen it or give that kind weight 0 "
+                                     "in kind_weights")
             if kind.family == REGION:
                 for name, (x0, x1, y0, y1) in REGIONS[kind.param: kind.param + kind.variants]:
-                    room = min((x1 - x0) * w, (y1 - y0) * h) - edge
+                    room = min((x1 - x0) * unit_w, (y1 - y0) * unit_h) - edge
                     if room < s_lo:
-                        raise ParameterError(f"canvas_size {(w, h)} leaves {room:.0f} px in the "
-                                         f"'{name}' region, less than object_size min {s_lo} "
-                                         f"(rule '{kind.name}')")
+                        raise ParameterError(
+                            f"canvas_size {(w, h)} leaves {room * config.scale:.0f} px in the "
+                            f"'{name}' region, less than object_size min {object_size[0]} "
+                            f"(rule '{kind.name}')")
 
 
 def parse_range(text: str, option: str) -> tuple:

@@ -1,5 +1,9 @@
 """Scene sampling and rule targeting for a whole batch in one Numba kernel.
 
+The kernel works on the 256-unit canvas (``objsub_fast.units``: the canvas scaled so that its
+shorter side is 256) with the scene model's 256 px lengths, so every decision is the same at
+every canvas size; :func:`generate_scenes` then scales the scene to the canvas's pixels.
+
 Each task draws its rule kind first, then builds a scene on which that kind is valid: placement
 honours the kind's constraints (dividing lines, order gaps, size separations, odd-one-out
 structure) and an attempt that misses them is resampled from the task's own random stream. Every
@@ -12,7 +16,9 @@ import math
 import numpy as np
 
 from ._numba import kernel
+from .config import Lengths
 from .rng import _new_stream, _randint, _shuffle, _uniform
+from .units import scene_to_pixels
 from .vocabulary import (
     ATTRIBUTE, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X,
     KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
@@ -21,7 +27,7 @@ from .vocabulary import (
 __all__ = ["generate_scenes", "kind_tables", "region_tables", "MAX_ATTEMPTS", "PLACE_TRIES",
            "MAX_LISTED"]
 
-# Indices into the kernel's ``lengths`` array (``config.Lengths.kernel_array``).
+# Indices into the kernel's ``lengths`` array (``config.Lengths().kernel_array()``: 256 units).
 EDGE, SPACING, ORDER_GAP, SIZE_GAP, SIZE_RANGE = range(5)
 MAX_ATTEMPTS = 200  # scene resamples per task
 PLACE_TRIES = 100  # positions tried per object within one attempt
@@ -43,8 +49,8 @@ def kind_tables():
 
 
 def region_tables(width, height):
-    """Return region rectangles in pixels (R, 4) and their inner dividing lines (R, 2)
-    as (x line, y line), -1 where a region has none."""
+    """Return region rectangles (R, 4) of a width x height canvas (the kernel's: 256 units) and
+    their inner dividing lines (R, 2) as (x line, y line), -1 where a region has none."""
     rects = np.array([r for _, r in REGIONS], dtype=np.float64) * np.array(
         [width, width, height, height], dtype=np.float64)
     lines = np.full((len(REGIONS), 2), -1.0)
@@ -58,11 +64,13 @@ def region_tables(width, height):
 
 @kernel
 def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi, width, height,
-                  lengths, n_colors, n_shapes, n_wordings,
+                  unit_width, unit_height, lengths, n_colors, n_shapes, n_wordings,
                   family, param, variants, max_removed, level_kinds, region_rects, region_lines,
                   kind, variant, num_objects, left, top, size, color, shape, removed, listed,
                   wording, ok):
-    """Sample every task of a batch into the output arrays (see :func:`generate_scenes`)."""
+    """Sample every task of a batch into the output arrays (see :func:`generate_scenes`), in
+    units: ``unit_width`` x ``unit_height`` is the unit canvas, ``width`` and ``height`` its
+    whole units (the room positions are drawn in)."""
     for i in range(seeds.shape[0]):
         lv = level_codes[i]
         state = _new_stream(np.uint64(seeds[i]), lv + 1)
@@ -73,7 +81,8 @@ def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi
         k = level_kinds[lv, col]
         kind[i] = k
         ok[i] = _sample_task(state, family[k], param[k], variants[k], max_removed[k],
-                             n_lo[lv], n_hi[lv], s_lo, s_hi, width, height, lengths, n_colors,
+                             n_lo[lv], n_hi[lv], s_lo, s_hi, width, height, unit_width,
+                             unit_height, lengths, n_colors,
                              n_shapes, region_rects, region_lines, i, variant, num_objects, left,
                              top, size, color, shape, removed, listed)
         # Drawn last, and only when asked for: the scene is the same with or without it.
@@ -83,7 +92,7 @@ def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi
 
 @kernel
 def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, width, height,
-                 lengths, n_colors, n_shapes, region_rects, region_lines, i, variant, num_objects, left, top, size, color,
+                 unit_width, unit_height, lengths, n_colors, n_shapes, region_rects, region_lines, i, variant, num_objects, left, top, size, color,
                  shape, removed, listed):
     m = n_hi
     lefts = np.zeros(m, np.int64)
@@ -143,7 +152,7 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
         elif fam == ENUMERATE:
             good = _enumerate_target(state, n, prm, colors, shapes, n_shapes, lst, rem)
         elif fam == ORDER:
-            good = _order_target(n, prm, var, lefts, tops, sizes, width, height,
+            good = _order_target(n, prm, var, lefts, tops, sizes, unit_width, unit_height,
                                  lengths[ORDER_GAP], rem)
         elif fam == REGION:
             good = _region_target(n, rect, lefts, tops, sizes, max_rem, rem)
@@ -385,7 +394,8 @@ assert KEY_CORNER_DIST == 6  # order_key's fall-through case
 
 
 def generate_scenes(seeds, level_codes, config):
-    """Sample the scenes and rules of a batch.
+    """Sample the scenes and rules of a batch: decided on the 256-unit canvas, returned in the
+    pixels of ``config``'s canvas (``objsub_fast.units``).
 
     Parameters
     ----------
@@ -396,7 +406,7 @@ def generate_scenes(seeds, level_codes, config):
     Returns
     -------
     dict of arrays: ``kind``, ``variant`` (N,); ``num_objects`` (N,); ``left``, ``top``,
-    ``size``, ``color``, ``shape``, ``removed`` (N, M); ``listed`` (N, 3) pair codes
+    ``size`` (pixels), ``color``, ``shape``, ``removed`` (N, M); ``listed`` (N, 3) pair codes
     ``color * len(shapes) + shape`` of an L2 rule (-1 padded); ``wording`` (N,) the prompt
     wording (0, the original, unless ``config.prompt_variants`` > 1). Colour and shape codes
     index ``config.vocabulary``.
@@ -414,14 +424,15 @@ def generate_scenes(seeds, level_codes, config):
         "wording": np.zeros(n, np.int8),
     }
     ok = np.zeros(n, np.bool_)
-    rects, lines = region_tables(config.width, config.height)
+    unit_width, unit_height = config.unit_canvas
+    rects, lines = region_tables(unit_width, unit_height)
     _sample_batch(seeds, level_codes.astype(np.int64), config.cumulative_weights, n_lo, n_hi,
-                  config.size_range[0], config.size_range[1], config.width, config.height,
-                  config.lengths.kernel_array(), len(config.vocabulary.colors),
-                  len(config.vocabulary.shapes), config.prompt_variants,
-                  *_KIND_TABLES, rects, lines, out["kind"], out["variant"], out["num_objects"],
-                  out["left"], out["top"], out["size"], out["color"], out["shape"],
-                  out["removed"], out["listed"], out["wording"], ok)
+                  *config.unit_size_range, math.floor(unit_width), math.floor(unit_height),
+                  unit_width, unit_height, Lengths().kernel_array(),
+                  len(config.vocabulary.colors), len(config.vocabulary.shapes),
+                  config.prompt_variants, *_KIND_TABLES, rects, lines, out["kind"],
+                  out["variant"], out["num_objects"], out["left"], out["top"], out["size"],
+                  out["color"], out["shape"], out["removed"], out["listed"], out["wording"], ok)
     if not ok.all():
         bad = seeds[~ok][:5].tolist()
         raise RuntimeError(
@@ -429,6 +440,7 @@ def generate_scenes(seeds, level_codes, config):
             f"within {MAX_ATTEMPTS} attempts: the canvas {config.width}x{config.height} is too "
             f"crowded for object_size {config.size_range} and num_objects "
             f"{config.object_counts}; use a larger canvas or fewer/smaller objects")
+    scene_to_pixels(out, config.width, config.height)
     return out
 
 
