@@ -95,9 +95,11 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     level : str or sequence of str
         "L1".."L4", or one level per seed.
     canvas_size : int or (int, int)
-        Canvas (width, height) in pixels, 16..8192. Every length of the scene model (object
-        sizes, spacing, margins, gaps, outline width) is its 256 px value scaled by
-        min(W, H) / 256, so a seed gives the same layout at every size.
+        Canvas (width, height) in pixels, 16..8192, the shorter side at least 64. The scene is
+        decided in 256 units (the canvas scaled so that its shorter side is 256, with every
+        length of the scene model at its 256 px value) and then scaled by min(W, H) / 256, so a
+        seed gives the same objects, rule, prompt and removed set at every size
+        (``objsub_fast.units``).
     render : bool
         Draw first and final frames (default True). False gives scenes and rules only.
     masks : bool
@@ -106,7 +108,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
         Object count range for every level; default 5-8 (L4: 6-8).
     object_size : (int, int), optional
         Object size range in pixels (bounding-square side); default (20, 40) scaled with the
-        canvas.
+        canvas. The scene draws the whole 256-unit sizes whose pixel sizes lie in it.
     kind_weights : dict, optional
         ``{level: {kind: weight}}`` (or ``{kind: weight}`` for one level); default uniform.
     out : tuple of ndarray, optional
@@ -152,7 +154,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
 
     >>> big = generate_batch([7], level="L1", canvas_size=1024, render=False)
     >>> n = batch.num_objects[0]
-    >>> big.prompts[0] == batch.prompts[0], bool(abs(big.x[0, :n] / 4 - batch.x[0, :n]).max() < 2)
+    >>> big.prompts[0] == batch.prompts[0], bool((big.x[0, :n] == 4 * batch.x[0, :n]).all())
     (True, True)
 
     An extended vocabulary with flat names and reworded prompts; its records name it:

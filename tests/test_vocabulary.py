@@ -179,11 +179,14 @@ def test_classic_records_carry_no_vocabulary_and_keep_the_first_version():
     assert "vocabulary" not in task and task["generator_version"] == "0.1.0"
     assert generate_batch([3], canvas_size=(300, 256), render=False).task(0)[
         "generator_version"] == "0.1.0"
-    for kwargs in (dict(canvas_size=512), dict(vocabulary="extended"), dict(prompt_variants=2),
+    for kwargs in (dict(vocabulary="extended"), dict(prompt_variants=2),
                    dict(shape_names="flat"), dict(colors="red,green,blue")):
         assert generate_batch([3], render=False, **kwargs).task(0)["generator_version"] == \
             "0.2.0", kwargs
-    assert generator_version((1024, 1024)) == "0.2.0"
+    # other sizes: the scene decided in 256 units (tests/test_scene_scaling.py)
+    assert generate_batch([3], render=False, canvas_size=512).task(0)["generator_version"] == \
+        "0.4.0"
+    assert generator_version((1024, 1024)) == "0.4.0"
     assert generator_version(256, classic=True) == "0.1.0"
 
 
