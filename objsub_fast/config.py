@@ -54,7 +54,8 @@ MIN_SIDE = 64
 
 @dataclass(frozen=True)
 class Lengths:
-    """The scene model's lengths in pixels for one canvas (see the module docstring)."""
+    """The scene model's lengths in pixels for one canvas, rounded (see the module docstring);
+    ``Lengths()`` are the 256 px values, the lengths of the 256-unit scene."""
 
     edge: int = EDGE_MARGIN
     spacing: int = MIN_SPACING
@@ -64,8 +65,8 @@ class Lengths:
     outline: int = OUTLINE_WIDTH
 
     def kernel_array(self) -> np.ndarray:
-        """(edge, spacing, order_gap, size_gap, size_range) as int64, as the scene kernel
-        takes them."""
+        """(edge, spacing, order_gap, size_gap, size_range) as int64; the scene kernel takes
+        the 256 px ones, ``Lengths().kernel_array()``, as its 256 units."""
         return np.array([self.edge, self.spacing, self.order_gap, self.size_gap,
                          self.size_range], np.int64)
 

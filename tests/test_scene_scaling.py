@@ -102,3 +102,23 @@ def test_generator_version_names_the_sizes_that_changed():
         assert generator_version(canvas) == generator_version(canvas, classic=False) == "0.4.0"
     assert generate_batch([1], canvas_size=512, render=False).task(0)["generator_version"] == \
         "0.4.0"
+
+
+def test_a_given_object_size_draws_the_unit_sizes_inside_it():
+    """object_size is in pixels: at 1024 (81, 161) px draws the sizes of (21, 40) units."""
+    seeds = np.arange(200)
+    small = generate_batch(seeds, level="L3", object_size=(21, 40), render=False)
+    big = generate_batch(seeds, level="L3", canvas_size=1024, object_size=(81, 161),
+                         render=False)
+    assert_same_scene(small, big, 4.0, centre_tolerance=0.0)
+    sizes = big.size[np.arange(big.size.shape[1]) < big.num_objects[:, None]]
+    assert sizes.min() >= 84 and sizes.max() <= 160 and (sizes % 4 == 0).all()
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(canvas_size=1024, object_size=(81, 83)), r"object_size \(81, 83\) holds no size"),
+    (dict(canvas_size=(63, 300), object_size=(4, 8)), "canvas_size.*at least 64 px"),
+])
+def test_sizes_the_unit_scene_cannot_give_are_refused(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        generate_batch([1], render=False, **kwargs)
