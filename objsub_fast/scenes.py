@@ -70,7 +70,7 @@ def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi
                   wording, ok):
     """Sample every task of a batch into the output arrays (see :func:`generate_scenes`), in
     units: ``unit_width`` x ``unit_height`` is the unit canvas, ``width`` and ``height`` its
-    whole units (the room positions are drawn in)."""
+    whole units (what positions are drawn from)."""
     for i in range(seeds.shape[0]):
         lv = level_codes[i]
         state = _new_stream(np.uint64(seeds[i]), lv + 1)
@@ -92,8 +92,9 @@ def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi
 
 @kernel
 def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, width, height,
-                 unit_width, unit_height, lengths, n_colors, n_shapes, region_rects, region_lines, i, variant, num_objects, left, top, size, color,
-                 shape, removed, listed):
+                 unit_width, unit_height, lengths, n_colors, n_shapes, region_rects,
+                 region_lines, i, variant, num_objects, left, top, size, color, shape, removed,
+                 listed):
     m = n_hi
     lefts = np.zeros(m, np.int64)
     tops = np.zeros(m, np.int64)
