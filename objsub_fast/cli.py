@@ -266,7 +266,7 @@ def _add_preview(sub) -> None:
                        "level: each task's first | final frame and its prompt. A sheet is "
                        f"limited to {MAX_SHEET_PIXELS // 2**20} Mpixels (e.g. {MAX_COUNT} "
                        "tasks at 256x256, 1 at 4096x4096).")
-    p.add_argument("out", help="output PNG file")
+    p.add_argument("out", help="output PNG file (.png; missing folders are created)")
     p.add_argument("--level", default="L1",
                    help=f"level to show, one of {', '.join(LEVELS)} (default: %(default)s)")
     p.add_argument("--count", type=int, default=16,
@@ -282,8 +282,9 @@ def _add_preview(sub) -> None:
 
 
 def _preview(args) -> int:
-    from .preview import preview_sheet, save_sheet
+    from .preview import check_sheet_path, preview_sheet, save_sheet
 
+    check_sheet_path(args.out)
     sheet = preview_sheet(args.level, count=args.count, seed=args.seed, columns=args.columns,
                           canvas_size=args.canvas_size, **_knobs(args))
     path = save_sheet(sheet, args.out)

@@ -160,9 +160,10 @@ def test_generate_million_wrapper_and_console_script(tmp_path):
 
 
 def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys):
-    assert run_main(["preview", "--count", "1", str(tmp_path / "missing" / "sheet.png")]) == 1
+    (tmp_path / "a-file").write_text("not a folder")
+    assert run_main(["preview", "--count", "1", str(tmp_path / "a-file" / "sheet.png")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("objsub-fast: error: No such file or directory")
+    assert err.startswith("objsub-fast: error: File exists") and "a-file" in err
     assert len(err.strip().splitlines()) == 1 and "resume" not in err and "Traceback" not in err
 
 
