@@ -26,7 +26,7 @@ from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .errors import ParameterError, UsageError
 from .lock import FolderLock
-from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout
+from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
 from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
@@ -143,6 +143,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     if space_check:
         check_free_space(sample, config.count - state.done_tasks, out)
     if scheduler:
+        scheduler = scheduler_address(scheduler)
         check_scheduler(scheduler, scheduler_timeout)
     try:
         out.mkdir(parents=True, exist_ok=True)
