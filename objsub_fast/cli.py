@@ -153,17 +153,15 @@ def _add_generate(sub) -> None:
     p.add_argument("--videos", action="store_true", default=None,
                    help="also write each task's ground-truth video, H.264 mp4 (always on for "
                    "the vbvr formats)")
-    p.add_argument("--video-style", default="fade",
-                   help="how removed objects go in the videos: fade | shrink | slide "
-                   "(default: %(default)s)")
-    p.add_argument("--fps", type=int, default=16, help="video frame rate (default: %(default)s)")
-    p.add_argument("--video-frames", type=int, default=61,
-                   help="frames per video (default: %(default)s, 3.8 s at 16 fps)")
-    p.add_argument("--vbvr-pack", default="tar",
-                   help="--format vbvr: tar shards (as VBVR ships them) or plain folders: "
-                   "tar | folders (default: %(default)s)")
-    p.add_argument("--vbvr-split", default="Out-of-Domain_50",
-                   help="--format vbvr-bench: the split folder (default: %(default)s)")
+    p.add_argument("--video-style", help="how removed objects go in the videos: fade | shrink "
+                   "| slide (default: fade)")
+    p.add_argument("--fps", type=int, help="video frame rate (default: 16)")
+    p.add_argument("--video-frames", type=int,
+                   help="frames per video (default: 61, 3.8 s at 16 fps)")
+    p.add_argument("--vbvr-pack", help="--format vbvr: tar shards (as VBVR ships them) or plain "
+                   "folders: tar | folders (default: tar)")
+    p.add_argument("--vbvr-split",
+                   help="--format vbvr-bench: the split folder (default: Out-of-Domain_50)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
@@ -190,17 +188,31 @@ def _existing_shard_size(out: str):
     return size if isinstance(size, int) else None
 
 
+#: ``generate`` options that only some runs read: field -> (when it is read, why not).
+_SCOPED = {"video_style": (lambda c: c.videos, "without --videos"),
+           "fps": (lambda c: c.videos, "without --videos"),
+           "video_frames": (lambda c: c.videos, "without --videos"),
+           "vbvr_pack": (lambda c: c.format == "vbvr", "outside --format vbvr"),
+           "vbvr_split": (lambda c: c.format == "vbvr-bench", "outside --format vbvr-bench")}
+
+
 def run_config(args):
-    """The ``RunConfig`` of parsed ``generate`` arguments."""
+    """The ``RunConfig`` of parsed ``generate`` arguments; UsageError for an option the run
+    would not read (``--fps`` without videos, ``--vbvr-split`` outside vbvr-bench, ...)."""
     from .dataset.config import RunConfig
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out))
-    return RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
-                     shard_size=shard_size, canvas_size=args.canvas_size,
-                     masks=args.masks, videos=args.videos, video_style=args.video_style,
-                     fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
-                     vbvr_split=args.vbvr_split, **_knobs(args))
+    given = {name: getattr(args, name) for name in _SCOPED if getattr(args, name) is not None}
+    config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
+                       shard_size=shard_size, canvas_size=args.canvas_size, masks=args.masks,
+                       videos=args.videos, **given, **_knobs(args))
+    config.validate()  # a bad --format is named as such first
+    for name in given:
+        read, why = _SCOPED[name]
+        if not read(config):
+            raise UsageError(f"--{name.replace('_', '-')} has no effect {why}: leave it out")
+    return config
 
 
 def _generate(args) -> int:

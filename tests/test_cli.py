@@ -176,3 +176,21 @@ def test_a_bug_is_not_disguised_as_a_usage_error(monkeypatch):
     monkeypatch.setattr(verify_module, "verify", broken)
     with pytest.raises(ValueError, match="a bug"):
         main(["verify", "anywhere"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fps", "30"], "--fps has no effect without --videos"),
+    (["--video-frames", "8"], "--video-frames has no effect without --videos"),
+    (["--video-style", "slide"], "--video-style has no effect without --videos"),
+    (["--vbvr-split", "mine"], "--vbvr-split has no effect outside --format vbvr-bench"),
+    (["--vbvr-pack", "folders"], "--vbvr-pack has no effect outside --format vbvr"),
+    (["--format", "vbvr", "--vbvr-split", "mine"],
+     "--vbvr-split has no effect outside --format vbvr-bench"),
+])
+def test_options_that_would_do_nothing_are_refused(tmp_path, capsys, args, message):
+    """Issue #20: they were silently ignored."""
+    out = tmp_path / "out"
+    assert run_main(["generate", "--out", str(out), "--count", "2", "--quiet", *args]) == 2
+    err = capsys.readouterr().err
+    assert err == f"objsub-fast: error: {message}: leave it out\n"
+    assert not out.exists()
