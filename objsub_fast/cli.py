@@ -3,7 +3,8 @@
 Exit status: 0 done; 1 ``verify`` found problems, or the system failed us (disk full,
 permission denied, ...: one line naming the error and the path); 2 a usage error
 (``objsub_fast.errors.UsageError``: one line naming the option and its allowed range); 130
-interrupted. Anything else is a bug and shows its traceback.
+interrupted (Ctrl-C), 143 terminated (SIGTERM; both say how to resume a ``generate`` run).
+Anything else is a bug and shows its traceback.
 
 ``--workers`` means the same in every subcommand: parallel worker processes, all cores by
 default, otherwise an integer >= 1, never more than there are jobs (shards or videos).
@@ -21,7 +22,7 @@ from .vocabulary import LEVELS
 __all__ = ["PROG", "build_parser", "main", "run_config"]
 
 PROG = "objsub-fast"
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 #: A file-system error (not the user's input, not a bug).
 EXIT_FAILED = 1
 
@@ -339,9 +340,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: the run stops cleanly (workers too) and says how to
+    resume."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit code."""
+    import signal
+    import threading
+
     argv = sys.argv[1:] if argv is None else list(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise_terminated)
     parser = build_parser()
     # ``score`` options belong to the scoring module; pass them through untouched.
     args = (argparse.Namespace(handler=_score, score_args=argv[1:]) if argv[:1] == ["score"]
@@ -355,10 +370,11 @@ def main(argv=None) -> int:
 
         where = f" ({final_path(e.filename)})" if e.filename else ""
         _fail(f"{e.strerror or e}{where}", EXIT_FAILED)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         hint = "; rerun the same command to resume" if args.handler is _generate else ""
-        print(f"{PROG}: interrupted{hint}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        how = " (terminated)" if isinstance(e, _Terminated) else ""
+        print(f"{PROG}: interrupted{how}{hint}", file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(e, _Terminated) else EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":
