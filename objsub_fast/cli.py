@@ -329,10 +329,11 @@ def _score(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand."""
-    from ._version import __version__
+    from ._version import version_text
 
-    parser = _Parser(prog=PROG, description="Object Subtraction benchmark at scale.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser = _Parser(prog=PROG, description="Object Subtraction benchmark at scale.",
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     for add in (_add_generate, _add_verify, _add_preview, _add_score):
