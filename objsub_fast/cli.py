@@ -139,8 +139,8 @@ def _add_generate(sub) -> None:
                    "--overwrite, else "
                    f"count/{DEFAULT_SHARDS} rounded down, at most {DEFAULT_SHARD_SIZE:,})")
     p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores; never more than the shards to "
-                   "write)")
+                   help="parallel workers (default: all cores, or 1 for a run too small to "
+                   "gain from more; never more than the shards to write)")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
     p.add_argument("--scheduler", default=None,
                    help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")
