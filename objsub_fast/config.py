@@ -317,6 +317,8 @@ def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights
         raise ParameterError(f"object_size ({s_lo}, {s_hi}) holds no size of the 256 px scene "
                              f"scaled to canvas_size {(width, height)} (sizes are whole 256 px "
                              f"units times {scale:g} px); widen it to span {math.ceil(scale)} px")
+    if num_objects is not None:
+        _check_num_objects(num_objects, used, (width, height), units, (s_lo, s_hi))
     counts = {}
     for lv in used:
         wanted = DEFAULT_OBJECTS[lv] if num_objects is None else num_objects
@@ -338,20 +340,46 @@ def active_kinds(config: Config, level: str):
             yield KINDS[code]
 
 
+def _capacity(width: int, height: int, unit_sizes) -> int:
+    """How many objects of ``unit_sizes`` (256 units) fit a (width, height) canvas reliably
+    (``MAX_COVERAGE``), judged on its 256-unit scene."""
+    unit_w, unit_h = unit_canvas(width, height)
+    edge, spacing = Lengths().edge, Lengths().spacing
+    usable_area = (unit_w - 2 * edge + spacing) * (unit_h - 2 * edge + spacing)
+    return int(MAX_COVERAGE * usable_area / ((unit_sizes[0] + unit_sizes[1]) / 2 + spacing) ** 2)
+
+
+def _check_num_objects(num_objects, used, canvas, unit_sizes, object_size) -> None:
+    """One message with the whole allowed range of ``num_objects`` for every level used: the
+    largest level minimum, and the smaller of ``MAX_OBJECTS`` and what fits the canvas."""
+    pair = _pair(num_objects)
+    if pair is None or len(pair) != 2 or not all(_is_int(v) for v in pair) or pair[0] > pair[1]:
+        return  # check_range names the malformed value
+    low = max(MIN_OBJECTS[lv] for lv in used)
+    high = min(MAX_OBJECTS, _capacity(*canvas, unit_sizes))
+    if low <= high and not low <= pair[0] <= pair[1] <= high:
+        needs = max(used, key=lambda lv: MIN_OBJECTS[lv])
+        why = [f"{needs} needs at least {low}"] if low > 2 else []
+        why += ([f"at most {high} objects of {object_size[0]}-{object_size[1]} px fit a "
+                 f"{canvas[0]}x{canvas[1]} canvas"] if high < MAX_OBJECTS
+                else [f"at most {MAX_OBJECTS}"])
+        raise ParameterError(f"num_objects must lie in [{low}, {high}] for level(s) "
+                             f"{','.join(used)} ({'; '.join(why)}); got {tuple(pair)}")
+
+
 def _check_geometry(config: Config, used_levels, object_size) -> None:
     """Reject canvases too small for the object count and sizes, and impossible kinds: judged on
     the 256-unit scene the kernel builds, reported in pixels (``object_size`` as given)."""
     w, h = config.width, config.height
     unit_w, unit_h = config.unit_canvas
     s_lo, s_hi = config.unit_size_range
-    edge, spacing = Lengths().edge, Lengths().spacing
+    edge = Lengths().edge
     usable = min(unit_w, unit_h) - 2 * edge
     if s_hi > usable:
         raise ParameterError(f"object_size max {object_size[1]} does not fit canvas_size {(w, h)}: "
                              f"it must be <= {to_pixels(usable, config.scale)} (canvas minus "
                              f"{config.lengths.edge} px margins)")
-    usable_area = (unit_w - 2 * edge + spacing) * (unit_h - 2 * edge + spacing)
-    capacity = int(MAX_COVERAGE * usable_area / ((s_lo + s_hi) / 2 + spacing) ** 2)
+    capacity = _capacity(w, h, config.unit_size_range)
     for lv in used_levels:
         n_hi = config.object_counts[lv][1]
         if n_hi > capacity:

@@ -20,13 +20,13 @@ from .dataset.formats import get_format
 from .dataset.manifest import MANIFEST
 from .dataset.members import encode_samples
 from .dataset.output import finish_run, prepare_output, read_output, record_shard
-from .dataset.parallel import BACKENDS, run_jobs, worker_count
+from .dataset.parallel import BACKENDS, default_workers, run_jobs, worker_count
 from .dataset.plan import check_chunk_size, shard_batches
 from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .errors import ParameterError, UsageError
 from .lock import FolderLock
-from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout
+from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
 from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
@@ -104,8 +104,9 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
         Output folder (created; must be shared by all workers for the Dask backend).
     workers : int, optional
         Parallel shard jobs (default: all cores usable by this process, as joblib counts
-        them; at most one per shard left to write, said in one line when capped). Never
-        changes the output.
+        them, or 1 when starting a pool would cost more than it saves, as for the default
+        1,000 tasks: ``dataset.parallel.default_workers``; at most one per shard left to
+        write, said in one line when capped). Never changes the output.
     backend : {"loky", "dask"}
         joblib backend; "dask" runs on ``scheduler`` (a dask.distributed address) or, without
         one, on a local cluster of ``workers`` processes.
@@ -143,6 +144,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     if space_check:
         check_free_space(sample, config.count - state.done_tasks, out)
     if scheduler:
+        scheduler = scheduler_address(scheduler)
         check_scheduler(scheduler, scheduler_timeout)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -163,6 +165,9 @@ def _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite
     done = dict(state.done)
     shards_left = num_shards(config.count, config.shard_size) - len(done)
     n_workers = worker_count(workers, shards_left)
+    if workers is None and backend == "loky":  # a pool that would cost more than it saves
+        n_workers = min(n_workers, default_workers(config.count - state.done_tasks,
+                                                   sample.seconds_per_task))
     progress = Progress(config.count, state.done_tasks, stream=stream, quiet=quiet)
     if workers is not None and workers > n_workers and shards_left and not scheduler:
         progress.note(f"--workers {workers} capped at {n_workers}: one worker per shard, "

@@ -21,10 +21,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dataset.config import RunConfig
+from .dataset.config import RunConfig, load_manifest
 from .dataset.formats import get_format
-from .dataset.manifest import MANIFEST, PROGRESS_DIR, load_manifest
+from .dataset.manifest import MANIFEST, PROGRESS_DIR
 from .dataset.members import MEMBERS, encode_samples, wanted_members
+from .dataset.options import generate_command
 from .dataset.parallel import run_jobs, worker_count
 from .dataset.plan import shard_batches
 from .dataset.progress import Progress
@@ -45,6 +46,7 @@ class Report:
 
     shards: int = 0
     tasks: int = 0
+    expected: int | None = None  # tasks the dataset should hold (None: one shard's report)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summaries: dict = field(default_factory=dict)
@@ -63,22 +65,27 @@ class Report:
         self.summaries.update(other.summaries)
 
 
-def missing_ranges(name: str, ranges: list[list[int]], why: str | None) -> list[str]:
-    """One line per range of missing task indices (``[first, last]``), at most ``MAX_RANGES``.
+def missing_ranges(name: str, ranges: list[list], why: str | None) -> list[str]:
+    """One line per range of missing task indices (``[first, last]``, or ``[first, last,
+    where]`` with the folder of a single missing task), at most ``MAX_RANGES``.
 
     Examples
     --------
     >>> missing_ranges("objsub-000003.tar", [[30000, 39999]], "shard file missing")
     ['objsub-000003.tar: tasks 30000-39999 missing (shard file missing)']
+    >>> missing_ranges("shard 9", [[92, 92, "tasks/l1_4/"]], None)
+    ['shard 9: task 92 (tasks/l1_4/) missing']
     >>> missing_ranges("s", [[k, k] for k in range(0, 20, 2)], None)[-1]
     's: 5 more tasks missing in 5 more ranges'
     """
     note = f" ({why})" if why else ""
-    lines = [f"{name}: task{'s' if a < b else ''} {a}{f'-{b}' if a < b else ''} missing{note}"
-             for a, b in ranges[:MAX_RANGES]]
+    lines = []
+    for a, b, *where in ranges[:MAX_RANGES]:
+        task = f"tasks {a}-{b}" if a < b else f"task {a}" + (f" ({where[0]})" if where else "")
+        lines.append(f"{name}: {task} missing{note}")
     rest = ranges[MAX_RANGES:]
     if rest:
-        lines.append(f"{name}: {sum(b - a + 1 for a, b in rest)} more tasks missing in "
+        lines.append(f"{name}: {sum(r[1] - r[0] + 1 for r in rest)} more tasks missing in "
                      f"{len(rest)} more ranges")
     return lines
 
@@ -110,18 +117,19 @@ def _check_member(suffix: str, actual: bytes, expected: bytes, batch, j: int,
 
 
 def check_task(actual: dict, expected: dict, batch, j: int, config: RunConfig,
-               deep: bool = False) -> list[str]:
-    """Problems of one task's members against the regenerated task ``j`` of ``batch``."""
+               deep: bool = False, file_name=str) -> list[str]:
+    """Problems of one task's members against the regenerated task ``j`` of ``batch``;
+    ``file_name`` says a member (by suffix) as the user sees it on disk."""
     wanted = [m.suffix for m in wanted_members(config)]
-    problems = [f"{s} missing" for s in wanted if s not in actual]
-    problems += [f"unexpected member {s!r}" for s in actual
+    problems = [f"{file_name(s)} missing" for s in wanted if s not in actual]
+    problems += [f"unexpected member {file_name(s)!r}" for s in actual
                  if s not in wanted and not s.startswith("__")]
     for suffix in wanted:
         if suffix in actual:
             problem = _check_member(suffix, actual[suffix], expected[suffix], batch, j, config,
                                     deep)
             if problem:
-                problems.append(f"{suffix} {problem}")
+                problems.append(f"{file_name(suffix)} {problem}")
     if deep and "txt" in actual and "json" in actual:
         problem = _check_prompt(actual, config.canvas_size)
         if problem:
@@ -143,6 +151,9 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     if entry is None and finished_run:
         report.problems.append(f"{name}: not listed in the manifest")
     reader = fmt.ShardReader(Path(out), entry or {"name": name}, report.problems, config)
+    label = reader.label(shard.index) if hasattr(reader, "label") else name
+    location = getattr(reader, "location", lambda expected: None)
+    file_name = getattr(reader, "file_name", str)
     found, missing = 0, []
     for start, batch in shard_batches(config, shard, chunk_size):
         for j, expected in enumerate(encode_samples(batch, start, config, fmt)):
@@ -151,24 +162,26 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
                 if missing and missing[-1][1] == start + j - 1:
                     missing[-1][1] = start + j
                 else:
-                    missing.append([start + j, start + j])
+                    missing.append([start + j, start + j, location(expected)])
                 continue
             found += 1
-            report.problems += [f"{name}: task {start + j} ({expected['__id__']}): {p}"
-                                for p in check_task(actual, expected, batch, j, config, deep)]
+            where = location(expected) or expected["__id__"]
+            report.problems += [f"{label}: task {start + j} ({where}): {p}"
+                                for p in check_task(actual, expected, batch, j, config, deep,
+                                                    file_name)]
     report.tasks = found
     why = "shard not finished" if entry is None and not finished_run else reader.absent()
-    report.problems += missing_ranges(name, missing, why)
-    report.problems += [f"{name}: unexpected sample {k!r}" for k in reader.leftovers()]
+    report.problems += missing_ranges(label, [r if r[2] else r[:2] for r in missing], why)
+    report.problems += [f"{label}: unexpected sample {k!r}" for k in reader.leftovers()]
     report.summaries[shard.index] = reader.summary()
     if entry is not None and "sha256" in entry:
         if entry.get("count") != shard.count or entry.get("start") != shard.start:
-            report.problems.append(f"{name}: manifest entry does not match the shard plan")
+            report.problems.append(f"{label}: manifest entry does not match the shard plan")
         if found != entry.get("count"):
-            report.problems.append(f"{name}: {found} tasks present, manifest says "
+            report.problems.append(f"{label}: {found} tasks present, manifest says "
                                    f"{entry.get('count')}")
         if reader.digest() not in (None, entry["sha256"]):
-            report.problems.append(f"{name}: sha256 differs from the manifest")
+            report.problems.append(f"{label}: sha256 differs from the manifest")
     return report
 
 
@@ -206,29 +219,34 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     entries = {e["shard"]: e for e in manifest.get("shards", [])}
     if not finished:
         entries.update(_progress_entries(out))
-        report.problems.append(
-            f"{MANIFEST}: the run is incomplete ({len(entries)} of {len(plan)} shards "
-            f"finished); finish it with: {finish_command(config, out)}")
     installed = installed_generator_version(config)
     if installed != config.generator_version:
         report.notes.append(
             f"this dataset was written by objsub-fast generator_version "
             f"{config.generator_version}; the installed one is {installed}. verify regenerates "
             "with the installed generator, so tasks whose output changed between the two "
-            "versions (see objsub_fast/_version.py) are expected to differ byte for byte; "
-            f"verify with generator_version {config.generator_version} installed to check "
-            "this dataset exactly")
+            "versions (see 'Generator versions' in docs/generating.md) are expected to differ "
+            f"byte for byte; verify with generator_version {config.generator_version} "
+            "installed to check this dataset exactly")
     jobs = [joblib.delayed(verify_shard)(str(out), config, s, entries.get(s.index), deep=deep,
                                          finished_run=finished)
             for s in plan]
     progress = Progress(config.count, 0, stream=stream, quiet=quiet)
+    complete = 0
     try:
         results = run_jobs(jobs, worker_count(workers, len(plan)), ordered=True)
         for shard, result in zip(plan, results):
             report.merge(result)
+            complete += result.tasks == shard.count
             progress.update(shard.count)
     finally:
         progress.close()
+    report.expected = config.count
+    if not finished:
+        report.problems.insert(0, (
+            f"{MANIFEST}: the run is incomplete ({report.tasks} of {config.count} tasks "
+            f"written, {complete} of {len(plan)} shards complete); finish it with: "
+            f"{finish_command(manifest['config'], out)}"))
     report.problems += get_format(config.format).check_dataset(config, out, plan,
                                                                report.summaries)
     return report
@@ -246,22 +264,18 @@ def _progress_entries(out: Path) -> dict[int, dict]:
     return entries
 
 
-def finish_command(config: RunConfig, out) -> str:
-    """The ``generate`` command that finishes (or resumes) the run of ``config`` in ``out``.
+def finish_command(config: dict, out) -> str:
+    """The ``generate`` command that finishes (or resumes) the run recorded in ``out``: every
+    option of the manifest's ``config`` (``dataset.options.generate_command``).
 
     Examples
     --------
-    >>> finish_command(RunConfig(count=20, levels=("L1", "L2"), shard_size=5), "data")
+    >>> run = RunConfig(count=20, levels=("L1", "L2"), shard_size=5, vocabulary="extended")
+    >>> finish_command(run.to_json(), "data")
     'objsub-fast generate --out data --count 20 --levels L1,L2 --seed 0 --format webdataset \
---shard-size 5 --canvas-size 256x256'
+--shard-size 5 --canvas-size 256x256 --vocabulary extended'
     """
-    import shlex
-
-    w, h = config.canvas_size
-    return (f"objsub-fast generate --out {shlex.quote(str(out))} --count {config.count} "
-            f"--levels {','.join(config.levels)} --seed {config.seed} --format {config.format} "
-            f"--shard-size {config.shard_size} --canvas-size {w}x{h}"
-            + (" --masks" if config.masks else ""))
+    return generate_command(config, out)
 
 
 def installed_generator_version(config: RunConfig) -> str:
@@ -275,7 +289,8 @@ def installed_generator_version(config: RunConfig) -> str:
 
 def format_report(report: Report, out) -> str:
     """Human-readable summary, the notes, then one line per problem."""
-    head = (f"verified {report.tasks} tasks in {report.shards} shards of {out}: "
+    of = f" of {report.expected}" if report.expected not in (None, report.tasks) else ""
+    head = (f"verified {report.tasks}{of} tasks in {report.shards} shards of {out}: "
             + ("OK" if report.ok else f"{len(report.problems)} problem(s)"))
     return "\n".join([head] + [f"  note: {n}" for n in report.notes]
                      + [f"  - {p}" for p in report.problems])

@@ -32,17 +32,20 @@ output (``_version.generator_version``), the one its task records carry.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from pathlib import Path
 
-from ..errors import ParameterError
+from ..errors import ParameterError, UsageError
 from ..shards import MAX_SEED
 from ..vocabulary import LEVELS
 from .formats import FORMATS
+from .manifest import MANIFEST
 
-__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS", "MAX_CANVAS",
-           "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
+__all__ = ["RunConfig", "load_manifest", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS",
+           "MAX_CANVAS", "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
 
 #: Largest default shard size, and how many shards a smaller default count is split into.
 DEFAULT_SHARD_SIZE = 10_000
@@ -115,7 +118,7 @@ class RunConfig:
     [256, 256]
     >>> knobs = RunConfig(count=10, vocabulary="extended", num_objects=(5, 6)).validate()
     >>> {k: v for k, v in knobs.to_json().items() if k in KNOBS or k == "generator_version"}
-    {'generator_version': '0.2.0', 'num_objects': [5, 6], 'vocabulary': 'extended'}
+    {'generator_version': '0.3.0', 'num_objects': [5, 6], 'vocabulary': 'extended'}
     """
 
     count: int
@@ -144,7 +147,9 @@ class RunConfig:
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
-        object.__setattr__(self, "canvas_size", tuple(self.canvas_size))
+        canvas = self.canvas_size
+        object.__setattr__(self, "canvas_size", (canvas, canvas) if _is_int(canvas)
+                           else tuple(canvas))
         for name in ("num_objects", "object_size", "colors", "shapes"):
             object.__setattr__(self, name, _as_tuple(getattr(self, name)))
         if self.generator_version is None:
@@ -169,12 +174,15 @@ class RunConfig:
     def _own_generator_version(self):
         """``_version.generator_version`` of this run (None while its knobs are invalid)."""
         from .._version import generator_version
-        from ..config import is_classic
+        from ..config import check_vocabulary, is_classic
 
         try:
             classic = is_classic(self.vocabulary, self.colors, self.shapes, self.shape_names,
                                  self.prompt_variants)
-            return generator_version(self.canvas_size, classic=classic)
+            vocabulary = check_vocabulary(self.vocabulary, self.colors, self.shapes,
+                                          self.shape_names)
+            return generator_version(self.canvas_size, classic=classic,
+                                     shapes=vocabulary.shape_labels)
         except (ValueError, TypeError):
             return None
 
@@ -341,3 +349,19 @@ def _has_pyarrow() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("pyarrow") is not None
+
+
+def load_manifest(out: Path, other_version_ok: bool = False):
+    """(RunConfig, manifest dict) of the dataset in ``out``; UsageError if unusable.
+
+    ``other_version_ok`` reads a dataset another generator version wrote (see
+    ``RunConfig.validate``)."""
+    path = Path(out) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+        config = RunConfig.from_json(manifest["config"]).validate(other_version_ok)
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from e
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{path} is not a valid objsub-fast manifest: {e}") from e
+    return config, manifest
