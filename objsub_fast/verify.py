@@ -173,13 +173,14 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
 
 
 def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
-           deep: bool = False) -> Report:
+           deep: bool = False, storage_options: dict | None = None) -> Report:
     """Verify the dataset in ``out``; return a Report listing every problem found.
 
     Parameters
     ----------
-    out : path
-        Dataset folder (holds ``manifest.json``).
+    out : path or URL
+        Dataset folder (holds ``manifest.json``), or an object-store URL
+        (``objsub_fast.storage``; ``storage_options`` are its fsspec options).
     workers : int, optional
         Parallel worker processes (default: all cores; at most one per shard).
     quiet : bool
@@ -189,9 +190,20 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     deep : bool
         Also decode every frame and re-derive every removed set from its prompt (slower).
     """
-    import joblib
+    from .storage.target import open_target
 
-    out = Path(out).absolute()
+    target = open_target(out, storage_options, option="DIR")
+    try:
+        with target.naming_errors():
+            target.pull()
+            return _verify(target, workers, quiet, stream, deep)
+    finally:
+        target.close()
+
+
+def _verify(target, workers, quiet, stream, deep) -> Report:
+    """``verify`` of a target (``objsub_fast.storage.target``) laid out in its view."""
+    out = target.view
     config, manifest = load_manifest(out, other_version_ok=True)
     worker_count(workers)
     report = Report()
@@ -208,7 +220,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
         entries.update(_progress_entries(out))
         report.problems.append(
             f"{MANIFEST}: the run is incomplete ({len(entries)} of {len(plan)} shards "
-            f"finished); finish it with: {finish_command(config, out)}")
+            f"finished); finish it with: {finish_command(config, target.name)}")
     installed = installed_generator_version(config)
     if installed != config.generator_version:
         report.notes.append(
@@ -218,12 +230,11 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
             "versions (see objsub_fast/_version.py) are expected to differ byte for byte; "
             f"verify with generator_version {config.generator_version} installed to check "
             "this dataset exactly")
-    jobs = [joblib.delayed(verify_shard)(str(out), config, s, entries.get(s.index), deep=deep,
-                                         finished_run=finished)
-            for s in plan]
+    jobs = target.verify_jobs(config, plan, entries, deep=deep, finished_run=finished)
+    n_workers = 1 if target.in_process else worker_count(workers, len(plan))
     progress = Progress(config.count, 0, stream=stream, quiet=quiet)
     try:
-        results = run_jobs(jobs, worker_count(workers, len(plan)), ordered=True)
+        results = run_jobs(jobs, n_workers, ordered=True)
         for shard, result in zip(plan, results):
             report.merge(result)
             progress.update(shard.count)

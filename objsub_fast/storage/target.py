@@ -1,0 +1,267 @@
+"""The output of a run: a local folder, or a store prefix seen through a local view.
+
+``open_target(out)`` gives an object with the same few steps for both, which ``generate``
+and ``verify`` follow without knowing which it is:
+
+- ``view``: the folder the dataset code reads and changes (the folder itself, or the
+  store's ``Mirror``); ``pull`` / ``pull_progress`` / ``push`` keep a store in step with it
+  (nothing to do for a folder);
+- ``create`` and ``lock``: make the output usable and hold it for the run (``FolderLock``,
+  or the store's ``Lease``, after which a killed run's multipart uploads are aborted);
+- ``write_jobs`` / ``verify_jobs``: one joblib job per shard. On a store a worker writes its
+  shard into a scratch folder of its own (``TMPDIR``, one shard at a time, so memory stays
+  bounded as for a local run) with the format's own writer, so the bytes are those of a
+  local run, then uploads the shard's objects, its format records, and its progress record
+  last: a shard whose record is in the store is complete. ``verify`` downloads one shard's
+  objects into a scratch folder, checks them there and deletes them.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+
+from ..dataset.manifest import PROGRESS_DIR
+from ..errors import UsageError
+from .lease import Lease
+from .mirror import Mirror, is_shard_data
+from .store import Store
+from .url import local_path
+
+__all__ = ["open_target", "read_manifest_of", "LocalTarget", "StoreTarget", "write_shard", "verify_store_shard",
+           "shard_keys"]
+
+
+def open_target(out, storage_options: dict | None = None, take_over_lease: bool = False,
+                option: str = "--out"):
+    """The target ``out`` names: a ``LocalTarget`` for a path or ``file://`` URL, a
+    ``StoreTarget`` for a store URL (UsageError if its backend is missing)."""
+    path = local_path(out)
+    if path is not None:
+        return LocalTarget(Path(path).absolute())
+    return StoreTarget(Store(str(out), storage_options, option), take_over_lease)
+
+
+def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
+    """The manifest of the dataset at ``out`` (a folder or a store URL) as a dict; None if
+    there is none or it cannot be read (one object read, no listing)."""
+    import json
+
+    from ..dataset.manifest import MANIFEST, read_manifest
+
+    path = local_path(out)
+    if path is not None:
+        return read_manifest(path)
+    try:
+        return json.loads(Store(str(out), storage_options).read(MANIFEST))
+    except Exception:  # noqa: BLE001 - none, unreadable, or no access: the run says which
+        return None
+
+
+class LocalTarget:
+    """A local output folder: the view is the folder itself."""
+
+    is_store = False
+    #: Whether every job must run in this process (a store in this process's memory).
+    in_process = False
+
+    def __init__(self, folder: Path):
+        self.view = self.name = Path(folder)
+
+    def pull(self) -> None:
+        """Nothing to do: the view is the folder."""
+
+    pull_progress = pull
+
+    def push(self, deletions_first: bool = True) -> None:
+        """Nothing to do: the view is the folder."""
+
+    def create(self) -> None:
+        """Create the folder (UsageError if that fails)."""
+        try:
+            self.view.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create output directory {str(self.view)!r}: "
+                             f"{e.strerror}") from e
+
+    def lock(self):
+        """The folder's kernel lock for the run."""
+        from ..lock import FolderLock
+
+        return FolderLock(self.view)
+
+    def write_jobs(self, config, shards, chunk_size):
+        """One ``run_shard`` job per shard."""
+        import joblib
+
+        from ..pipeline import run_shard
+
+        return (joblib.delayed(run_shard)(config, str(self.view), s, chunk_size)
+                for s in shards)
+
+    def verify_jobs(self, config, plan, entries, **kwargs):
+        """One ``verify_shard`` job per shard."""
+        import joblib
+
+        from ..verify import verify_shard
+
+        return [joblib.delayed(verify_shard)(str(self.view), config, s, entries.get(s.index),
+                                             **kwargs) for s in plan]
+
+    def close(self) -> None:
+        """Nothing to clean up."""
+
+    @contextmanager
+    def naming_errors(self):
+        """Nothing to rename: errors name the folder."""
+        yield
+
+
+class StoreTarget:
+    """A store prefix, seen through a ``Mirror`` in a temporary folder."""
+
+    is_store = True
+
+    def __init__(self, store: Store, take_over_lease: bool = False):
+        self.store, self.take_over = store, take_over_lease
+        self.name = store.url
+        self._scratch = Path(tempfile.mkdtemp(prefix="objsub-view-"))
+        self.mirror = Mirror(store, self._scratch / "view")
+        self.view = self.mirror.folder
+        self.listing: dict[str, int] = {}
+        self.in_process = store.scheme == "memory"
+
+    def pull(self) -> None:
+        """Lay out the prefix in the view (the bucket checked first)."""
+        if not self.listing:
+            self.store.check()
+        self.listing = self.mirror.pull()
+
+    def pull_progress(self) -> None:
+        """Download the progress records the workers wrote."""
+        self.mirror.pull_progress()
+
+    def push(self, deletions_first: bool = True) -> None:
+        """Apply the view's changes to the store (``Mirror.push``)."""
+        self.mirror.push(deletions_first)
+
+    def create(self) -> None:
+        """Nothing to create: a prefix exists once it holds an object."""
+
+    @contextmanager
+    def lock(self):
+        """The prefix's lease for the run; a killed run's multipart uploads are aborted."""
+        with Lease(self.store, self.take_over):
+            self.store.abort_stale_uploads()
+            yield
+
+    def write_jobs(self, config, shards, chunk_size):
+        """One ``write_shard`` job per shard."""
+        import joblib
+
+        return (joblib.delayed(write_shard)(config, self.store, s, chunk_size) for s in shards)
+
+    def verify_jobs(self, config, plan, entries, **kwargs):
+        """One ``verify_store_shard`` job per shard, each given its shard's keys."""
+        import joblib
+
+        keys = shard_keys(config, self.listing, entries)
+        return [joblib.delayed(verify_store_shard)(self.store, keys.get(s.index, []), config,
+                                                   s, entries.get(s.index), **kwargs)
+                for s in plan]
+
+    def close(self) -> None:
+        """Remove the view."""
+        shutil.rmtree(self._scratch, ignore_errors=True)
+
+    @contextmanager
+    def naming_errors(self):
+        """A UsageError raised in the block names the store URL, not the local view."""
+        try:
+            yield
+        except UsageError as e:
+            text = str(e).replace(str(self.view), self.name)
+            if text == str(e):
+                raise
+            raise type(e)(text) from None
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(os.path.relpath(os.path.join(d, n), folder)
+                  for d, _, names in os.walk(folder) for n in names)
+
+
+def write_shard(config, store: Store, shard, chunk_size) -> dict:
+    """Write one shard to ``store`` (a worker's job; see the module doc); its entry."""
+    from ..pipeline import run_shard
+
+    with tempfile.TemporaryDirectory(prefix="objsub-shard-") as scratch:
+        (Path(scratch) / PROGRESS_DIR).mkdir()
+        entry = run_shard(config, scratch, shard, chunk_size)
+        files = _files(Path(scratch))
+        record = f"{PROGRESS_DIR}/{shard.index:06d}.json"
+        state = [f for f in files if f.startswith(PROGRESS_DIR + "/") and f != record]
+        data = [f for f in files if f not in state and f != record]
+        for group in (data, state, [record]):
+            store.put_files([(Path(scratch) / f, f) for f in group])
+    return entry
+
+
+def verify_store_shard(store: Store, keys: list[str], config, shard, entry, **kwargs):
+    """Verify one shard of ``store`` (a worker's job): its objects ``keys`` downloaded to a
+    scratch folder and checked there."""
+    from ..verify import verify_shard
+
+    with tempfile.TemporaryDirectory(prefix="objsub-verify-") as scratch:
+        store.get_files([(k, Path(scratch) / k) for k in keys])
+        return verify_shard(scratch, config, shard, entry, **kwargs)
+
+
+def _folder_roots(config) -> tuple[str, callable] | None:
+    """(folder of the task folders, task folder name -> task index or None) of a folder
+    format, None for a tar format."""
+    from ..dataset import vbvr, vbvr_bench, vmevalkit
+    from ..shards import task_index
+
+    def vmevalkit_index(name):
+        match = vmevalkit._TASK_ID.fullmatch(name)
+        return task_index(config.seed, int(match[2])) if match else None
+
+    def trailing_index(name):
+        digits = name.rpartition("_")[2]
+        return int(digits) if digits.isdigit() else None
+
+    roots = {"vmevalkit": (vmevalkit.LAYOUT.root, vmevalkit_index),
+             "vbvr-bench": (vbvr_bench.layout(config.vbvr_split).root, trailing_index)}
+    if config.vbvr_pack == "folders":
+        roots["vbvr"] = (vbvr.FOLDERS.root, trailing_index)
+    return roots.get(config.format)
+
+
+def shard_keys(config, listing, entries: dict) -> dict[int, list[str]]:
+    """Shard number -> the keys of its data in ``listing`` (its tar, or the files of its
+    task folders), in one pass over the listing.
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> config = RunConfig(count=4, shard_size=2)
+    >>> shard_keys(config, {"objsub-000001.tar": 9, "manifest.json": 2},
+    ...            {1: {"name": "objsub-000001.tar"}})
+    {1: ['objsub-000001.tar']}
+    """
+    tars = {e["name"]: k for k, e in entries.items()}
+    folders = _folder_roots(config)
+    found: dict[int, list[str]] = {}
+    for key in listing:
+        if not is_shard_data(key):
+            continue
+        shard = tars.get(key)
+        if shard is None and folders and key.startswith(folders[0] + "/"):
+            index = folders[1](key[len(folders[0]) + 1:].split("/", 1)[0])
+            shard = None if index is None else index // config.shard_size
+        if shard is not None:
+            found.setdefault(shard, []).append(key)
+    return found
