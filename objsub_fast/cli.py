@@ -180,11 +180,18 @@ def _add_generate(sub) -> None:
     p.set_defaults(handler=_generate)
 
 
-def _add_storage_options(p, take_over: bool = False) -> None:
-    """Options of an object-store URL (``objsub_fast.storage``)."""
+def _storage_options(text: str) -> dict:
     from .storage import parse_storage_options
 
-    p.add_argument("--storage-options", type=parse_storage_options, default={}, metavar="JSON",
+    try:
+        return parse_storage_options(text)
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--storage-options ")) from None
+
+
+def _add_storage_options(p, take_over: bool = False) -> None:
+    """Options of an object-store URL (``objsub_fast.storage``)."""
+    p.add_argument("--storage-options", type=_storage_options, default={}, metavar="JSON",
                    help="fsspec options of a store URL, a JSON object, e.g. "
                    "'{\"endpoint_url\": \"http://127.0.0.1:9000\"}' (credentials otherwise "
                    "come from the store's standard configuration, e.g. AWS_* variables)")

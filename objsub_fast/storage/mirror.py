@@ -30,6 +30,7 @@ import shutil
 from pathlib import Path
 
 from ..atomic import TMP_PREFIX
+from ..dataset import crashpoint
 from ..dataset.manifest import MANIFEST, PROGRESS_DIR
 from .lease import LEASE
 
@@ -108,11 +109,14 @@ class Mirror:
         if bad:
             raise RuntimeError(f"placeholders of shard data were modified: {sorted(bad)[:3]}")
         removed = [k for k in self.snapshot if k not in now]
-        if deletions_first:
-            self.store.delete(removed)
-        self.store.put_files([(self.folder / k, k) for k in changed if k != MANIFEST])
-        self.store.put_files([(self.folder / k, k) for k in changed if k == MANIFEST])
+        actions = [(self.store.delete, removed),
+                   (self.store.put_files, [(self.folder / k, k) for k in changed if k != MANIFEST]),
+                   (self.store.put_files, [(self.folder / k, k) for k in changed if k == MANIFEST])]
         if not deletions_first:
-            self.store.delete(removed)
+            actions.append(actions.pop(0))
+        for action, items in actions:
+            if items:
+                action(items)
+                crashpoint.renamed()
         self.placeholders.difference_update(removed)
         self.snapshot = now

@@ -23,6 +23,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..dataset import crashpoint
 from ..dataset.manifest import PROGRESS_DIR
 from ..errors import UsageError
 from .lease import Lease
@@ -206,6 +207,7 @@ def write_shard(config, store: Store, shard, chunk_size) -> dict:
         data = [f for f in files if f not in state and f != record]
         for group in (data, state, [record]):
             store.put_files([(Path(scratch) / f, f) for f in group])
+            crashpoint.renamed()
     return entry
 
 
