@@ -13,6 +13,8 @@ version    configurations whose output it last changed
 0.1.0      min(W, H) = 256, classic vocabulary, exact prompts (everything so far)
 0.2.0      lengths scaled with the canvas (min(W, H) != 256), and every extended
            vocabulary, shape naming or prompt-variant configuration (new output)
+0.3.0      vocabularies with a shape whose plural is not name + "s" (L2 lists now
+           say "all teal hourglasses", 0.2.0 wrote "hourglasss")
 =========  =======================================================================
 
 A future change adds a row here for the configurations it changes. The package version is the
@@ -25,6 +27,8 @@ Examples
 ('0.1.0', '0.1.0', '0.2.0')
 >>> generator_version(256, classic=False)
 '0.2.0'
+>>> generator_version(256, classic=False, shapes=("cube", "hourglass"))
+'0.3.0'
 """
 from __future__ import annotations
 
@@ -32,11 +36,12 @@ __all__ = ["__version__", "generator_version"]
 
 __version__ = "0.1.0"
 
-#: The first generator version, and the one that scaled scenes and the extended vocabulary.
-_ORIGINAL, _SCALED_AND_EXTENDED = "0.1.0", "0.2.0"
+#: The first generator version, the one that scaled scenes and the extended vocabulary, and the
+#: one that wrote English plurals.
+_ORIGINAL, _SCALED_AND_EXTENDED, _ENGLISH_PLURALS = "0.1.0", "0.2.0", "0.3.0"
 
 
-def generator_version(canvas_size=256, *, classic: bool = True) -> str:
+def generator_version(canvas_size=256, *, classic: bool = True, shapes=()) -> str:
     """The generator version of a configuration's output.
 
     Parameters
@@ -46,7 +51,13 @@ def generator_version(canvas_size=256, *, classic: bool = True) -> str:
     classic : bool
         True for the classic vocabulary (six colours, four shapes, solid names) with the exact
         original prompts (``prompt_variants=1``).
+    shapes : sequence of str
+        The shape names the configuration's prompts use.
     """
+    from .vocabulary import plural
+
+    if any(plural(name) != name + "s" for name in shapes):
+        return _ENGLISH_PLURALS
     width, height = (canvas_size, canvas_size) if isinstance(canvas_size, int) else canvas_size
     if classic and min(int(width), int(height)) == 256:
         return _ORIGINAL

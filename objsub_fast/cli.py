@@ -18,7 +18,7 @@ import sys
 from .errors import UsageError
 from .vocabulary import LEVELS
 
-__all__ = ["PROG", "build_parser", "main"]
+__all__ = ["PROG", "build_parser", "main", "run_config"]
 
 PROG = "objsub-fast"
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -214,18 +214,25 @@ def _existing_shard_size(out: str, storage_options: dict):
     return size if isinstance(size, int) else None
 
 
-def _generate(args) -> int:
-    from .dataset.formats import get_format
-    from .dataset.sample import format_bytes
-    from .pipeline import RunConfig, generate
+def run_config(args):
+    """The ``RunConfig`` of parsed ``generate`` arguments."""
+    from .dataset.config import RunConfig
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out, args.storage_options))
-    config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
-                       shard_size=shard_size, canvas_size=args.canvas_size,
-                       masks=args.masks, videos=args.videos, video_style=args.video_style,
-                       fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
-                       vbvr_split=args.vbvr_split, **_knobs(args))
+    return RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
+                     shard_size=shard_size, canvas_size=args.canvas_size,
+                     masks=args.masks, videos=args.videos, video_style=args.video_style,
+                     fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
+                     vbvr_split=args.vbvr_split, **_knobs(args))
+
+
+def _generate(args) -> int:
+    from .dataset.formats import get_format
+    from .dataset.sample import format_bytes
+    from .pipeline import generate
+
+    config = run_config(args)
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                         chunk_size=args.chunk_size, overwrite=args.overwrite,

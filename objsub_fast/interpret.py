@@ -13,13 +13,16 @@ import math
 import re
 
 from .errors import InterpretError
-from .vocabulary import COLOR_TABLE, PROMPT_SUFFIX, SHAPE_TABLE
+from .vocabulary import COLOR_TABLE, PROMPT_SUFFIX, SHAPE_TABLE, plural
 
 __all__ = ["interpret_prompt", "PATTERNS"]
 
 # Longest names first, so that no name stops the match at a shorter one it starts with.
 _COLOR = "|".join(sorted(COLOR_TABLE, key=len, reverse=True))
 _SHAPE = "|".join(sorted({n for names in SHAPE_TABLE for n in names}, key=len, reverse=True))
+#: Shape name of each plural the generator writes ("hourglasses" -> "hourglass").
+_SINGULAR = {plural(n): n for names in SHAPE_TABLE for n in names}
+_SHAPES = "|".join(sorted(_SINGULAR, key=len, reverse=True))
 #: Other wordings of a prompt: each gives the phrase naming the objects.
 _REWORDINGS = [re.compile(p) for p in (r"Delete (?P<phrase>.+)\.",
                                        r"Make (?P<phrase>.+) disappear\.",
@@ -65,10 +68,11 @@ def _by_items(m, objects, canvas):
     ids, seen = set(), set()
     for part in parts:
         one = re.fullmatch(rf"the ({_COLOR}) ({_SHAPE})", part)
-        many = re.fullmatch(rf"all ({_COLOR}) ({_SHAPE})s", part)
+        many = re.fullmatch(rf"all ({_COLOR}) ({_SHAPES})", part)
         if not (one or many):
             raise ValueError(f"cannot read list item {part!r}")
         color, shape = (one or many).groups()
+        shape = _SINGULAR[shape] if many else shape
         if (color, shape) in seen:
             raise ValueError(f"list names {color} {shape} twice")
         seen.add((color, shape))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ._version import generator_version
 from .vocabulary import (
     ATTRIBUTE, CLASSIC, DIFFICULTY, ENUMERATE, KINDS, LEVELS, ODDITY, ORDER, ORIGINAL_FRAMES,
-    PROMPT_SUFFIX, REGION, REGION_NAMES, SIZE, TASK_CATEGORY, WORDINGS,
+    PROMPT_SUFFIX, REGION, REGION_NAMES, SIZE, TASK_CATEGORY, WORDINGS, plural,
 )
 
 __all__ = ["task_id", "prompt_and_rule", "reword", "task_record"]
@@ -27,8 +27,8 @@ def _listed_items(pairs, colors, shapes, vocabulary):
     items = []
     for c, h in pairs:
         matches = sum(1 for cc, hh in zip(colors, shapes) if cc == c and hh == h)
-        name = f"{vocabulary.colors[c]} {vocabulary.shape_labels[h]}"
-        items.append(f"the {name}" if matches == 1 else f"all {name}s")
+        color, shape = vocabulary.colors[c], vocabulary.shape_labels[h]
+        items.append(f"the {color} {shape}" if matches == 1 else f"all {color} {plural(shape)}")
     if len(items) == 2:
         return f"{items[0]} and {items[1]}"
     return ", ".join(items[:-1]) + ", and " + items[-1]
@@ -125,7 +125,8 @@ def task_record(batch, i: int) -> dict:
         "seed": int(batch.seeds[i]),
         "canvas_size": [batch.canvas_size[0], batch.canvas_size[1]],
         "generator": "objsub-fast",
-        "generator_version": generator_version(batch.canvas_size, classic=config.classic),
+        "generator_version": generator_version(batch.canvas_size, classic=config.classic,
+                                               shapes=vocabulary.shape_labels),
     }
     if not config.classic:
         record["vocabulary"] = vocabulary.record(colors, shapes)

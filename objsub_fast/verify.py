@@ -25,6 +25,7 @@ from .dataset.config import RunConfig
 from .dataset.formats import get_format
 from .dataset.manifest import MANIFEST, PROGRESS_DIR, load_manifest
 from .dataset.members import MEMBERS, encode_samples, wanted_members
+from .dataset.options import generate_command
 from .dataset.parallel import run_jobs, worker_count
 from .dataset.plan import shard_batches
 from .dataset.progress import Progress
@@ -45,6 +46,7 @@ class Report:
 
     shards: int = 0
     tasks: int = 0
+    expected: int | None = None  # tasks the dataset should hold (None: one shard's report)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summaries: dict = field(default_factory=dict)
@@ -218,28 +220,33 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
     entries = {e["shard"]: e for e in manifest.get("shards", [])}
     if not finished:
         entries.update(_progress_entries(out))
-        report.problems.append(
-            f"{MANIFEST}: the run is incomplete ({len(entries)} of {len(plan)} shards "
-            f"finished); finish it with: {finish_command(config, target.name)}")
     installed = installed_generator_version(config)
     if installed != config.generator_version:
         report.notes.append(
             f"this dataset was written by objsub-fast generator_version "
             f"{config.generator_version}; the installed one is {installed}. verify regenerates "
             "with the installed generator, so tasks whose output changed between the two "
-            "versions (see objsub_fast/_version.py) are expected to differ byte for byte; "
-            f"verify with generator_version {config.generator_version} installed to check "
-            "this dataset exactly")
+            "versions (see 'Generator versions' in docs/generating.md) are expected to differ "
+            f"byte for byte; verify with generator_version {config.generator_version} "
+            "installed to check this dataset exactly")
     jobs = target.verify_jobs(config, plan, entries, deep=deep, finished_run=finished)
     n_workers = 1 if target.in_process else worker_count(workers, len(plan))
     progress = Progress(config.count, 0, stream=stream, quiet=quiet)
+    complete = 0
     try:
         results = run_jobs(jobs, n_workers, ordered=True)
         for shard, result in zip(plan, results):
             report.merge(result)
+            complete += result.tasks == shard.count
             progress.update(shard.count)
     finally:
         progress.close()
+    report.expected = config.count
+    if not finished:
+        report.problems.insert(0, (
+            f"{MANIFEST}: the run is incomplete ({report.tasks} of {config.count} tasks "
+            f"written, {complete} of {len(plan)} shards complete); finish it with: "
+            f"{finish_command(manifest['config'], target.name)}"))
     report.problems += get_format(config.format).check_dataset(config, out, plan,
                                                                report.summaries)
     return report
@@ -257,22 +264,18 @@ def _progress_entries(out: Path) -> dict[int, dict]:
     return entries
 
 
-def finish_command(config: RunConfig, out) -> str:
-    """The ``generate`` command that finishes (or resumes) the run of ``config`` in ``out``.
+def finish_command(config: dict, out) -> str:
+    """The ``generate`` command that finishes (or resumes) the run recorded in ``out``: every
+    option of the manifest's ``config`` (``dataset.options.generate_command``).
 
     Examples
     --------
-    >>> finish_command(RunConfig(count=20, levels=("L1", "L2"), shard_size=5), "data")
+    >>> run = RunConfig(count=20, levels=("L1", "L2"), shard_size=5, vocabulary="extended")
+    >>> finish_command(run.to_json(), "data")
     'objsub-fast generate --out data --count 20 --levels L1,L2 --seed 0 --format webdataset \
---shard-size 5 --canvas-size 256x256'
+--shard-size 5 --canvas-size 256x256 --vocabulary extended'
     """
-    import shlex
-
-    w, h = config.canvas_size
-    return (f"objsub-fast generate --out {shlex.quote(str(out))} --count {config.count} "
-            f"--levels {','.join(config.levels)} --seed {config.seed} --format {config.format} "
-            f"--shard-size {config.shard_size} --canvas-size {w}x{h}"
-            + (" --masks" if config.masks else ""))
+    return generate_command(config, out)
 
 
 def installed_generator_version(config: RunConfig) -> str:
@@ -286,7 +289,8 @@ def installed_generator_version(config: RunConfig) -> str:
 
 def format_report(report: Report, out) -> str:
     """Human-readable summary, the notes, then one line per problem."""
-    head = (f"verified {report.tasks} tasks in {report.shards} shards of {out}: "
+    of = f" of {report.expected}" if report.expected not in (None, report.tasks) else ""
+    head = (f"verified {report.tasks}{of} tasks in {report.shards} shards of {out}: "
             + ("OK" if report.ok else f"{len(report.problems)} problem(s)"))
     return "\n".join([head] + [f"  note: {n}" for n in report.notes]
                      + [f"  - {p}" for p in report.problems])

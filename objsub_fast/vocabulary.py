@@ -21,6 +21,7 @@ __all__ = [
     "REGION_NAMES", "Kind", "KINDS", "LEVEL_KINDS", "kind_code", "WORDINGS", "Vocabulary",
     "CLASSIC", "EXTENDED", "PRESETS", "SHAPE_NAMINGS", "shape_code", "parse_colors",
     "parse_shapes", "parse_vocabulary", "parse_shape_names", "parse_prompt_variants",
+    "plural",
 ]
 
 #: Colour names, in code order, and their RGB values.
@@ -55,6 +56,19 @@ SHAPE_TABLE = (
     ("cube", "square"), ("sphere", "circle"), ("pyramid", "triangle"), ("cone", "trapezoid"),
     ("diamond", "diamond"), ("hourglass", "hourglass"), ("dome", "semicircle"), ("pillar", "bar"),
 )
+
+
+def plural(name: str) -> str:
+    """The English plural of a shape name ("cubes", "hourglasses").
+
+    Examples
+    --------
+    >>> plural("cube"), plural("hourglass"), plural("bar")
+    ('cubes', 'hourglasses', 'bars')
+    """
+    return name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s")
+
+
 #: How shapes are named: "solid" (the original task's cube, sphere, ...) or "flat".
 SHAPE_NAMINGS = ("solid", "flat")
 

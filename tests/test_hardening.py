@@ -269,7 +269,7 @@ def test_a_different_configuration_with_complete_shards_is_still_protected(tmp_p
     out = str(tmp_path)
     assert run_main(["generate", "--out", out, "--count", "4", "--quiet", "--workers", "1"]) == 0
     assert run_main(["generate", "--out", out, "--count", "4", "--seed", "1"]) == 2
-    assert "different configuration (seed: 0 there vs 1 now)" in capsys.readouterr().err
+    assert "other options: --seed (there: 0, now: 1);" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------- extending a dataset

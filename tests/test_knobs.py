@@ -109,7 +109,7 @@ def test_run_with_knobs_equals_generate_batch_with_the_same_options(dense_run):
     for i, key in enumerate(sorted(samples)):
         record = json.loads(samples[key]["json"])
         assert record == {**batch.task(i), "task_index": i}
-        assert record["generator_version"] == "0.2.0" and "vocabulary" in record
+        assert record["generator_version"] == "0.2.0" and "vocabulary" in record  # no hourglass
         for suffix, frames in (("first.png", batch.first_frames), ("final.png", batch.final_frames),
                                ("mask.png", batch.instance_maps)):
             assert np.array_equal(np.asarray(Image.open(io.BytesIO(samples[key][suffix]))),

@@ -111,9 +111,9 @@ def _tar_members(data: bytes) -> dict:
 
 def test_different_configuration_is_refused_unless_overwrite(tmp_path):
     generate(RunConfig(count=4, shard_size=2), tmp_path, workers=1, quiet=True)
-    with pytest.raises(OutputError, match="different configuration.*seed: 0 there vs 1 now"):
+    with pytest.raises(OutputError, match=r"other options: --seed \(there: 0, now: 1\)"):
         generate(RunConfig(count=4, shard_size=2, seed=1), tmp_path, workers=1, quiet=True)
-    with pytest.raises(OutputError, match="different configuration.*count: 4 there vs 3 now"):
+    with pytest.raises(OutputError, match=r"other options: --count \(there: 4, now: 3\)"):
         generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, quiet=True)
     generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, overwrite=True, quiet=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [

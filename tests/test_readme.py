@@ -102,7 +102,7 @@ def test_vocabulary_commands_make_and_record_what_they_say(tmp_path):
         _run(command, tmp_path)
     config = json.loads((tmp_path / "data/extended/manifest.json").read_text())["config"]
     assert (config["vocabulary"], config["shape_names"], config["prompt_variants"],
-            config["generator_version"]) == ("extended", "flat", 4, "0.2.0")
+            config["generator_version"]) == ("extended", "flat", 4, "0.3.0")
     picked = json.loads((tmp_path / "data/picked/manifest.json").read_text())["config"]
     assert picked["colors"] == ["red", "cyan", "brown"]
     assert (tmp_path / "extended.png").is_file()

@@ -208,7 +208,7 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
     generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True)
     with pytest.raises(UsageError) as e:
         generate(RunConfig(count=3, shard_size=2, seed=9), url, workers=1, quiet=True)
-    assert url in str(e.value) and "seed: 0 there vs 9 now" in str(e.value)
+    assert url in str(e.value) and "--seed (there: 0, now: 9)" in str(e.value)
     assert "objsub-view" not in str(e.value)
 
 

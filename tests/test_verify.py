@@ -304,7 +304,8 @@ def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_pat
     assert killed.returncode == -9
     lines = verify(out, workers=1).problems
     assert len(lines) == 3, lines  # not one line per missing task
-    assert lines[0].startswith("manifest.json: the run is incomplete (2 of 4 shards finished); "
+    assert lines[0].startswith("manifest.json: the run is incomplete (20 of 40 tasks written, 2 "
+                               "of 4 shards complete); "
                                "finish it with: objsub-fast generate --out ")
     name = get_format(fmt).shard_name
     assert lines[1:] == [f"{name(2)}: tasks 20-29 missing (shard not finished)",

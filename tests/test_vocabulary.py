@@ -129,7 +129,8 @@ def test_guarantees_hold_for_random_vocabularies(vocab, level, variants, seeds, 
         assert set(entry["colors"]) == {o["color"] for o in objects}
         assert all(tuple(entry["colors"][c]) == COLOR_TABLE[c] for c in entry["colors"])
         assert set(entry["shapes"]) == {o["shape"] for o in objects}
-        assert task["generator_version"] == "0.2.0"
+        assert task["generator_version"] == generator_version(
+            task["canvas_size"], classic=False, shapes=vocab.shape_labels)
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda k: f"{k.level}-{k.name}")
@@ -179,7 +180,7 @@ def test_classic_records_carry_no_vocabulary_and_keep_the_first_version():
     assert "vocabulary" not in task and task["generator_version"] == "0.1.0"
     assert generate_batch([3], canvas_size=(300, 256), render=False).task(0)[
         "generator_version"] == "0.1.0"
-    for kwargs in (dict(canvas_size=512), dict(vocabulary="extended"), dict(prompt_variants=2),
+    for kwargs in (dict(canvas_size=512), dict(prompt_variants=2),
                    dict(shape_names="flat"), dict(colors="red,green,blue")):
         assert generate_batch([3], render=False, **kwargs).task(0)["generator_version"] == \
             "0.2.0", kwargs
@@ -289,3 +290,30 @@ def test_reworded_prompts_that_do_not_fit_are_refused(prompt, reason):
     with pytest.raises(ValueError, match=reason):
         interpret_prompt(prompt + PROMPT_SUFFIX, SCENE)
     assert interpret_prompt("Get rid of all teal objects." + PROMPT_SUFFIX, SCENE) == [1]
+
+
+def test_plurals_are_english_and_interpret_reads_exactly_them():
+    """Issue #20, defect 1: "all teal hourglasss" was written, and read back."""
+    from objsub_fast.vocabulary import plural
+
+    names = {n for pair in SHAPE_TABLE for n in pair}
+    assert {plural(n) for n in names} >= {"hourglasses", "cubes", "bars", "semicircles"}
+    batch = generate_batch(range(2000), level="L2", vocabulary="extended", render=False)
+    many = [p for p in batch.prompts if "hourglass" in p and "all " in p]
+    assert many and not any("hourglasss" in p for p in batch.prompts)
+    assert any("hourglasses" in p for p in many)
+    for i in range(len(batch)):
+        words = set(batch.prompts[i].replace(",", "").replace(".", "").split())
+        assert not {n + "s" for n in names if plural(n) != n + "s"} & words
+        data = batch.task(i)["object_subtraction_data"]
+        assert interpret_prompt(batch.prompts[i], data["objects"]) == data["remove_object_ids"]
+    objects = [{"id": 0, "color": "teal", "shape": "hourglass", "size": 20, "x": 40, "y": 40},
+               {"id": 1, "color": "teal", "shape": "hourglass", "size": 20, "x": 90, "y": 40},
+               {"id": 2, "color": "red", "shape": "cube", "size": 20, "x": 140, "y": 40},
+               {"id": 3, "color": "red", "shape": "cube", "size": 20, "x": 190, "y": 40}]
+    assert interpret_prompt("Remove all teal hourglasses and all red cubes from the scene."
+                            + PROMPT_SUFFIX, objects) == [0, 1, 2, 3]
+    with pytest.raises(ValueError):  # the misspelling is no longer read
+        interpret_prompt("Remove all teal hourglasss and all red cubes from the scene."
+                         + PROMPT_SUFFIX, objects)
+    assert batch.task(0)["generator_version"] == "0.3.0"

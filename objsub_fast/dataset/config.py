@@ -115,7 +115,7 @@ class RunConfig:
     [256, 256]
     >>> knobs = RunConfig(count=10, vocabulary="extended", num_objects=(5, 6)).validate()
     >>> {k: v for k, v in knobs.to_json().items() if k in KNOBS or k == "generator_version"}
-    {'generator_version': '0.2.0', 'num_objects': [5, 6], 'vocabulary': 'extended'}
+    {'generator_version': '0.3.0', 'num_objects': [5, 6], 'vocabulary': 'extended'}
     """
 
     count: int
@@ -169,12 +169,15 @@ class RunConfig:
     def _own_generator_version(self):
         """``_version.generator_version`` of this run (None while its knobs are invalid)."""
         from .._version import generator_version
-        from ..config import is_classic
+        from ..config import check_vocabulary, is_classic
 
         try:
             classic = is_classic(self.vocabulary, self.colors, self.shapes, self.shape_names,
                                  self.prompt_variants)
-            return generator_version(self.canvas_size, classic=classic)
+            vocabulary = check_vocabulary(self.vocabulary, self.colors, self.shapes,
+                                          self.shape_names)
+            return generator_version(self.canvas_size, classic=classic,
+                                     shapes=vocabulary.shape_labels)
         except (ValueError, TypeError):
             return None
 

@@ -29,6 +29,7 @@ from ..errors import OutputError
 from ..shards import shard_at
 from .formats import get_format
 from .manifest import MANIFEST, PROGRESS_DIR, manifest_bytes, read_manifest
+from .options import generate_command, option_differences
 
 __all__ = ["OutputState", "read_output", "prepare_output", "record_shard", "finish_run"]
 
@@ -50,15 +51,6 @@ def _our_artifacts(fmt, out: Path) -> list[Path]:
     """Every path in ``out`` that a run of this generator owns (never the lock file)."""
     state = [p for p in (out / MANIFEST, out / PROGRESS_DIR) if p.exists()]
     return state + fmt.owned_paths(out) + sorted(out.glob(f"{TMP_PREFIX}*"))
-
-
-def _config_diff(old, new: dict) -> str:
-    if not isinstance(old, dict):
-        return "unreadable manifest"
-    keys = list(new) + [k for k in old if k not in new]
-    diffs = [f"{k}: {old.get(k)!r} there vs {new.get(k)!r} now" for k in keys
-             if old.get(k) != new.get(k)]
-    return "; ".join(diffs) or "unknown difference"
 
 
 def check_output_path(out: Path) -> None:
@@ -119,17 +111,23 @@ def read_output(config, out: Path, overwrite: bool) -> OutputState:
     complete = _complete_shards(fmt, out, previous) if isinstance(old, dict) else {}
     if old == new:
         return OutputState("resume", complete)
-    if isinstance(old, dict) and not complete:
-        return OutputState("replace")
+    if isinstance(old, dict) and not complete and not fmt.owned_paths(out):
+        return OutputState("replace")  # a run that wrote no task is not a dataset to protect
     if isinstance(old, dict) and _only_count_grows(old, new) and hasattr(fmt, "extend"):
         return OutputState("extend", {k: e for k, e in complete.items()
                                       if _same_range(e, shard_at(k, config.count,
                                                                  config.shard_size))})
+    if not isinstance(old, dict):
+        raise OutputError(f"{str(out)!r} holds a dataset whose manifest cannot be read; use "
+                          "--overwrite to replace it or choose another output directory")
+    finish = ("" if previous.get("complete") else
+              f"; to finish that run instead: {generate_command(old, out)}")
     raise OutputError(
-        f"{str(out)!r} holds a dataset generated with a different configuration "
-        f"({_config_diff(old, new)}); use --overwrite to replace it or choose another output "
-        "directory" + ("" if hasattr(fmt, "extend") or not _only_count_grows(old, new) else
-                       f" (the {config.format} format cannot be extended)"))
+        f"{str(out)!r} holds a dataset generated with other options: "
+        f"{option_differences(old, new)}; use --overwrite to replace it or choose another "
+        "output directory" + ("" if hasattr(fmt, "extend") or not _only_count_grows(old, new)
+                              else f" (the {config.format} format cannot be extended)")
+        + finish)
 
 
 def prepare_output(config, out: Path, state: OutputState) -> None:
