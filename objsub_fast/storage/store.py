@@ -85,7 +85,11 @@ class Store:
                              "is not accessible with these credentials")
 
     def listing(self, under: str = "") -> dict[str, int]:
-        """Every object under the prefix (or under ``under`` inside it): key -> size."""
+        """Every object under the prefix (or under ``under`` inside it): key -> size.
+
+        Always asks the store (other processes write there): fsspec's listing cache is
+        dropped first."""
+        self.fs.invalidate_cache()
         base = self.root + "/"
         found = self.fs.find(base + under, detail=True) if under else self.fs.find(
             self.root, detail=True)
@@ -93,7 +97,8 @@ class Store:
                 if name.startswith(base) and info.get("type", "file") != "directory"}
 
     def read(self, rel: str) -> bytes:
-        """The bytes of object ``rel``."""
+        """The bytes of object ``rel`` (asking the store, not a cached listing)."""
+        self.fs.invalidate_cache()
         return self.fs.cat_file(self.key(rel))
 
     def put_bytes(self, rel: str, data: bytes) -> None:
@@ -134,20 +139,21 @@ class Store:
     def create(self, rel: str, data: bytes) -> bool:
         """Create object ``rel`` only if it does not exist; whether this call created it.
 
-        On S3 one conditional PUT (``If-None-Match: *``), so two runs racing for it cannot
-        both win; on other stores an existence check then a PUT (see docs/object_storage.md).
+        fsspec's exclusive write (``mode="create"``): on S3 one conditional PUT
+        (``If-None-Match: *``), so of two runs racing for it only one wins. A backend without
+        it gets an existence check then a PUT (see docs/object_storage.md).
         """
         key = self.key(rel)
-        if self.scheme in ("s3", "s3a"):
-            try:
-                self.fs.pipe_file(key, data, mode="create")
-            except FileExistsError:
-                return False
+        try:
+            self.fs.pipe_file(key, data, mode="create")
             return True
-        if self.fs.exists(key):
+        except FileExistsError:
             return False
-        self.fs.pipe_file(key, data)
-        return True
+        except (TypeError, NotImplementedError):  # a backend without exclusive writes
+            if self.fs.exists(key):
+                return False
+            self.fs.pipe_file(key, data)
+            return True
 
     def abort_stale_uploads(self) -> int:
         """Abort the incomplete multipart uploads under the prefix (S3; a killed run's);
