@@ -295,7 +295,7 @@ def _add_preview(sub) -> None:
                        "level: each task's first | final frame and its prompt. A sheet is "
                        f"limited to {MAX_SHEET_PIXELS // 2**20} Mpixels (e.g. {MAX_COUNT} "
                        "tasks at 256x256, 1 at 4096x4096).")
-    p.add_argument("out", help="output PNG file")
+    p.add_argument("out", help="output PNG file, or its object-store URL (s3://, gs://, az://)")
     p.add_argument("--level", default="L1",
                    help=f"level to show, one of {', '.join(LEVELS)} (default: %(default)s)")
     p.add_argument("--count", type=int, default=16,
@@ -307,16 +307,20 @@ def _add_preview(sub) -> None:
                    help=f"frame size W or WxH, each side {MIN_CANVAS}..{MAX_CANVAS} "
                    "(default: 256)")
     _add_knobs(p)
+    _add_storage_options(p)
     p.set_defaults(handler=_preview)
 
 
 def _preview(args) -> int:
     from .preview import preview_sheet, save_sheet
+    from .storage import is_url
+    from .storage.transfer import published
 
     sheet = preview_sheet(args.level, count=args.count, seed=args.seed, columns=args.columns,
                           canvas_size=args.canvas_size, **_knobs(args))
-    path = save_sheet(sheet, args.out)
-    print(f"{PROG}: wrote {path}")
+    with published(args.out, "out", args.storage_options) as path:
+        save_sheet(sheet, path)
+    print(f"{PROG}: wrote {args.out if is_url(args.out) else path}")
     return EXIT_OK
 
 

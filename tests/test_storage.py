@@ -217,3 +217,49 @@ def test_examples_run(name):
     module = importlib.import_module(f"objsub_fast.storage.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_preview_writes_its_sheet_to_a_store_url(url, tmp_path, capsys):
+    assert main(["preview", str(tmp_path / "sheet.png"), "--count", "2"]) == 0
+    assert main(["preview", f"{url}/sheets/sheet.png", "--count", "2"]) == 0
+    assert f"wrote {url}/sheets/sheet.png" in capsys.readouterr().out
+    assert store_tree(url) == {"sheets/sheet.png": (tmp_path / "sheet.png").read_bytes()}
+
+
+def test_score_reads_questions_and_outputs_from_urls_and_writes_its_files_there(url, tmp_path,
+                                                                                 capsys):
+    import argparse
+
+    from objsub_fast import generate_batch
+    from objsub_fast.scoring import command, render_transition, write_video
+
+    batch = generate_batch([3, 4], level=["L1", "L2"])
+    videos = render_transition(batch, "fade", 8)
+    for i in range(len(batch)):
+        record = batch.task(i)
+        question = tmp_path / "questions" / record["id"]
+        question.mkdir(parents=True)
+        (question / "question_metadata.json").write_text(json.dumps(record))
+        (tmp_path / "outputs").mkdir(exist_ok=True)
+        write_video(tmp_path / "outputs" / f"{record['id']}.mp4", videos[i])
+    store = Store(url)
+    store.put_files([(p, str(p.relative_to(tmp_path))) for p in sorted(tmp_path.rglob("*"))
+                     if p.is_file()])
+
+    def score(*argv):
+        parser = argparse.ArgumentParser()
+        command.add_arguments(parser)
+        return command.run(parser.parse_args([*argv, "--no-progress", "--workers", "1"]))
+
+    assert score("--questions", str(tmp_path / "questions"), "--outputs",
+                 str(tmp_path / "outputs"), "--out", str(tmp_path / "local" / "s.jsonl")) == 0
+    assert score("--questions", f"{url}/questions", "--outputs", f"{url}/outputs",
+                 "--out", f"{url}/scores/s.jsonl") == 0
+    assert f"wrote {url}/scores/s.jsonl, {url}/scores/s_summary.csv" in capsys.readouterr().out
+    local = [json.loads(line) for line in (tmp_path / "local" / "s.jsonl").read_text().splitlines()]
+    stored = [json.loads(line) for line in store.read("scores/s.jsonl").decode().splitlines()]
+    assert [r["output"] for r in stored] == [r["output"].replace(str(tmp_path), url)
+                                              for r in local]
+    assert [{**r, "output": None, "question": None} for r in stored] == \
+        [{**r, "output": None, "question": None} for r in local]
+    assert store.read("scores/s_summary.csv") == (tmp_path / "local" / "s_summary.csv").read_bytes()

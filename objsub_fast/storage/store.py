@@ -27,7 +27,7 @@ from .url import require_backend
 __all__ = ["PART_SIZE", "Store"]
 
 #: Part size of S3 multipart uploads (a file under twice this goes up in one PUT).
-PART_SIZE = 64 << 20
+PART_SIZE = 16 << 20
 
 
 class Store:
