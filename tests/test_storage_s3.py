@@ -27,8 +27,9 @@ from objsub_fast.pipeline import generate  # noqa: E402
 from objsub_fast.storage.lease import LEASE  # noqa: E402
 from objsub_fast.storage.store import Store  # noqa: E402
 
+
 from filetree import tree  # noqa: E402
-from s3server import MotoServer  # noqa: E402
+from objsub_fast.storage.local_s3 import LocalS3  # noqa: E402
 
 CONFIG = RunConfig(count=12, shard_size=4, seed=3)
 CLI_OPTIONS = ["--count", "12", "--shard-size", "4", "--seed", "3", "--quiet"]
@@ -36,7 +37,7 @@ CLI_OPTIONS = ["--count", "12", "--shard-size", "4", "--seed", "3", "--quiet"]
 
 @pytest.fixture(scope="module")
 def s3():
-    server = MotoServer()
+    server = LocalS3()
     yield server
     server.stop()
 

@@ -132,12 +132,14 @@ class StoreTarget:
         self.mirror = Mirror(store, self._scratch / "view")
         self.view = self.mirror.folder
         self.listing: dict[str, int] = {}
+        self._checked = False
         self.in_process = store.scheme == "memory"
 
     def pull(self) -> None:
         """Lay out the prefix in the view (the bucket checked first)."""
-        if not self.listing:
+        if not self._checked:
             self.store.check()
+            self._checked = True
         self.listing = self.mirror.pull()
 
     def pull_progress(self) -> None:

@@ -1,28 +1,41 @@
-"""A real S3 endpoint for the tests: moto's server on 127.0.0.1, in a child process."""
+"""A real S3 endpoint on this machine, for tests and benchmarks: moto's S3 server
+(``pip install "moto[server]"``) on 127.0.0.1 and a free port, in a child process.
+
+Examples
+--------
+>>> from objsub_fast.storage.store import Store
+>>> server = LocalS3()  # doctest: +SKIP
+>>> server.client().create_bucket(Bucket="bench")  # doctest: +SKIP
+>>> Store("s3://bench/run", server.options)  # doctest: +SKIP
+>>> server.stop()  # doctest: +SKIP
+"""
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
 
+__all__ = ["CREDENTIALS", "LocalS3"]
+
 CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
                "AWS_DEFAULT_REGION": "us-east-1"}
 
 
-def free_port() -> int:
+def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-class MotoServer:
-    """``python -m moto.server`` on a free port; ``env`` points the AWS SDKs at it."""
+class LocalS3:
+    """``python -m moto.server`` on a free port. ``env`` points the AWS SDKs (and so the
+    command line) at it through ``AWS_ENDPOINT_URL``; ``options`` are the same settings as
+    fsspec ``storage_options``."""
 
     def __init__(self):
-        self.port = free_port()
+        self.port = _free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.env = {**CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint}
         self.options = {"endpoint_url": self.endpoint, "key": "testing", "secret": "testing"}
@@ -48,6 +61,7 @@ class MotoServer:
                             aws_secret_access_key="testing", region_name="us-east-1")
 
     def stop(self) -> None:
+        """Stop the server."""
         self.proc.terminate()
         try:
             self.proc.wait(10)
