@@ -3,7 +3,8 @@
 Exit status: 0 done; 1 ``verify`` found problems, or the system failed us (disk full,
 permission denied, ...: one line naming the error and the path); 2 a usage error
 (``objsub_fast.errors.UsageError``: one line naming the option and its allowed range); 130
-interrupted. Anything else is a bug and shows its traceback.
+interrupted (Ctrl-C), 143 terminated (SIGTERM; both say how to resume a ``generate`` run).
+Anything else is a bug and shows its traceback.
 
 ``--workers`` means the same in every subcommand: parallel worker processes, all cores by
 default, otherwise an integer >= 1, never more than there are jobs (shards or videos).
@@ -21,7 +22,7 @@ from .vocabulary import LEVELS
 __all__ = ["PROG", "build_parser", "main", "run_config"]
 
 PROG = "objsub-fast"
-EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 #: A file-system error (not the user's input, not a bug).
 EXIT_FAILED = 1
 
@@ -154,17 +155,15 @@ def _add_generate(sub) -> None:
     p.add_argument("--videos", action="store_true", default=None,
                    help="also write each task's ground-truth video, H.264 mp4 (always on for "
                    "the vbvr formats)")
-    p.add_argument("--video-style", default="fade",
-                   help="how removed objects go in the videos: fade | shrink | slide "
-                   "(default: %(default)s)")
-    p.add_argument("--fps", type=int, default=16, help="video frame rate (default: %(default)s)")
-    p.add_argument("--video-frames", type=int, default=61,
-                   help="frames per video (default: %(default)s, 3.8 s at 16 fps)")
-    p.add_argument("--vbvr-pack", default="tar",
-                   help="--format vbvr: tar shards (as VBVR ships them) or plain folders: "
-                   "tar | folders (default: %(default)s)")
-    p.add_argument("--vbvr-split", default="Out-of-Domain_50",
-                   help="--format vbvr-bench: the split folder (default: %(default)s)")
+    p.add_argument("--video-style", help="how removed objects go in the videos: fade | shrink "
+                   "| slide (default: fade)")
+    p.add_argument("--fps", type=int, help="video frame rate (default: 16)")
+    p.add_argument("--video-frames", type=int,
+                   help="frames per video (default: 61, 3.8 s at 16 fps)")
+    p.add_argument("--vbvr-pack", help="--format vbvr: tar shards (as VBVR ships them) or plain "
+                   "folders: tar | folders (default: tar)")
+    p.add_argument("--vbvr-split",
+                   help="--format vbvr-bench: the split folder (default: Out-of-Domain_50)")
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
@@ -214,17 +213,31 @@ def _existing_shard_size(out: str, storage_options: dict):
     return size if isinstance(size, int) else None
 
 
+#: ``generate`` options that only some runs read: field -> (when it is read, why not).
+_SCOPED = {"video_style": (lambda c: c.videos, "without --videos"),
+           "fps": (lambda c: c.videos, "without --videos"),
+           "video_frames": (lambda c: c.videos, "without --videos"),
+           "vbvr_pack": (lambda c: c.format == "vbvr", "outside --format vbvr"),
+           "vbvr_split": (lambda c: c.format == "vbvr-bench", "outside --format vbvr-bench")}
+
+
 def run_config(args):
-    """The ``RunConfig`` of parsed ``generate`` arguments."""
+    """The ``RunConfig`` of parsed ``generate`` arguments; UsageError for an option the run
+    would not read (``--fps`` without videos, ``--vbvr-split`` outside vbvr-bench, ...)."""
     from .dataset.config import RunConfig
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out, args.storage_options))
-    return RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
-                     shard_size=shard_size, canvas_size=args.canvas_size,
-                     masks=args.masks, videos=args.videos, video_style=args.video_style,
-                     fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
-                     vbvr_split=args.vbvr_split, **_knobs(args))
+    given = {name: getattr(args, name) for name in _SCOPED if getattr(args, name) is not None}
+    config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
+                       shard_size=shard_size, canvas_size=args.canvas_size, masks=args.masks,
+                       videos=args.videos, **given, **_knobs(args))
+    config.validate()  # a bad --format is named as such first
+    for name in given:
+        read, why = _SCOPED[name]
+        if not read(config):
+            raise UsageError(f"--{name.replace('_', '-')} has no effect {why}: leave it out")
+    return config
 
 
 def _generate(args) -> int:
@@ -295,7 +308,8 @@ def _add_preview(sub) -> None:
                        "level: each task's first | final frame and its prompt. A sheet is "
                        f"limited to {MAX_SHEET_PIXELS // 2**20} Mpixels (e.g. {MAX_COUNT} "
                        "tasks at 256x256, 1 at 4096x4096).")
-    p.add_argument("out", help="output PNG file, or its object-store URL (s3://, gs://, az://)")
+    p.add_argument("out", help="output PNG file (.png; missing folders are created), or its "
+                   "object-store URL (s3://, gs://, az://)")
     p.add_argument("--level", default="L1",
                    help=f"level to show, one of {', '.join(LEVELS)} (default: %(default)s)")
     p.add_argument("--count", type=int, default=16,
@@ -312,10 +326,11 @@ def _add_preview(sub) -> None:
 
 
 def _preview(args) -> int:
-    from .preview import preview_sheet, save_sheet
+    from .preview import check_sheet_path, preview_sheet, save_sheet
     from .storage import is_url
     from .storage.transfer import published
 
+    check_sheet_path(args.out)
     sheet = preview_sheet(args.level, count=args.count, seed=args.seed, columns=args.columns,
                           canvas_size=args.canvas_size, **_knobs(args))
     with published(args.out, "out", args.storage_options) as path:
@@ -359,9 +374,23 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled as Ctrl-C is: the run stops cleanly (workers too) and says how to
+    resume."""
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated()
+
+
 def main(argv=None) -> int:
     """Run the command line; return the exit code."""
+    import signal
+    import threading
+
     argv = sys.argv[1:] if argv is None else list(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise_terminated)
     parser = build_parser()
     # ``score`` options belong to the scoring module; pass them through untouched.
     args = (argparse.Namespace(handler=_score, score_args=argv[1:]) if argv[:1] == ["score"]
@@ -375,10 +404,11 @@ def main(argv=None) -> int:
 
         where = f" ({final_path(e.filename)})" if e.filename else ""
         _fail(f"{e.strerror or e}{where}", EXIT_FAILED)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as e:
         hint = "; rerun the same command to resume" if args.handler is _generate else ""
-        print(f"{PROG}: interrupted{hint}", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        how = " (terminated)" if isinstance(e, _Terminated) else ""
+        print(f"{PROG}: interrupted{how}{hint}", file=sys.stderr)
+        return EXIT_TERMINATED if isinstance(e, _Terminated) else EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from .dataset.plan import check_chunk_size, shard_batches
 from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .errors import ParameterError, UsageError
-from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout
+from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
 from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
@@ -167,6 +167,7 @@ def _generate(config, target, workers, backend, scheduler, scheduler_timeout, ch
     if space_check and not target.is_store:
         check_free_space(sample, config.count - state.done_tasks, target.view)
     if scheduler:
+        scheduler = scheduler_address(scheduler)
         check_scheduler(scheduler, scheduler_timeout)
     target.create()
     with target.lock():

@@ -12,7 +12,8 @@ from .png import encode_png
 from .vocabulary import LEVELS
 
 __all__ = ["MAX_SHEET_PIXELS", "MAX_COUNT", "MAX_COLUMNS", "SheetLayout", "check_sheet",
-           "check_preview_options", "contact_sheet", "preview_sheet", "save_sheet"]
+           "check_preview_options", "check_sheet_path", "contact_sheet", "preview_sheet",
+           "save_sheet"]
 
 #: Largest contact sheet: 192 Mpixels (576 MiB as RGB): 1024 tasks at 256x256 in any number of
 #: columns, 16 at 1024x1024, 4 at 2048x2048, 1 at 4096x4096. The sheet is held once, tasks are
@@ -115,9 +116,9 @@ def check_preview_options(level: str, count: int, seed: int, columns: int,
     for ok, message in checks:
         if not ok:
             raise ParameterError(message)
-    RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size,
-              **knobs).validate()
-    layout = SheetLayout(count, columns, canvas_size)
+    config = RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size,
+                       **knobs).validate()
+    layout = SheetLayout(count, columns, config.canvas_size)
     check_sheet(layout)
     return layout
 
@@ -192,6 +193,8 @@ def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: in
     --------
     >>> preview_sheet("L2", count=2, columns=2).shape[1] > 4 * 256
     True
+    >>> preview_sheet("L2", 1, 0, 1, 128).shape[1] < 2 * 256  # a square canvas as one int
+    True
     """
     from .dataset.plan import auto_chunk_size
     from .engine import generate_batch
@@ -212,8 +215,30 @@ def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: in
     return sheet
 
 
-def save_sheet(sheet: np.ndarray, path) -> Path:
-    """Write a contact sheet (H, W, 3) uint8 as a PNG file, atomically; return the path."""
+def check_sheet_path(path) -> Path:
+    """``path`` as the file a sheet goes to: ParameterError unless it names a ``.png`` file
+    (a sheet is PNG bytes) that is not a folder; missing parent folders are fine.
+
+    Examples
+    --------
+    >>> check_sheet_path("sheet.jpg")
+    Traceback (most recent call last):
+    ...
+    objsub_fast.errors.ParameterError: preview writes a PNG file: OUT must end in .png, got 'sheet.jpg'
+    """
     path = Path(path)
+    if path.is_dir():
+        raise ParameterError(f"preview OUT {str(path)!r} is a folder; give a file name such as "
+                             f"{str(path / 'preview.png')!r}")
+    if path.suffix.lower() != ".png":
+        raise ParameterError(f"preview writes a PNG file: OUT must end in .png, got {str(path)!r}")
+    return path
+
+
+def save_sheet(sheet: np.ndarray, path) -> Path:
+    """Write a contact sheet (H, W, 3) uint8 as a PNG file, atomically, creating missing
+    parent folders; return the path (``check_sheet_path`` says which paths are refused)."""
+    path = check_sheet_path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, encode_png(sheet))
     return path

@@ -24,12 +24,13 @@ import sys
 
 from .errors import UsageError
 
-__all__ = ["DEFAULT_TIMEOUT", "SchedulerUnreachable", "check_timeout", "check_scheduler"]
+__all__ = ["DEFAULT_TIMEOUT", "SchedulerUnreachable", "check_timeout", "check_scheduler",
+           "scheduler_address"]
 
 #: Seconds allowed for the first contact with a scheduler (``--scheduler-timeout``).
 DEFAULT_TIMEOUT = 30.0
 
-_ADDRESS = re.compile(r"^(tcp|tls|ucx)://[^\s/]+:\d{1,5}$")
+_ADDRESS = re.compile(r"^(?:(tcp|tls|ucx)://)?[^\s/]+:\d{1,5}$")
 
 _PROBE = """
 import sys
@@ -51,13 +52,27 @@ def check_timeout(timeout) -> None:
         raise UsageError(f"--scheduler-timeout must be in (0, 3600] seconds, got {timeout!r}")
 
 
+def scheduler_address(address) -> str:
+    """``address`` with its protocol: ``host:port`` means ``tcp://host:port``, as it does to Dask.
+
+    Examples
+    --------
+    >>> scheduler_address("127.0.0.1:8786"), scheduler_address("tls://head:8786")
+    ('tcp://127.0.0.1:8786', 'tls://head:8786')
+    """
+    if not isinstance(address, str) or not _ADDRESS.match(address):
+        raise SchedulerUnreachable(f"--scheduler {address!r} is not a Dask scheduler address: "
+                                   "expected host:port or tcp://host:port")
+    return address if "://" in address else f"tcp://{address}"
+
+
 def check_scheduler(address: str, timeout: float = DEFAULT_TIMEOUT) -> int:
     """Contact the scheduler at ``address`` within ``timeout`` seconds; return its worker count.
 
     Parameters
     ----------
     address : str
-        ``tcp://host:port`` (or ``tls://``, ``ucx://``).
+        ``host:port`` or ``tcp://host:port`` (or ``tls://``, ``ucx://``).
     timeout : float
         Seconds before giving up, in (0, 3600].
 
@@ -67,9 +82,7 @@ def check_scheduler(address: str, timeout: float = DEFAULT_TIMEOUT) -> int:
         With one line naming the address and what went wrong.
     """
     check_timeout(timeout)
-    if not isinstance(address, str) or not _ADDRESS.match(address):
-        raise SchedulerUnreachable(f"--scheduler {address!r} is not a Dask scheduler address: "
-                                   "expected tcp://host:port")
+    address = scheduler_address(address)
     try:
         done = subprocess.run([sys.executable, "-c", _PROBE, address, str(timeout)],
                               capture_output=True, text=True, timeout=timeout + 10)

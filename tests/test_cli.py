@@ -160,9 +160,10 @@ def test_generate_million_wrapper_and_console_script(tmp_path):
 
 
 def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys):
-    assert run_main(["preview", "--count", "1", str(tmp_path / "missing" / "sheet.png")]) == 1
+    (tmp_path / "a-file").write_text("not a folder")
+    assert run_main(["preview", "--count", "1", str(tmp_path / "a-file" / "sheet.png")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("objsub-fast: error: No such file or directory")
+    assert err.startswith("objsub-fast: error: File exists") and "a-file" in err
     assert len(err.strip().splitlines()) == 1 and "resume" not in err and "Traceback" not in err
 
 
@@ -175,3 +176,21 @@ def test_a_bug_is_not_disguised_as_a_usage_error(monkeypatch):
     monkeypatch.setattr(verify_module, "verify", broken)
     with pytest.raises(ValueError, match="a bug"):
         main(["verify", "anywhere"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--fps", "30"], "--fps has no effect without --videos"),
+    (["--video-frames", "8"], "--video-frames has no effect without --videos"),
+    (["--video-style", "slide"], "--video-style has no effect without --videos"),
+    (["--vbvr-split", "mine"], "--vbvr-split has no effect outside --format vbvr-bench"),
+    (["--vbvr-pack", "folders"], "--vbvr-pack has no effect outside --format vbvr"),
+    (["--format", "vbvr", "--vbvr-split", "mine"],
+     "--vbvr-split has no effect outside --format vbvr-bench"),
+])
+def test_options_that_would_do_nothing_are_refused(tmp_path, capsys, args, message):
+    """Issue #20: they were silently ignored."""
+    out = tmp_path / "out"
+    assert run_main(["generate", "--out", str(out), "--count", "2", "--quiet", *args]) == 2
+    err = capsys.readouterr().err
+    assert err == f"objsub-fast: error: {message}: leave it out\n"
+    assert not out.exists()

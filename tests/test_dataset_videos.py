@@ -122,7 +122,7 @@ def test_bad_video_options_are_one_line_usage_errors(args, message, tmp_path, ca
 
 def test_resumed_run_with_other_video_settings_is_refused(datasets, tmp_path):
     out = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
-    with pytest.raises(ValueError, match="video_style: 'shrink' there vs 'fade' now"):
+    with pytest.raises(ValueError, match=r"--video-style \(there: shrink, now: fade\)"):
         generate(RunConfig(count=7, shard_size=4, seed=11, **{**VIDEO, "video_style": "fade"}),
                  out, workers=1, quiet=True)
     assert json.loads((out / "manifest.json").read_text())["config"]["video_style"] == "shrink"

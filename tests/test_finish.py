@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from objsub_fast.cli import build_parser, run_config
@@ -51,9 +51,13 @@ CONFIGS = st.builds(
     prompt_variants=st.integers(1, 4))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150, suppress_health_check=list(HealthCheck), deadline=None)
 @given(config=CONFIGS)
 def test_the_printed_command_parses_to_the_recorded_configuration(config):
+    try:
+        config.validate()
+    except ValueError:
+        assume(False)  # e.g. a size range too narrow for a size rule at this canvas
     recorded = config.to_json()
     words = shlex.split(generate_command(recorded, "some dir/out"))
     assert words[:2] == ["objsub-fast", "generate"]

@@ -45,7 +45,7 @@ def test_lock_held_by_another_process_then_freed_by_kill_9(tmp_path):
 
 
 def test_scheduler_address_syntax_is_checked_without_connecting():
-    for bad in ("", "localhost:8786", "http://x:1", "tcp://host"):
+    for bad in ("", "localhost", "http://x:1", "tcp://host", "host:port"):
         with pytest.raises(SchedulerUnreachable, match="not a Dask scheduler address"):
             check_scheduler(bad, timeout=1)
 
@@ -109,3 +109,6 @@ def test_live_scheduler_reports_its_workers():
     with LocalCluster(n_workers=1, processes=False, threads_per_worker=1, protocol="tcp",
                       dashboard_address=None) as cluster:
         assert check_scheduler(cluster.scheduler_address, timeout=20) == 1
+        # issue #20: the bare host:port that Dask accepts is accepted too
+        bare = cluster.scheduler_address.removeprefix("tcp://")
+        assert check_scheduler(bare, timeout=20) == 1

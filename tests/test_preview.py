@@ -116,3 +116,39 @@ def test_library_sheet_beyond_the_bound_is_a_parameter_error(monkeypatch, batch)
     monkeypatch.setattr(preview, "MAX_SHEET_PIXELS", 1000)
     with pytest.raises(ParameterError, match="a sheet is limited to"):
         contact_sheet(batch)
+
+
+# --------------------------------------------------------------------------- issue #20, defect 3
+
+def test_library_preview_takes_an_int_canvas_size_as_generate_batch_does():
+    from objsub_fast.preview import preview_sheet
+
+    assert np.array_equal(preview_sheet("L2", 4, 0, 2, 256), preview_sheet("L2", 4, 0, 2,
+                                                                           (256, 256)))
+
+
+@pytest.mark.parametrize("name, message", [
+    ("sheet.jpg", "preview writes a PNG file: OUT must end in .png, got '{path}'"),
+    ("folder", "preview OUT '{path}' is a folder; give a file name such as '{path}/preview.png'"),
+])
+def test_preview_refuses_a_folder_or_a_non_png_name_naming_the_path(tmp_path, capsys, name,
+                                                                     message, monkeypatch):
+    from objsub_fast.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(SystemExit) as exit_:
+        main(["preview", "--count", "1", name])
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err == f"objsub-fast: error: {message.format(path=name)}\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["folder"]
+    assert not any((tmp_path / "folder").iterdir())
+
+
+def test_preview_creates_missing_folders_as_generate_does(tmp_path, capsys):
+    from objsub_fast.cli import main
+
+    path = tmp_path / "new" / "deeper" / "sheet.png"
+    assert main(["preview", "--count", "1", str(path)]) == 0
+    with Image.open(path) as im:
+        assert im.format == "PNG"

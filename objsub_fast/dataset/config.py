@@ -144,7 +144,9 @@ class RunConfig:
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
-        object.__setattr__(self, "canvas_size", tuple(self.canvas_size))
+        canvas = self.canvas_size
+        object.__setattr__(self, "canvas_size", (canvas, canvas) if _is_int(canvas)
+                           else tuple(canvas))
         for name in ("num_objects", "object_size", "colors", "shapes"):
             object.__setattr__(self, name, _as_tuple(getattr(self, name)))
         if self.generator_version is None:

@@ -3,14 +3,43 @@
 ``--workers`` is the number of parallel worker processes: all cores usable by this process
 (as joblib counts them) by default, otherwise an integer >= 1; never more than there are jobs.
 It never changes the output.
+
+A local (loky) worker stops within ``ORPHAN_CHECK_S`` seconds of its parent's death (a
+``kill -9`` of ``generate``): it would otherwise keep writing shards for minutes, for no one.
 """
 from __future__ import annotations
 
+import os
+import threading
+import time
+
 from ..errors import ParameterError, UsageError
 
-__all__ = ["BACKENDS", "worker_count", "run_jobs"]
+__all__ = ["BACKENDS", "ORPHAN_CHECK_S", "worker_count", "run_jobs"]
 
 BACKENDS = ("loky", "dask")
+#: How often a local worker checks that the process that started it is still alive.
+ORPHAN_CHECK_S = 0.5
+_watching = threading.Lock()
+_watched_parent = None
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    """In a worker: exit at once (as a kill would) once ``parent`` is no longer its parent."""
+    while os.getppid() == parent:
+        time.sleep(ORPHAN_CHECK_S)
+    os._exit(1)
+
+
+def _in_guarded_worker(parent: int, fn, args, kwargs):
+    """Run one job in a local worker, watching (from the first job on) that ``parent`` lives."""
+    global _watched_parent
+    with _watching:
+        if _watched_parent != parent:
+            _watched_parent = parent
+            threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True,
+                             name="objsub-orphan-check").start()
+    return fn(*args, **kwargs)
 
 
 def worker_count(workers: int | None, jobs: int | None = None) -> int:
@@ -60,4 +89,6 @@ def run_jobs(jobs, workers: int, backend: str = "loky", scheduler: str | None = 
         with client, joblib.parallel_config(backend="dask"):
             yield from joblib.Parallel(n_jobs=-1, return_as=return_as)(jobs)
         return
-    yield from joblib.Parallel(n_jobs=workers, backend="loky", return_as=return_as)(jobs)
+    parent = os.getpid()
+    guarded = ((_in_guarded_worker, (parent, fn, args, kwargs), {}) for fn, args, kwargs in jobs)
+    yield from joblib.Parallel(n_jobs=workers, backend="loky", return_as=return_as)(guarded)
