@@ -212,7 +212,7 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
     assert "objsub-view" not in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "target"])
+@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "target", "transfer"])
 def test_examples_run(name):
     module = importlib.import_module(f"objsub_fast.storage.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -263,3 +263,28 @@ def test_score_reads_questions_and_outputs_from_urls_and_writes_its_files_there(
     assert [{**r, "output": None, "question": None} for r in stored] == \
         [{**r, "output": None, "question": None} for r in local]
     assert store.read("scores/s_summary.csv") == (tmp_path / "local" / "s_summary.csv").read_bytes()
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_extend_and_overwrite_on_a_store_match_a_local_folder(fmt, url, tmp_path):
+    small, large = RunConfig(count=5, shard_size=2, format=fmt), \
+        RunConfig(count=9, shard_size=2, format=fmt)
+    other = RunConfig(count=4, shard_size=2, seed=7, format=fmt)
+    for out in (tmp_path / "local", url):
+        generate(small, out, workers=1, quiet=True)
+        extended = generate(large, out, workers=1, quiet=True)
+        assert extended["tasks_written"] == 9 - 4  # the partial last shard is rewritten
+    assert store_tree(url) == local_tree(tmp_path / "local")
+    for out in (tmp_path / "local", url):
+        generate(other, out, workers=1, quiet=True, overwrite=True)
+    assert store_tree(url) == local_tree(tmp_path / "local")
+    assert verify(url).ok
+
+
+def test_an_object_the_project_did_not_write_is_kept(url):
+    store = Store(url)
+    store.put_bytes("notes/README.txt", b"mine")
+    generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True)
+    generate(RunConfig(count=3, shard_size=2, seed=1), url, workers=1, quiet=True,
+             overwrite=True)
+    assert store.read("notes/README.txt") == b"mine"

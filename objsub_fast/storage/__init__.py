@@ -11,7 +11,11 @@ local folder, on a store that has no rename and no ``flock``:
   sparse placeholders), so the dataset code decides what to resume exactly as for a folder,
   and the changes it makes pushed back in commit order;
 - ``target``: the output of a run, a local folder or a store prefix, and the shard jobs that
-  write or verify on each.
+  write or verify on each;
+- ``transfer``: whole inputs and outputs of ``preview`` and ``score`` downloaded or uploaded;
+- ``local_s3``: a real S3 endpoint on this machine (moto's server), for tests and benchmarks.
+
+The user documentation is docs/object_storage.md.
 """
 from .url import is_url, parse_storage_options
 
