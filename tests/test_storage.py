@@ -7,7 +7,6 @@ import importlib
 import importlib.util
 import json
 import os
-from pathlib import Path
 
 import fsspec
 import pytest
@@ -16,7 +15,6 @@ from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
 from objsub_fast.errors import UsageError
-from objsub_fast.lock import LOCK_FILE
 from objsub_fast.pipeline import generate
 from objsub_fast.shards import shard_at
 from objsub_fast.storage import target as target_module
@@ -24,7 +22,7 @@ from objsub_fast.storage.lease import LEASE, Lease, StoreLeased
 from objsub_fast.storage.store import Store
 from objsub_fast.verify import verify
 
-from filetree import tree
+from filetree import objects_of_run, tree
 
 CONFIGS = {
     "webdataset": RunConfig(count=7, shard_size=3, seed=5, masks=True),
@@ -47,13 +45,6 @@ def store_tree(url: str) -> dict:
     return {k[len(root) + 1:]: fs.cat_file(k) for k in fs.find(root)}
 
 
-def local_tree(out: Path) -> dict:
-    """A local run's files, as the objects a store run must hold (no lock file there)."""
-    files = tree(out)
-    assert files.pop(LOCK_FILE) == b""
-    return files
-
-
 @pytest.fixture
 def url(request):
     address = f"memory://test-storage/{request.node.name}"
@@ -69,7 +60,7 @@ def test_memory_store_holds_the_bytes_of_a_local_run(name, url, tmp_path):
     manifest = generate(CONFIGS[name], url, workers=2, quiet=True)
     assert manifest["complete"] and manifest["tasks_written"] == CONFIGS[name].count
     objects = store_tree(url)
-    assert objects == local_tree(tmp_path / "local")
+    assert objects == objects_of_run(tmp_path / "local")
     assert not any(k.startswith((PROGRESS_DIR, LEASE)) for k in objects)
     report = verify(url)
     assert report.ok, report.problems
@@ -120,7 +111,7 @@ def test_plain_paths_and_file_urls_stay_local_folders(tmp_path, monkeypatch):
 def test_resume_keeps_complete_shards_and_ends_with_the_same_bytes(url, tmp_path, monkeypatch):
     config = CONFIGS["vmevalkit"]
     generate(config, tmp_path / "local", workers=1, quiet=True)
-    reference = local_tree(tmp_path / "local")
+    reference = objects_of_run(tmp_path / "local")
     written = []
     real = target_module.write_shard
 
@@ -274,10 +265,10 @@ def test_extend_and_overwrite_on_a_store_match_a_local_folder(fmt, url, tmp_path
         generate(small, out, workers=1, quiet=True)
         extended = generate(large, out, workers=1, quiet=True)
         assert extended["tasks_written"] == 9 - 4  # the partial last shard is rewritten
-    assert store_tree(url) == local_tree(tmp_path / "local")
+    assert store_tree(url) == objects_of_run(tmp_path / "local")
     for out in (tmp_path / "local", url):
         generate(other, out, workers=1, quiet=True, overwrite=True)
-    assert store_tree(url) == local_tree(tmp_path / "local")
+    assert store_tree(url) == objects_of_run(tmp_path / "local")
     assert verify(url).ok
 
 

@@ -29,13 +29,11 @@ False
 from __future__ import annotations
 
 import json
-import os
 import socket
-import time
-import uuid
 
 from ..atomic import _alive
 from ..errors import UsageError
+from ..lock import _describe, _holder_text
 
 __all__ = ["LEASE", "Lease", "StoreLeased"]
 
@@ -44,14 +42,6 @@ LEASE = ".objsub-lease"
 
 class StoreLeased(UsageError):
     """Another run holds the store prefix."""
-
-
-def _describe(text: bytes) -> str:
-    try:
-        who = json.loads(text)
-        return f"pid {who['pid']} on host {who['host']}, started {who['started']}"
-    except (ValueError, KeyError, TypeError):
-        return "a run whose lease could not be read"
 
 
 def _dead_here(text: bytes) -> bool:
@@ -68,9 +58,7 @@ class Lease:
 
     def __init__(self, store, take_over: bool = False):
         self.store, self.take_over = store, take_over
-        self.text = (json.dumps({
-            "pid": os.getpid(), "host": socket.gethostname(), "run": uuid.uuid4().hex,
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n").encode()
+        self.text = _holder_text()  # the same text as a folder's lock file
         self.held = False
 
     def acquire(self) -> "Lease":
