@@ -53,8 +53,9 @@ def is_shard_data(rel: str) -> bool:
 
 
 def _skipped(rel: str) -> bool:
-    """The lease and temp names are never part of the view."""
-    return rel == LEASE or rel.rpartition("/")[2].startswith(TMP_PREFIX)
+    """The lease, temp names and "folder" marker objects (a key ending in ``/``, as some
+    consoles make) are never part of the view."""
+    return rel == LEASE or rel.endswith("/") or rel.rpartition("/")[2].startswith(TMP_PREFIX)
 
 
 class Mirror:
