@@ -32,13 +32,35 @@ Examples
 """
 from __future__ import annotations
 
-__all__ = ["__version__", "generator_version"]
+__all__ = ["__version__", "generator_version", "GENERATOR_VERSIONS", "version_text"]
 
 __version__ = "0.1.0"
 
 #: The first generator version, the one that scaled scenes and the extended vocabulary, and the
 #: one that wrote English plurals.
 _ORIGINAL, _SCALED_AND_EXTENDED, _ENGLISH_PLURALS = "0.1.0", "0.2.0", "0.3.0"
+#: Each generator version and the configurations whose output it last changed (the table
+#: above, as ``--version`` prints it).
+GENERATOR_VERSIONS = (
+    (_ORIGINAL, "256 px canvases (min side), classic vocabulary, exact prompts"),
+    (_SCALED_AND_EXTENDED, "other canvas sizes; opt-in vocabularies, shape names, wordings"),
+    (_ENGLISH_PLURALS, "vocabularies with a shape whose plural takes -es (hourglasses)"),
+)
+
+
+def version_text() -> str:
+    """What ``objsub-fast --version`` prints: the package version, and the generator versions
+    that task records and manifests carry.
+
+    Examples
+    --------
+    >>> print(version_text().splitlines()[0])
+    objsub-fast 0.1.0
+    """
+    rows = [f"  {version}  {what}" for version, what in GENERATOR_VERSIONS]
+    return "\n".join([f"objsub-fast {__version__}",
+                      "generator_version, as task records and manifest.json carry it: the "
+                      "newest change to a configuration's output (docs/generating.md)", *rows])
 
 
 def generator_version(canvas_size=256, *, classic: bool = True, shapes=()) -> str:

@@ -140,8 +140,8 @@ def _add_generate(sub) -> None:
                    "--overwrite, else "
                    f"count/{DEFAULT_SHARDS} rounded down, at most {DEFAULT_SHARD_SIZE:,})")
     p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores; never more than the shards to "
-                   "write)")
+                   help="parallel workers (default: all cores, or 1 for a run too small to "
+                   "gain from more; never more than the shards to write)")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
     p.add_argument("--scheduler", default=None,
                    help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")
@@ -363,10 +363,11 @@ def _score(args) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand."""
-    from ._version import __version__
+    from ._version import version_text
 
-    parser = _Parser(prog=PROG, description="Object Subtraction benchmark at scale.")
-    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    parser = _Parser(prog=PROG, description="Object Subtraction benchmark at scale.",
+                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
     for add in (_add_generate, _add_verify, _add_preview, _add_score):

@@ -287,6 +287,8 @@ def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights
                                  f"object_size scales to {object_size}, below the minimum 4 px; "
                                  "pass object_size or use a canvas of at least 52 px")
     s_lo, s_hi = check_range("object_size", object_size, 4, 4096)
+    if num_objects is not None:
+        _check_num_objects(num_objects, used, width, height, lengths, (s_lo, s_hi))
     counts = {}
     for lv in used:
         wanted = DEFAULT_OBJECTS[lv] if num_objects is None else num_objects
@@ -308,17 +310,40 @@ def active_kinds(config: Config, level: str):
             yield KINDS[code]
 
 
+def _capacity(w: int, h: int, lengths, size_range) -> int:
+    """How many objects of ``size_range`` px fit a (w, h) canvas reliably (``MAX_COVERAGE``)."""
+    edge, spacing = lengths.edge, lengths.spacing
+    usable_area = (w - 2 * edge + spacing) * (h - 2 * edge + spacing)
+    return int(MAX_COVERAGE * usable_area / ((size_range[0] + size_range[1]) / 2 + spacing) ** 2)
+
+
+def _check_num_objects(num_objects, used, w: int, h: int, lengths, size_range) -> None:
+    """One message with the whole allowed range of ``num_objects`` for every level used: the
+    largest level minimum, and the smaller of ``MAX_OBJECTS`` and what fits the canvas."""
+    pair = _pair(num_objects)
+    if pair is None or len(pair) != 2 or not all(_is_int(v) for v in pair) or pair[0] > pair[1]:
+        return  # check_range names the malformed value
+    low = max(MIN_OBJECTS[lv] for lv in used)
+    high = min(MAX_OBJECTS, _capacity(w, h, lengths, size_range))
+    if low <= high and not low <= pair[0] <= pair[1] <= high:
+        needs = max(used, key=lambda lv: MIN_OBJECTS[lv])
+        why = [f"{needs} needs at least {low}"] if low > 2 else []
+        why += ([f"at most {high} objects of {size_range[0]}-{size_range[1]} px fit a {w}x{h} "
+                 "canvas"] if high < MAX_OBJECTS else [f"at most {MAX_OBJECTS}"])
+        raise ParameterError(f"num_objects must lie in [{low}, {high}] for level(s) "
+                             f"{','.join(used)} ({'; '.join(why)}); got {tuple(pair)}")
+
+
 def _check_geometry(config: Config, used_levels) -> None:
     """Reject canvases too small for the object count and sizes, and impossible kinds."""
     w, h = config.width, config.height
     s_lo, s_hi = config.size_range
-    edge, spacing = config.lengths.edge, config.lengths.spacing
+    edge = config.lengths.edge
     usable = min(w, h) - 2 * edge
     if s_hi > usable:
         raise ParameterError(f"object_size max {s_hi} does not fit canvas_size {(w, h)}: it must "
                              f"be <= {usable} (canvas minus {edge} px margins)")
-    usable_area = (w - 2 * edge + spacing) * (h - 2 * edge + spacing)
-    capacity = int(MAX_COVERAGE * usable_area / ((s_lo + s_hi) / 2 + spacing) ** 2)
+    capacity = _capacity(w, h, config.lengths, config.size_range)
     for lv in used_levels:
         n_hi = config.object_counts[lv][1]
         if n_hi > capacity:

@@ -20,7 +20,7 @@ from .dataset.formats import get_format
 from .dataset.manifest import MANIFEST
 from .dataset.members import encode_samples
 from .dataset.output import finish_run, prepare_output, read_output, record_shard
-from .dataset.parallel import BACKENDS, run_jobs, worker_count
+from .dataset.parallel import BACKENDS, default_workers, run_jobs, worker_count
 from .dataset.plan import check_chunk_size, shard_batches
 from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
@@ -106,8 +106,9 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
         ``objsub_fast.storage``) that the workers write to directly.
     workers : int, optional
         Parallel shard jobs (default: all cores usable by this process, as joblib counts
-        them; at most one per shard left to write, said in one line when capped). Never
-        changes the output.
+        them, or 1 when starting a pool would cost more than it saves, as for the default
+        1,000 tasks: ``dataset.parallel.default_workers``; at most one per shard left to
+        write, said in one line when capped). Never changes the output.
     backend : {"loky", "dask"}
         joblib backend; "dask" runs on ``scheduler`` (a dask.distributed address) or, without
         one, on a local cluster of ``workers`` processes.
@@ -186,6 +187,9 @@ def _run(config, target, sample, workers, backend, scheduler, chunk_size, overwr
     done = dict(state.done)
     shards_left = num_shards(config.count, config.shard_size) - len(done)
     n_workers = worker_count(workers, shards_left)
+    if workers is None and backend == "loky":  # a pool that would cost more than it saves
+        n_workers = min(n_workers, default_workers(config.count - state.done_tasks,
+                                                   sample.seconds_per_task))
     if target.in_process:  # memory:// is this process's memory: no other process sees it
         n_workers, backend, scheduler = 1, "loky", None
     progress = Progress(config.count, state.done_tasks, stream=stream, quiet=quiet)

@@ -65,22 +65,27 @@ class Report:
         self.summaries.update(other.summaries)
 
 
-def missing_ranges(name: str, ranges: list[list[int]], why: str | None) -> list[str]:
-    """One line per range of missing task indices (``[first, last]``), at most ``MAX_RANGES``.
+def missing_ranges(name: str, ranges: list[list], why: str | None) -> list[str]:
+    """One line per range of missing task indices (``[first, last]``, or ``[first, last,
+    where]`` with the folder of a single missing task), at most ``MAX_RANGES``.
 
     Examples
     --------
     >>> missing_ranges("objsub-000003.tar", [[30000, 39999]], "shard file missing")
     ['objsub-000003.tar: tasks 30000-39999 missing (shard file missing)']
+    >>> missing_ranges("shard 9", [[92, 92, "tasks/l1_4/"]], None)
+    ['shard 9: task 92 (tasks/l1_4/) missing']
     >>> missing_ranges("s", [[k, k] for k in range(0, 20, 2)], None)[-1]
     's: 5 more tasks missing in 5 more ranges'
     """
     note = f" ({why})" if why else ""
-    lines = [f"{name}: task{'s' if a < b else ''} {a}{f'-{b}' if a < b else ''} missing{note}"
-             for a, b in ranges[:MAX_RANGES]]
+    lines = []
+    for a, b, *where in ranges[:MAX_RANGES]:
+        task = f"tasks {a}-{b}" if a < b else f"task {a}" + (f" ({where[0]})" if where else "")
+        lines.append(f"{name}: {task} missing{note}")
     rest = ranges[MAX_RANGES:]
     if rest:
-        lines.append(f"{name}: {sum(b - a + 1 for a, b in rest)} more tasks missing in "
+        lines.append(f"{name}: {sum(r[1] - r[0] + 1 for r in rest)} more tasks missing in "
                      f"{len(rest)} more ranges")
     return lines
 
@@ -112,18 +117,19 @@ def _check_member(suffix: str, actual: bytes, expected: bytes, batch, j: int,
 
 
 def check_task(actual: dict, expected: dict, batch, j: int, config: RunConfig,
-               deep: bool = False) -> list[str]:
-    """Problems of one task's members against the regenerated task ``j`` of ``batch``."""
+               deep: bool = False, file_name=str) -> list[str]:
+    """Problems of one task's members against the regenerated task ``j`` of ``batch``;
+    ``file_name`` says a member (by suffix) as the user sees it on disk."""
     wanted = [m.suffix for m in wanted_members(config)]
-    problems = [f"{s} missing" for s in wanted if s not in actual]
-    problems += [f"unexpected member {s!r}" for s in actual
+    problems = [f"{file_name(s)} missing" for s in wanted if s not in actual]
+    problems += [f"unexpected member {file_name(s)!r}" for s in actual
                  if s not in wanted and not s.startswith("__")]
     for suffix in wanted:
         if suffix in actual:
             problem = _check_member(suffix, actual[suffix], expected[suffix], batch, j, config,
                                     deep)
             if problem:
-                problems.append(f"{suffix} {problem}")
+                problems.append(f"{file_name(suffix)} {problem}")
     if deep and "txt" in actual and "json" in actual:
         problem = _check_prompt(actual, config.canvas_size)
         if problem:
@@ -145,6 +151,9 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     if entry is None and finished_run:
         report.problems.append(f"{name}: not listed in the manifest")
     reader = fmt.ShardReader(Path(out), entry or {"name": name}, report.problems, config)
+    label = reader.label(shard.index) if hasattr(reader, "label") else name
+    location = getattr(reader, "location", lambda expected: None)
+    file_name = getattr(reader, "file_name", str)
     found, missing = 0, []
     for start, batch in shard_batches(config, shard, chunk_size):
         for j, expected in enumerate(encode_samples(batch, start, config, fmt)):
@@ -153,24 +162,26 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
                 if missing and missing[-1][1] == start + j - 1:
                     missing[-1][1] = start + j
                 else:
-                    missing.append([start + j, start + j])
+                    missing.append([start + j, start + j, location(expected)])
                 continue
             found += 1
-            report.problems += [f"{name}: task {start + j} ({expected['__id__']}): {p}"
-                                for p in check_task(actual, expected, batch, j, config, deep)]
+            where = location(expected) or expected["__id__"]
+            report.problems += [f"{label}: task {start + j} ({where}): {p}"
+                                for p in check_task(actual, expected, batch, j, config, deep,
+                                                    file_name)]
     report.tasks = found
     why = "shard not finished" if entry is None and not finished_run else reader.absent()
-    report.problems += missing_ranges(name, missing, why)
-    report.problems += [f"{name}: unexpected sample {k!r}" for k in reader.leftovers()]
+    report.problems += missing_ranges(label, [r if r[2] else r[:2] for r in missing], why)
+    report.problems += [f"{label}: unexpected sample {k!r}" for k in reader.leftovers()]
     report.summaries[shard.index] = reader.summary()
     if entry is not None and "sha256" in entry:
         if entry.get("count") != shard.count or entry.get("start") != shard.start:
-            report.problems.append(f"{name}: manifest entry does not match the shard plan")
+            report.problems.append(f"{label}: manifest entry does not match the shard plan")
         if found != entry.get("count"):
-            report.problems.append(f"{name}: {found} tasks present, manifest says "
+            report.problems.append(f"{label}: {found} tasks present, manifest says "
                                    f"{entry.get('count')}")
         if reader.digest() not in (None, entry["sha256"]):
-            report.problems.append(f"{name}: sha256 differs from the manifest")
+            report.problems.append(f"{label}: sha256 differs from the manifest")
     return report
 
 

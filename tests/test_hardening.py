@@ -318,9 +318,18 @@ def test_a_finished_rerun_says_nothing_to_do(tmp_path, capsys):
 
 
 def test_version(capsys):
-    from objsub_fast import __version__
+    """Issue #20: --version also explains the generator versions records carry."""
+    from objsub_fast import __version__, generate_batch
+    from objsub_fast._version import GENERATOR_VERSIONS
+
     assert run_main(["--version"]) == 0
-    assert capsys.readouterr().out.strip() == f"objsub-fast {__version__}"
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[0] == f"objsub-fast {__version__}"
+    assert "generator_version" in lines[1] and "docs/generating.md" in lines[1]
+    shown = [line.split()[0] for line in lines[2:]]
+    assert shown == [v for v, _ in GENERATOR_VERSIONS]
+    for kwargs in (dict(), dict(canvas_size=1024), dict(vocabulary="extended")):
+        assert generate_batch([1], render=False, **kwargs).task(0)["generator_version"] in shown
 
 
 @pytest.mark.parametrize("argv", [["generate", "--count"], ["generate", "--bogus"], ["nope"],

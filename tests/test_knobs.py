@@ -64,7 +64,8 @@ def test_bad_knobs_are_refused_naming_the_option(knobs, option):
 def test_knobs_are_checked_for_every_level_of_the_run():
     """L2 needs 4 objects: a run of L1 alone takes 2-3, a run with L2 is refused up front."""
     RunConfig(count=4, levels=("L1",), num_objects=(2, 3)).validate()
-    with pytest.raises(ParameterError, match=r"--num-objects \(for L2\) must lie in \[4, "):
+    with pytest.raises(ParameterError, match=r"--num-objects must lie in \[4, 15\] for level\(s\) "
+                                             r"L1,L2 \(L2 needs at least 4; "):
         RunConfig(count=4, levels=("L1", "L2"), num_objects=(2, 3)).validate()
 
 
@@ -186,7 +187,7 @@ def test_cli_generate_records_the_options(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["--num-objects", "1-3"], "--num-objects (for L1) must lie in [2, 254]"),
+    (["--num-objects", "1-3"], "at most 15 objects of 20-40 px fit a 256x256 canvas); got (1, 3)"),
     (["--num-objects", "five"], "--num-objects must be MIN-MAX"),
     (["--object-size", "8-4"], "--object-size range is empty"),
     (["--kind-weights", "L1:color=x"], "--kind-weights: weight of L1:color must be a number"),
@@ -228,3 +229,20 @@ def test_cli_preview_uses_the_options(tmp_path, capsys, monkeypatch):
     assert calls[-1]["vocabulary"] == "extended" and calls[-1]["shape_names"] == "flat"
     assert calls[-1]["prompt_variants"] == 3 and calls[-1]["num_objects"] == (6, 6)
     assert calls[-1]["object_size"] == (16, 32)
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--num-objects", "2-100"], "--num-objects must lie in [5, 15] for level(s) L1,L2,L3,L4 (L4 "
+                                 "needs at least 5; at most 15 objects of 20-40 px fit a 256x256 "
+                                 "canvas); got (2, 100)"),
+    (["--num-objects", "2-30", "--levels", "L3", "--canvas-size", "512"],
+     "--num-objects must lie in [2, 15] for level(s) L3 (at most 15 objects of 40-80 px fit a "
+     "512x512 canvas); got (2, 30)"),
+    (["--num-objects", "2-60", "--levels", "L3", "--object-size", "12-16"],
+     "--num-objects must lie in [2, 42] for level(s) L3 (at most 42 objects of 12-16 px fit a "
+     "256x256 canvas); got (2, 60)"),
+])
+def test_num_objects_error_says_the_real_range_at_once(argv, message, tmp_path, capsys):
+    """Issue #20: it said [4, 254] where 15 is the limit."""
+    code, captured = run_cli(["generate", "--out", str(tmp_path / "d"), *argv], capsys)
+    assert code == 2 and captured.err == f"objsub-fast: error: {message}\n"

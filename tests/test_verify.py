@@ -115,7 +115,8 @@ def test_edited_prompt_is_caught(copy, fmt, problems):
         pair = json.loads((out / "vmeval_dataset.json").read_text())["pairs"][0]
         (out / VMEVAL_TASK_DIR / pair["id"] / "prompt.txt").write_text(new)
     found = problems(out)
-    assert "task 0 " in found and "txt differs from the task regenerated" in found
+    member = "txt" if fmt == "webdataset" else "prompt.txt"  # a WebDataset key, a file name
+    assert "task 0 " in found and f"{member} differs from the task regenerated" in found
     if problems.deep:  # the prompt, read independently of the generator, names other objects
         assert "prompt re-derives removed ids" in found or "prompt cannot be interpreted" in found
 
@@ -147,8 +148,8 @@ def test_wrong_frame_size_is_caught(copy, problems):
         out / VMEVAL_TASK_DIR / pair["id"] / "first_frame.png")
     found = problems(out)
     assert "task 3 " in found
-    assert ("first.png is RGB 128x128, expected RGB 256x256" if problems.deep
-            else "first.png differs from the task regenerated") in found
+    assert ("first_frame.png is RGB 128x128, expected RGB 256x256" if problems.deep
+            else "first_frame.png differs from the task regenerated") in found
 
 
 def test_bad_worker_count_is_a_clear_error(clean, capsys):
@@ -307,7 +308,7 @@ def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_pat
     assert lines[0].startswith("manifest.json: the run is incomplete (20 of 40 tasks written, 2 "
                                "of 4 shards complete); "
                                "finish it with: objsub-fast generate --out ")
-    name = get_format(fmt).shard_name
+    name = get_format(fmt).shard_name if fmt == "webdataset" else "shard {}".format
     assert lines[1:] == [f"{name(2)}: tasks 20-29 missing (shard not finished)",
                          f"{name(3)}: tasks 30-39 missing (shard not finished)"]
     finish = shlex.split(lines[0].split("finish it with: ")[1])
@@ -322,11 +323,11 @@ def test_missing_tasks_are_reported_as_ranges(copy, problems):
     pairs = json.loads((out / "vmeval_dataset.json").read_text())["pairs"]
     for k in (1, 2, 3, 7, 10, 11):
         shutil.rmtree(out / VMEVAL_TASK_DIR / pairs[k]["id"])
-    shard = "object_subtraction_task/shard-00000"
     lines = problems(out).splitlines()
-    assert f"{shard}0: tasks 1-3 missing" in lines
-    assert f"{shard}1: task 7 missing" in lines
-    assert f"{shard}2: tasks 10-11 missing" in lines
+    assert "shard 0: tasks 1-3 missing" in lines
+    assert f"shard 1: task 7 ({VMEVAL_TASK_DIR}/{pairs[7]['id']}/) missing" in lines
+    assert "shard 2: tasks 10-11 missing" in lines
+    assert not any("shard-0000" in line for line in lines)  # no folder that does not exist
 
 
 def test_deleted_shard_file_is_one_line(copy, problems):

@@ -191,6 +191,18 @@ class FolderShardReader:
         self.suffix_of = {name: suffix for suffix, name in layout.file_names.items()}
         self.sha = hashlib.sha256()
 
+    def label(self, k: int) -> str:
+        """How ``verify`` names shard ``k`` (a set of task folders, not a folder of its own)."""
+        return f"shard {k}"
+
+    def location(self, expected: dict) -> str:
+        """The folder of the task ``expected`` describes, relative to the output folder."""
+        return f"{self.layout.root}/{self.layout.folder_name(expected)}/"
+
+    def file_name(self, suffix: str) -> str:
+        """The file of member ``suffix`` in a task folder (``txt`` -> ``prompt.txt``)."""
+        return self.layout.file_names.get(suffix, suffix)
+
     def digest(self) -> str:
         """Hash of every expected folder's files (same recipe as the writer)."""
         return self.sha.hexdigest()

@@ -15,9 +15,13 @@ import time
 
 from ..errors import ParameterError, UsageError
 
-__all__ = ["BACKENDS", "ORPHAN_CHECK_S", "worker_count", "run_jobs"]
+__all__ = ["BACKENDS", "ORPHAN_CHECK_S", "WORKER_START_S", "worker_count", "default_workers",
+           "run_jobs"]
 
 BACKENDS = ("loky", "dask")
+#: Wall seconds a pool of local workers takes to start (each imports the package and loads its
+#: compiled kernels; measured 3.4 s for 1,000 tasks on 1 worker, 7.1 s on 2 on a 2-core machine).
+WORKER_START_S = 4.0
 #: How often a local worker checks that the process that started it is still alive.
 ORPHAN_CHECK_S = 0.5
 _watching = threading.Lock()
@@ -56,6 +60,22 @@ def worker_count(workers: int | None, jobs: int | None = None) -> int:
     if not isinstance(workers, int) or isinstance(workers, bool) or workers < 1:
         raise ParameterError(f"--workers must be an integer >= 1, got {workers!r}")
     return workers if jobs is None else max(1, min(workers, jobs))
+
+
+def default_workers(tasks: int, seconds_per_task: float, cores: int | None = None) -> int:
+    """Workers for a run of ``tasks`` when ``--workers`` is not given: all ``cores``, unless
+    starting them costs more than they save (``WORKER_START_S``), then 1 (no pool at all).
+
+    Examples
+    --------
+    >>> default_workers(1000, 0.0005, cores=2), default_workers(100_000, 0.0005, cores=2)
+    (1, 2)
+    """
+    import joblib
+
+    cores = joblib.cpu_count() if cores is None else cores
+    serial = tasks * seconds_per_task
+    return cores if cores > 1 and serial - serial / cores > WORKER_START_S else 1
 
 
 def run_jobs(jobs, workers: int, backend: str = "loky", scheduler: str | None = None,

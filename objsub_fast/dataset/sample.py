@@ -11,6 +11,7 @@ cannot fit.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +38,7 @@ class RunSample:
     tasks: int
     stored_bytes: int
     block_size: int
+    seconds_per_task: float = 0.0  # render + encode of one task, kernels compiled
 
     @property
     def bytes_per_task(self) -> float:
@@ -85,7 +87,19 @@ def sample_run(config, out) -> RunSample:
     samples = encode_samples(batch, 0, config, fmt)
     block = _block_size(Path(out))
     stored = getattr(fmt, "stored_bytes", _member_blocks)
-    return RunSample(n, stored(samples, block), block)
+    per_task = _cpu_seconds(config, fmt, 1)
+    if per_task < 0.01:  # cheap tasks: time a chunk, as workers run them
+        per_task = _cpu_seconds(config, fmt, n) / n
+    return RunSample(n, stored(samples, block), block, per_task)
+
+
+def _cpu_seconds(config, fmt, n: int) -> float:
+    """CPU seconds to render and encode the run's first ``n`` tasks, kernels compiled (CPU
+    time: other processes on the machine must not make a pool look worth starting)."""
+    t0 = time.process_time()
+    (_, batch), = shard_batches(config, Shard(0, 0, n), n)
+    encode_samples(batch, 0, config, fmt)
+    return time.process_time() - t0
 
 
 def _member_blocks(samples: list[dict], block: int) -> int:

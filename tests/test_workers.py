@@ -1,0 +1,42 @@
+"""Issue #20: the default worker count never makes a small run slower than one worker (a pool
+of local workers takes seconds to start), and still uses every core for a large one."""
+import pytest
+
+from objsub_fast import pipeline
+from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.parallel import WORKER_START_S, default_workers
+
+
+@pytest.mark.parametrize("tasks, per_task, cores, expected", [
+    (1000, 0.001, 2, 1),        # the default run: about 1 s of work, less than a pool's start
+    (1000, 0.001, 32, 1),
+    (100_000, 0.001, 2, 2),     # 100 s of work: every core
+    (1000, 0.05, 2, 2),         # 1,000 tasks with videos: 50 s of work
+    (10**6, 0.001, 1, 1),
+])
+def test_default_workers(tasks, per_task, cores, expected):
+    assert default_workers(tasks, per_task, cores) == expected
+
+
+def test_a_pool_is_used_only_when_it_saves_more_than_its_start():
+    for cores in (2, 4, 64):
+        for serial in (0.5, 2 * WORKER_START_S, 3 * WORKER_START_S, 1000):
+            workers = default_workers(1000, serial / 1000, cores)
+            pooled = WORKER_START_S + serial / cores
+            assert (workers == cores) == (pooled < serial), (cores, serial)
+
+
+def test_the_default_1000_task_run_uses_one_worker(tmp_path, monkeypatch):
+    used = []
+    real = pipeline.run_jobs
+
+    def recording(jobs, workers, *args, **kwargs):
+        used.append(workers)
+        return real(jobs, workers, *args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "run_jobs", recording)
+    monkeypatch.setattr("joblib.cpu_count", lambda *a, **k: 2)
+    pipeline.generate(RunConfig(count=1000), tmp_path / "out", quiet=True)
+    assert used == [1]
+    pipeline.generate(RunConfig(count=1000, seed=1), tmp_path / "two", workers=2, quiet=True)
+    assert used == [1, 2]  # an explicit --workers is kept
