@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import uuid
 
 import pytest
@@ -24,7 +25,7 @@ from objsub_fast.dataset.config import RunConfig  # noqa: E402
 from objsub_fast.dataset.manifest import PROGRESS_DIR  # noqa: E402
 from objsub_fast.pipeline import generate  # noqa: E402
 from objsub_fast.storage.lease import LEASE  # noqa: E402
-from objsub_fast.storage.store import Store  # noqa: E402
+from objsub_fast.storage.store import PART_SIZE_ENV, Store  # noqa: E402
 
 
 from filetree import objects_of_run  # noqa: E402
@@ -34,9 +35,14 @@ CONFIG = RunConfig(count=12, shard_size=4, seed=3)
 CLI_OPTIONS = ["--count", "12", "--shard-size", "4", "--seed", "3", "--quiet"]
 
 
+#: The server takes multipart parts from this size, and the runs of the tests upload in parts
+#: of it, so that a small shard is a multipart upload a kill can interrupt.
+SMALL_PART = 32 << 10
+
+
 @pytest.fixture(scope="module")
 def s3():
-    server = LocalS3()
+    server = LocalS3(min_part_size=SMALL_PART)
     yield server
     server.stop()
 
@@ -83,9 +89,7 @@ def test_generate_and_verify_through_the_aws_environment(s3, url, reference):
     assert problems and all(p.startswith("  - objsub-000001.tar: ") for p in problems), problems
 
 
-def test_killed_runs_resume_to_the_same_bytes_and_abort_stale_multipart(s3, url, reference):
-    bucket, _, prefix = url[len("s3://"):].partition("/")
-    client = s3.client()
+def test_killed_runs_resume_to_the_same_bytes(s3, url, reference):
     for k in (4, 9):  # SIGKILL right after the k-th rename or upload into place
         killed = cli(s3, "generate", "--out", url, "--workers", "1", *CLI_OPTIONS,
                      env={crashpoint.ENV: str(k)})
@@ -94,13 +98,38 @@ def test_killed_runs_resume_to_the_same_bytes_and_abort_stale_multipart(s3, url,
             if not key.startswith((PROGRESS_DIR, LEASE, "manifest")):
                 assert data == reference[key], key
     assert LEASE in objects(s3, url)  # the dead run's lease is left behind
-    # a kill during a multipart upload leaves the upload open: the rerun aborts it
-    client.create_multipart_upload(Bucket=bucket, Key=f"{prefix}/objsub-000002.tar")
-    assert client.list_multipart_uploads(Bucket=bucket).get("Uploads")
     rerun = cli(s3, "generate", "--out", url, "--workers", "1", *CLI_OPTIONS)
     assert rerun.returncode == 0, rerun.stderr
     assert objects(s3, url) == reference
+
+
+def test_a_kill_during_a_multipart_upload_is_aborted_by_the_rerun(s3, url, tmp_path):
+    # one shard of ~1.7 MB uploaded in parts of 32 KiB: killed (SIGKILL) while its multipart
+    # upload is open, the run leaves it open; the rerun aborts it and ends with the bytes of
+    # a local run
+    options = ["--count", "200", "--shard-size", "200", "--workers", "1", "--quiet"]
+    bucket, _, prefix = url[len("s3://"):].partition("/")
+    client = s3.client()
+    run = subprocess.Popen([sys.executable, "-m", "objsub_fast.cli", "generate", "--out", url,
+                            *options], env={**os.environ, **s3.env,
+                                            PART_SIZE_ENV: str(SMALL_PART)})
+    try:
+        while run.poll() is None and not client.list_multipart_uploads(
+                Bucket=bucket).get("Uploads"):
+            time.sleep(0.01)
+        run.send_signal(signal.SIGKILL)
+    finally:
+        run.wait()
+    assert run.returncode == -signal.SIGKILL, "the run ended before its multipart upload"
+    stale = client.list_multipart_uploads(Bucket=bucket)["Uploads"]
+    assert [u["Key"] for u in stale] == [f"{prefix}/objsub-000000.tar"]
+    assert "objsub-000000.tar" not in objects(s3, url)  # not visible until completed
+    rerun = cli(s3, "generate", "--out", url, *options, env={PART_SIZE_ENV: str(SMALL_PART)})
+    assert rerun.returncode == 0, rerun.stderr
     assert not client.list_multipart_uploads(Bucket=bucket).get("Uploads")
+    assert subprocess.run([sys.executable, "-m", "objsub_fast.cli", "generate", "--out",
+                           str(tmp_path / "local"), *options]).returncode == 0
+    assert objects(s3, url) == objects_of_run(tmp_path / "local")
 
 
 def test_a_live_lease_refuses_and_take_over_succeeds(s3, url, reference):

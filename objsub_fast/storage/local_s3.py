@@ -11,6 +11,7 @@ Examples
 """
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -32,16 +33,19 @@ def _free_port() -> int:
 class LocalS3:
     """``python -m moto.server`` on a free port. ``env`` points the AWS SDKs (and so the
     command line) at it through ``AWS_ENDPOINT_URL``; ``options`` are the same settings as
-    fsspec ``storage_options``."""
+    fsspec ``storage_options``. ``min_part_size`` lowers the server's smallest multipart
+    part (S3's is 5 MiB), so that tests can make multipart uploads of small files."""
 
-    def __init__(self):
+    def __init__(self, min_part_size: int | None = None):
         self.port = _free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self.env = {**CREDENTIALS, "AWS_ENDPOINT_URL": self.endpoint}
         self.options = {"endpoint_url": self.endpoint, "key": "testing", "secret": "testing"}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(self.port)],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, **({"S3_UPLOAD_PART_MIN_SIZE": str(min_part_size)}
+                                  if min_part_size else {})})
         deadline = time.monotonic() + 60
         while True:
             try:

@@ -19,15 +19,34 @@ Examples
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from ..errors import UsageError
+from ..errors import ParameterError, UsageError
 from .url import require_backend
 
-__all__ = ["PART_SIZE", "Store"]
+__all__ = ["PART_SIZE", "PART_SIZE_ENV", "part_size", "Store"]
 
-#: Part size of S3 multipart uploads (a file under twice this goes up in one PUT).
+#: Part size of S3 multipart uploads (a file under twice this goes up in one PUT); the
+#: environment variable ``PART_SIZE_ENV`` sets another (S3 takes parts of 5 MiB or more).
 PART_SIZE = 16 << 20
+PART_SIZE_ENV = "OBJSUB_FAST_S3_PART_SIZE"
+
+
+def part_size() -> int:
+    """The S3 multipart part size in bytes: ``PART_SIZE``, or ``$OBJSUB_FAST_S3_PART_SIZE``.
+
+    Examples
+    --------
+    >>> part_size() == PART_SIZE or PART_SIZE_ENV in os.environ
+    True
+    """
+    text = os.environ.get(PART_SIZE_ENV)
+    if text is None:
+        return PART_SIZE
+    if not text.isdigit() or int(text) < 1:
+        raise ParameterError(f"{PART_SIZE_ENV} must be a number of bytes >= 1, got {text!r}")
+    return int(text)
 
 
 class Store:
@@ -110,7 +129,7 @@ class Store:
         backend can; each object appears complete or not at all."""
         if not files:
             return
-        kwargs = {"chunksize": PART_SIZE} if self.scheme in ("s3", "s3a") else {}
+        kwargs = {"chunksize": part_size()} if self.scheme in ("s3", "s3a") else {}
         if len(files) == 1:
             self.fs.put_file(str(files[0][0]), self.key(files[0][1]), **kwargs)
         else:
