@@ -8,8 +8,8 @@ and ``verify`` on the store against generation to it (issue #19's numbers).
 The endpoint is moto's S3 server (``objsub_fast.storage.local_s3``) on 127.0.0.1, a Python
 process on the same cores as the workers, so the S3 rows pay for the server's CPU too. The
 rows of one repeat run back to back and the repeats are interleaved, so a busy machine slows
-every row alike; a warm-up run first loads the kernels and the store client in every process; the table gives medians (and the best) in tasks/s, and the ratios of the
-medians. Peak RSS is that of a fresh process running every shard job itself (``--workers 1``,
+every row alike; a warm-up run first loads the kernels and the store client in every
+process. The table gives medians (and the best) in tasks/s, and the ratios of the medians. Peak RSS is that of a fresh process running every shard job itself (``--workers 1``,
 the code a pool worker runs): an upper bound of one worker's footprint.
 """
 from __future__ import annotations

@@ -17,6 +17,7 @@ from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
 from objsub_fast.errors import UsageError
 from objsub_fast.pipeline import generate
 from objsub_fast.shards import shard_at
+from objsub_fast.storage import jobs as jobs_module
 from objsub_fast.storage import target as target_module
 from objsub_fast.storage.lease import LEASE, Lease, StoreLeased
 from objsub_fast.storage.store import Store
@@ -189,7 +190,7 @@ def test_a_shard_is_uploaded_data_first_and_its_progress_record_last(url):
             order.append([key for _, key in files])
             super().put_files(files)
 
-    entry = target_module.write_shard(config, Recording(url), shard_at(1, config.count,
+    entry = jobs_module.write_shard(config, Recording(url), shard_at(1, config.count,
                                                                        config.shard_size), None)
     assert order == [[entry["name"]], [f"{PROGRESS_DIR}/000001.index"],
                      [f"{PROGRESS_DIR}/000001.json"]]
@@ -203,7 +204,7 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
     assert "objsub-view" not in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "target", "transfer"])
+@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "jobs", "transfer"])
 def test_examples_run(name):
     module = importlib.import_module(f"objsub_fast.storage.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)

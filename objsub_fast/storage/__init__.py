@@ -10,8 +10,9 @@ local folder, on a store that has no rename and no ``flock``:
 - ``mirror``: the run's local view of the prefix (small files downloaded, shard data as
   sparse placeholders), so the dataset code decides what to resume exactly as for a folder,
   and the changes it makes pushed back in commit order;
-- ``target``: the output of a run, a local folder or a store prefix, and the shard jobs that
-  write or verify on each;
+- ``target``: the output of a run, a local folder or a store prefix, as ``generate`` and
+  ``verify`` use it;
+- ``jobs``: the workers' jobs on a store: write one shard, verify one shard;
 - ``transfer``: whole inputs and outputs of ``preview`` and ``score`` downloaded or uploaded;
 - ``local_s3``: a real S3 endpoint on this machine (moto's server), for tests and benchmarks.
 

@@ -8,31 +8,24 @@ and ``verify`` follow without knowing which it is:
   (nothing to do for a folder);
 - ``create`` and ``lock``: make the output usable and hold it for the run (``FolderLock``,
   or the store's ``Lease``, after which a killed run's multipart uploads are aborted);
-- ``write_jobs`` / ``verify_jobs``: one joblib job per shard. On a store a worker writes its
-  shard into a scratch folder of its own (``TMPDIR``, one shard at a time, so memory stays
-  bounded as for a local run) with the format's own writer, so the bytes are those of a
-  local run, then uploads the shard's objects, its format records, and its progress record
-  last: a shard whose record is in the store is complete. ``verify`` downloads one shard's
-  objects into a scratch folder, checks them there and deletes them.
+- ``write_jobs`` / ``verify_jobs``: one joblib job per shard (on a store, the workers' jobs
+  of ``storage.jobs``).
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..dataset import crashpoint
-from ..dataset.manifest import PROGRESS_DIR
 from ..errors import UsageError
+from .jobs import shard_keys, verify_store_shard, write_shard
 from .lease import Lease
-from .mirror import Mirror, is_shard_data
+from .mirror import Mirror
 from .store import Store
 from .url import local_path
 
-__all__ = ["open_target", "read_manifest_of", "LocalTarget", "StoreTarget", "write_shard", "verify_store_shard",
-           "shard_keys"]
+__all__ = ["open_target", "read_manifest_of", "LocalTarget", "StoreTarget"]
 
 
 def open_target(out, storage_options: dict | None = None, take_over_lease: bool = False,
@@ -189,83 +182,3 @@ class StoreTarget:
             if text == str(e):
                 raise
             raise type(e)(text) from None
-
-
-def _files(folder: Path) -> list[str]:
-    return sorted(os.path.relpath(os.path.join(d, n), folder)
-                  for d, _, names in os.walk(folder) for n in names)
-
-
-def write_shard(config, store: Store, shard, chunk_size) -> dict:
-    """Write one shard to ``store`` (a worker's job; see the module doc); its entry."""
-    from ..pipeline import run_shard
-
-    with tempfile.TemporaryDirectory(prefix="objsub-shard-") as scratch:
-        (Path(scratch) / PROGRESS_DIR).mkdir()
-        entry = run_shard(config, scratch, shard, chunk_size)
-        files = _files(Path(scratch))
-        record = f"{PROGRESS_DIR}/{shard.index:06d}.json"
-        state = [f for f in files if f.startswith(PROGRESS_DIR + "/") and f != record]
-        data = [f for f in files if f not in state and f != record]
-        for group in (data, state, [record]):
-            store.put_files([(Path(scratch) / f, f) for f in group])
-            crashpoint.renamed()
-    return entry
-
-
-def verify_store_shard(store: Store, keys: list[str], config, shard, entry, **kwargs):
-    """Verify one shard of ``store`` (a worker's job): its objects ``keys`` downloaded to a
-    scratch folder and checked there."""
-    from ..verify import verify_shard
-
-    with tempfile.TemporaryDirectory(prefix="objsub-verify-") as scratch:
-        store.get_files([(k, Path(scratch) / k) for k in keys])
-        return verify_shard(scratch, config, shard, entry, **kwargs)
-
-
-def _folder_roots(config) -> tuple[str, callable] | None:
-    """(folder of the task folders, task folder name -> task index or None) of a folder
-    format, None for a tar format."""
-    from ..dataset import vbvr, vbvr_bench, vmevalkit
-    from ..shards import task_index
-
-    def vmevalkit_index(name):
-        match = vmevalkit._TASK_ID.fullmatch(name)
-        return task_index(config.seed, int(match[2])) if match else None
-
-    def trailing_index(name):
-        digits = name.rpartition("_")[2]
-        return int(digits) if digits.isdigit() else None
-
-    roots = {"vmevalkit": (vmevalkit.LAYOUT.root, vmevalkit_index),
-             "vbvr-bench": (vbvr_bench.layout(config.vbvr_split).root, trailing_index)}
-    if config.vbvr_pack == "folders":
-        roots["vbvr"] = (vbvr.FOLDERS.root, trailing_index)
-    return roots.get(config.format)
-
-
-def shard_keys(config, listing, entries: dict) -> dict[int, list[str]]:
-    """Shard number -> the keys of its data in ``listing`` (its tar, or the files of its
-    task folders), in one pass over the listing.
-
-    Examples
-    --------
-    >>> from objsub_fast.dataset.config import RunConfig
-    >>> config = RunConfig(count=4, shard_size=2)
-    >>> shard_keys(config, {"objsub-000001.tar": 9, "manifest.json": 2},
-    ...            {1: {"name": "objsub-000001.tar"}})
-    {1: ['objsub-000001.tar']}
-    """
-    tars = {e["name"]: k for k, e in entries.items()}
-    folders = _folder_roots(config)
-    found: dict[int, list[str]] = {}
-    for key in listing:
-        if not is_shard_data(key):
-            continue
-        shard = tars.get(key)
-        if shard is None and folders and key.startswith(folders[0] + "/"):
-            index = folders[1](key[len(folders[0]) + 1:].split("/", 1)[0])
-            shard = None if index is None else index // config.shard_size
-        if shard is not None:
-            found.setdefault(shard, []).append(key)
-    return found
