@@ -8,21 +8,15 @@ downloads one shard's objects into a scratch folder, checks them there and delet
 """
 from __future__ import annotations
 
-import os
 import tempfile
 from pathlib import Path
 
 from ..dataset import crashpoint
 from ..dataset.manifest import PROGRESS_DIR
-from .mirror import is_shard_data
+from .mirror import is_shard_data, relative_files
 from .store import Store
 
 __all__ = ["write_shard", "verify_store_shard", "shard_keys"]
-
-
-def _files(folder: Path) -> list[str]:
-    return sorted(os.path.relpath(os.path.join(d, n), folder)
-                  for d, _, names in os.walk(folder) for n in names)
 
 
 def write_shard(config, store: Store, shard, chunk_size) -> dict:
@@ -32,7 +26,7 @@ def write_shard(config, store: Store, shard, chunk_size) -> dict:
     with tempfile.TemporaryDirectory(prefix="objsub-shard-") as scratch:
         (Path(scratch) / PROGRESS_DIR).mkdir()
         entry = run_shard(config, scratch, shard, chunk_size)
-        files = _files(Path(scratch))
+        files = relative_files(Path(scratch))
         record = f"{PROGRESS_DIR}/{shard.index:06d}.json"
         state = [f for f in files if f.startswith(PROGRESS_DIR + "/") and f != record]
         data = [f for f in files if f not in state and f != record]

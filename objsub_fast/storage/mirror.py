@@ -34,7 +34,13 @@ from ..dataset import crashpoint
 from ..dataset.manifest import MANIFEST, PROGRESS_DIR
 from .lease import LEASE
 
-__all__ = ["is_shard_data", "Mirror"]
+__all__ = ["is_shard_data", "relative_files", "Mirror"]
+
+
+def relative_files(folder: Path) -> list[str]:
+    """Every file under ``folder``, as sorted paths relative to it (the keys they go to)."""
+    return sorted(os.path.relpath(os.path.join(d, n), folder)
+                  for d, _, names in os.walk(folder) for n in names)
 
 
 def is_shard_data(rel: str) -> bool:

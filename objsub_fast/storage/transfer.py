@@ -14,13 +14,13 @@ b'png'
 """
 from __future__ import annotations
 
-import os
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
+from .mirror import relative_files
 from .store import Store
 from .url import local_path
 
@@ -68,9 +68,7 @@ def published(target, option: str = "out", storage_options: dict | None = None):
     folder = Path(tempfile.mkdtemp(prefix="objsub-published-"))
     try:
         yield folder / name
-        files = sorted(os.path.relpath(os.path.join(d, n), folder)
-                       for d, _, names in os.walk(folder) for n in names)
-        store.put_files([(folder / f, f) for f in files])
+        store.put_files([(folder / f, f) for f in relative_files(folder)])
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
