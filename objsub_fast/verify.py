@@ -21,9 +21,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dataset.config import RunConfig
+from .dataset.config import RunConfig, load_manifest
 from .dataset.formats import get_format
-from .dataset.manifest import MANIFEST, PROGRESS_DIR, load_manifest
+from .dataset.manifest import MANIFEST, PROGRESS_DIR
 from .dataset.members import MEMBERS, encode_samples, wanted_members
 from .dataset.options import generate_command
 from .dataset.parallel import run_jobs, worker_count

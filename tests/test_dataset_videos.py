@@ -8,7 +8,7 @@ import pytest
 
 from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
-from objsub_fast.dataset.manifest import load_manifest
+from objsub_fast.dataset.config import load_manifest
 from objsub_fast.dataset.vmevalkit import TASK_ROOT
 from objsub_fast.engine import generate_batch
 from objsub_fast.pipeline import generate

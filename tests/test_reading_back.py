@@ -1,5 +1,6 @@
-"""README "Reading tasks back": a stored task turned back into an engine batch gives the stored
-frames and instance map, and the README's WebDataset snippet runs as written."""
+"""docs/reading.md "Tasks back from their records": a stored task turned back into an engine
+batch gives the stored frames and instance map, and the page's WebDataset snippet runs as
+written."""
 import json
 import re
 from pathlib import Path
@@ -11,21 +12,21 @@ from objsub_fast import generate_batch
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.pipeline import generate
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "reading.md"
 
 
-def readme_snippet(after: str) -> str:
-    """The first ```python block of the README after the text ``after``."""
-    text = README.read_text()
+def page_snippet(after: str) -> str:
+    """The first ```python block of the page after the text ``after``."""
+    text = PAGE.read_text()
     return re.search(r"```python\n(.*?)```", text[text.index(after):], re.S).group(1)
 
 
-def test_readme_snippet_reads_tasks_back_identically(tmp_path, monkeypatch):
+def test_page_snippet_reads_tasks_back_identically(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     generate(RunConfig(count=9, levels=("L1", "L2", "L3", "L4"), seed=4, masks=True, shard_size=9),
-             "data/objsub", workers=1, quiet=True)
+             "data/masked", workers=1, quiet=True)
     scope = {}
-    exec(readme_snippet("**Reading tasks back.**"), scope)  # asserts frames and mask equal
+    exec(page_snippet("## Tasks back from their records"), scope)  # asserts frames and mask equal
     assert scope["rec"]["task_index"] == 8  # the loop read every task
     mask = scope["s"]["mask.png"]
     assert mask.dtype == np.uint8 and mask.shape == (256, 256) and mask.max() >= 1

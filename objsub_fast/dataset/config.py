@@ -32,17 +32,20 @@ output (``_version.generator_version``), the one its task records carry.
 """
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
+from pathlib import Path
 
-from ..errors import ParameterError
+from ..errors import ParameterError, UsageError
 from ..shards import MAX_SEED
 from ..vocabulary import LEVELS
 from .formats import FORMATS
+from .manifest import MANIFEST
 
-__all__ = ["RunConfig", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS", "MAX_CANVAS",
-           "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
+__all__ = ["RunConfig", "load_manifest", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS",
+           "MAX_CANVAS", "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
 
 #: Largest default shard size, and how many shards a smaller default count is split into.
 DEFAULT_SHARD_SIZE = 10_000
@@ -346,3 +349,19 @@ def _has_pyarrow() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("pyarrow") is not None
+
+
+def load_manifest(out: Path, other_version_ok: bool = False):
+    """(RunConfig, manifest dict) of the dataset in ``out``; UsageError if unusable.
+
+    ``other_version_ok`` reads a dataset another generator version wrote (see
+    ``RunConfig.validate``)."""
+    path = Path(out) / MANIFEST
+    try:
+        manifest = json.loads(path.read_text())
+        config = RunConfig.from_json(manifest["config"]).validate(other_version_ok)
+    except OSError as e:
+        raise UsageError(f"cannot read {path}: {e.strerror}") from e
+    except (ValueError, KeyError, TypeError) as e:
+        raise UsageError(f"{path} is not a valid objsub-fast manifest: {e}") from e
+    return config, manifest

@@ -1,14 +1,15 @@
-"""``manifest.json``: the run's configuration, whether it is complete, one entry per shard."""
+"""``manifest.json``: the run's configuration, whether it is complete, one entry per shard.
+
+It is read back as a ``RunConfig`` by ``config.load_manifest`` (this module knows no RunConfig,
+so that the format modules, which write entries, never import the configuration)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from ..errors import UsageError
 from ..shards import Shard
 
-__all__ = ["MANIFEST", "PROGRESS_DIR", "shard_entry", "manifest_bytes", "read_manifest",
-           "load_manifest"]
+__all__ = ["MANIFEST", "PROGRESS_DIR", "shard_entry", "manifest_bytes", "read_manifest"]
 
 MANIFEST = "manifest.json"
 #: Run state of an unfinished run: one record per finished shard (and whatever a format keeps
@@ -45,21 +46,3 @@ def read_manifest(out: Path) -> dict | None:
         return json.loads(path.read_text())
     except ValueError:
         return {"config": None}
-
-
-def load_manifest(out: Path, other_version_ok: bool = False):
-    """(RunConfig, manifest dict) of the dataset in ``out``; UsageError if unusable.
-
-    ``other_version_ok`` reads a dataset another generator version wrote (see
-    ``RunConfig.validate``)."""
-    from .config import RunConfig
-
-    path = Path(out) / MANIFEST
-    try:
-        manifest = json.loads(path.read_text())
-        config = RunConfig.from_json(manifest["config"]).validate(other_version_ok)
-    except OSError as e:
-        raise UsageError(f"cannot read {path}: {e.strerror}") from e
-    except (ValueError, KeyError, TypeError) as e:
-        raise UsageError(f"{path} is not a valid objsub-fast manifest: {e}") from e
-    return config, manifest

@@ -106,7 +106,7 @@ def _said(config: dict, field: str) -> str:
         return "not given"
     if field in OPTIONS:
         return option_value(field, config[field])
-    return "other" if isinstance(config[field], dict) else str(config[field])
+    return str(config[field])
 
 
 def option_differences(old: dict, new: dict) -> str:
@@ -117,11 +117,18 @@ def option_differences(old: dict, new: dict) -> str:
     --------
     >>> option_differences({"count": 8, "fps": 16, "videos": True}, {"count": 8})
     '--videos (there: on, now: off), --fps (there: 16, now: not given)'
+    >>> option_differences({"generator_version": "0.1.0"}, {"generator_version": "0.2.0"})
+    'generator_version, set by the installed objsub-fast (there: 0.1.0, now: 0.2.0)'
     """
     fields = [f for f in (*OPTIONS, *NO_OPTION, *old, *new) if old.get(f) != new.get(f)]
     said = []
     for field in dict.fromkeys(fields):
-        name = (OPTIONS[field][0] if field in OPTIONS
-                else f"{field} (set by {NO_OPTION.get(field, 'no option')})")
-        said.append(f"{name} (there: {_said(old, field)}, now: {_said(new, field)})")
+        if field in OPTIONS:
+            said.append(f"{OPTIONS[field][0]} (there: {_said(old, field)}, now: "
+                        f"{_said(new, field)})")
+        elif isinstance(old.get(field), dict) or isinstance(new.get(field), dict):
+            said.append(f"{field} (set by {NO_OPTION.get(field, 'no option')}) differs")
+        else:
+            said.append(f"{field}, set by {NO_OPTION.get(field, 'no option')} (there: "
+                        f"{_said(old, field)}, now: {_said(new, field)})")
     return ", ".join(said) or "unknown difference"

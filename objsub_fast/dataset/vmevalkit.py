@@ -1,59 +1,52 @@
 """The VMEvalKit format: ``object_subtraction_task/{task_id}/`` folders holding
 ``first_frame.png``, ``final_frame.png``, ``prompt.txt`` and ``question_metadata.json`` (the
-task pair), plus ``vmeval_dataset.json`` listing every pair; and ``create_dataset``, a drop-in
-for VMEvalKit's object subtraction generator.
+task pair), plus ``vmeval_dataset.json`` listing every pair (``dataset.create.create_dataset``
+is the drop-in for VMEvalKit's object subtraction generator).
 
 Each shard keeps its pairs' lines in the run's progress folder until ``finalize`` joins them
 into ``vmeval_dataset.json`` (so a resumed run needs no task folder re-read).
 """
 from __future__ import annotations
 
-import atexit
 import hashlib
 import json
 import os
 import re
-import shutil
-import tempfile
 from pathlib import Path
 
 from ..atomic import atomic_write_bytes
 from ..records import task_id
 from ..shards import MAX_SEED, task_index, task_levels
-from ..vocabulary import LEVELS
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
-from .members import MEMBERS
+from .vmeval_file import (
+    DATASET_FILE, FILE_NAMES, FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT, TASK_ROOT,
+    dataset_head, dataset_parts, pair, task_metadata,
+)
+from .vmevalkit_check import check_dataset_file
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
            "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
            "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
            "temp_folders", "shard_present", "extend", "finalize", "check_dataset",
-           "dataset_head", "dataset_parts", "create_dataset"]
+           "dataset_head", "dataset_parts"]
 
 NAME = "vmevalkit"
 #: Videos are an optional member (``--videos``).
 VIDEOS_REQUIRED = False
-#: VMEvalKit's folder for this domain, its master dataset file, and the dataset name.
-TASK_ROOT = "object_subtraction_task"
-DATASET_FILE = "vmeval_dataset.json"
-DATASET_NAME = "object_subtraction_tasks"
-#: ``created_at`` of every pair: fixed, so that files stay byte-reproducible.
-CREATED_AT = "1970-01-01T00:00:00+00:00"
-#: Member suffix -> file name in a task folder.
-FILE_NAMES = {suffix: m.file for suffix, m in MEMBERS.items()}
-FIRST_FRAME, FINAL_FRAME = FILE_NAMES["first.png"], FILE_NAMES["final.png"]
-PROMPT, METADATA = FILE_NAMES["txt"], FILE_NAMES["json"]
-_SPACED = json.JSONEncoder(check_circular=False)
-#: How ``vmeval_dataset.json`` lays out its pairs: one per line between these.
-_PAIRS_OPEN, _PAIR_SEP, _PAIRS_CLOSE = b', "pairs": [\n', b",\n", b"\n]}\n"
 #: A task folder's name (``records.task_id``), and the stray folders listed one per line.
 _TASK_ID = re.compile(r"object_subtraction_(l[0-9]+)_([0-9]+)")
 _STRAYS_SHOWN = 20
 
 
 def shard_name(k: int) -> str:
-    """Name of shard ``k`` in the manifest (a shard is a set of task folders, not a file)."""
+    """Name of shard ``k`` in the manifest (a shard is a set of task folders, not a file).
+
+    Examples
+    --------
+    >>> shard_name(3)
+    'object_subtraction_task/shard-000003'
+    """
     return f"{TASK_ROOT}/shard-{k:06d}"
 
 
@@ -63,31 +56,6 @@ def folder_name(sample: dict) -> str:
 
 
 LAYOUT = FolderLayout(TASK_ROOT, folder_name, FILE_NAMES, shard_name)
-
-
-def pair(record: dict) -> dict:
-    """VMEvalKit task pair (question_metadata.json) for an engine task record."""
-    tid = record["id"]
-    p = {
-        "id": tid,
-        "prompt": record["prompt"],
-        "first_image_path": f"{TASK_ROOT}/{tid}/{FIRST_FRAME}",
-        "final_image_path": f"{TASK_ROOT}/{tid}/{FINAL_FRAME}",
-        "task_category": record["task_category"],
-        "level": record["level"],
-        "object_subtraction_data": record["object_subtraction_data"],
-        "difficulty": record["difficulty"],
-        "created_at": CREATED_AT,
-    }
-    p.update({k: v for k, v in record.items() if k not in p})
-    return p
-
-
-def task_metadata(record: dict, config=None) -> bytes:
-    """``question_metadata.json``: the pair on one line with the default separators (the C
-    encoder; ``indent`` would be ~8x slower), so the same bytes are its line in
-    ``vmeval_dataset.json`` (the run's knobs are in ``manifest.json``)."""
-    return _SPACED.encode(pair(record)).encode()
 
 
 def _pairs_file(progress: Path, k: int) -> Path:
@@ -158,30 +126,6 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
     return _pairs_file(progress, entry["shard"]).exists() or (Path(out) / DATASET_FILE).exists()
 
 
-def dataset_head(config: dict) -> bytes:
-    """The first line of ``vmeval_dataset.json``: name, description, metadata, created_at and
-    the opening of the pair list."""
-    levels = list(config["levels"])
-    head = {"name": DATASET_NAME,
-            "description": (f"Object subtraction reasoning tasks for video model evaluation "
-                            f"({config['count']} pairs, levels: {', '.join(levels)})"),
-            "metadata": {"total_tasks": config["count"], "levels": levels,
-                         "canvas_size": list(config["canvas_size"]), "seed": config["seed"],
-                         "generator": "objsub-fast", "generation_date": CREATED_AT},
-            "created_at": CREATED_AT}
-    return json.dumps(head)[:-1].encode() + _PAIRS_OPEN
-
-
-def dataset_parts(config: dict, pair_lines):
-    """Yield the bytes of ``vmeval_dataset.json`` (one pair per line, streamed)."""
-    yield dataset_head(config)
-    first = True
-    for line in pair_lines:
-        yield (b"" if first else _PAIR_SEP) + line
-        first = False
-    yield _PAIRS_CLOSE
-
-
 def extend(out: Path, kept: list[dict], progress: Path) -> None:
     """Before a larger run: split a finished ``vmeval_dataset.json`` back into the pair lines of
     the ``kept`` shards (its lines are the shards' lines in task order), then remove it."""
@@ -215,8 +159,6 @@ def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
     """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` against the file the
     configuration gives (``vmevalkit_check``; not yet written by an unfinished run), and task
     folders that are not part of the dataset."""
-    from .vmevalkit_check import check_dataset_file
-
     out = Path(out)
     unfinished = not (out / DATASET_FILE).exists() and (out / PROGRESS_DIR).is_dir()
     return ([] if unfinished else check_dataset_file(config, out / DATASET_FILE, plan,
@@ -246,73 +188,3 @@ def _is_task_of(name: str, config) -> bool:
         return False
     index = task_index(config.seed, seed)
     return index < config.count and task_levels(config.levels, index, index + 1) == [level]
-
-
-def _process_temp_folder() -> Path:
-    """A new temporary folder, removed (with everything in it) when this process exits."""
-    folder = tempfile.mkdtemp(prefix="objsub_fast_")
-    atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return Path(folder)
-
-
-def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
-                   output_dir=None, canvas_size=(256, 256), workers: int = 1) -> dict:
-    """Generate an object subtraction dataset in VMEvalKit's format and return it.
-
-    ``from objsub_fast import create_dataset`` replaces
-    ``from vmevalkit.tasks.object_subtraction_task import create_dataset``: same arguments,
-    same returned structure, each pair pointing at real PNG files in VMEvalKit's layout.
-
-    Parameters
-    ----------
-    num_samples : int
-        Total number of tasks, split across ``levels`` as evenly as possible (earlier levels
-        get the remainder, as in VMEvalKit).
-    levels : sequence of str
-        Levels to generate, from "L1".."L4".
-    random_seed : int
-        Base seed; the same arguments always give byte-identical files.
-    output_dir : path-like, optional
-        Where ``object_subtraction_task/{task_id}/...`` and ``vmeval_dataset.json`` are written.
-        Default: a new temporary folder (``metadata["output_dir"]``), removed when the Python
-        process exits; its files are there for the life of the process. Pass ``output_dir`` to
-        keep them.
-    canvas_size : (int, int)
-        Frame size (W, H).
-    workers : int
-        Parallel worker processes.
-
-    Returns
-    -------
-    dict
-        ``{"name", "description", "pairs", "metadata", "created_at"}``; each pair has ``id``,
-        ``prompt``, ``first_image_path``, ``final_image_path`` (absolute paths),
-        ``task_category``, ``level``, ``object_subtraction_data``, ``difficulty``,
-        ``created_at`` (fixed, for reproducibility), plus ``seed`` and ``canvas_size``.
-        Pairs are grouped by level in the order of ``levels``.
-
-    Examples
-    --------
-    >>> import tempfile
-    >>> from objsub_fast import create_dataset
-    >>> with tempfile.TemporaryDirectory() as tmp:
-    ...     ds = create_dataset(num_samples=3, levels=["L1", "L4"], output_dir=tmp)
-    ...     [p["level"] for p in ds["pairs"]], ds["pairs"][0]["first_image_path"].endswith(
-    ...         "first_frame.png")
-    (['L1', 'L1', 'L4'], True)
-    """
-    from ..pipeline import generate
-    from .config import RunConfig
-
-    out = Path(output_dir) if output_dir is not None else _process_temp_folder()
-    config = RunConfig(count=num_samples, levels=tuple(levels), seed=random_seed,
-                       format=NAME, canvas_size=canvas_size)
-    generate(config, out, workers=workers, quiet=True)
-    dataset = json.loads((out / DATASET_FILE).read_text())
-    order = {lv: i for i, lv in enumerate(config.levels)}
-    dataset["pairs"].sort(key=lambda p: (order[p["level"]], p["task_index"]))
-    for p in dataset["pairs"]:
-        for key in ("first_image_path", "final_image_path"):
-            p[key] = str(out / p[key])
-    dataset["metadata"]["output_dir"] = str(out)
-    return dataset

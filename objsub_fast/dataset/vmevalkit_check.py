@@ -14,8 +14,8 @@ import hashlib
 import json
 
 from .plan import shard_batches
-from .vmevalkit import (
-    _PAIR_SEP, _PAIRS_CLOSE, _PAIRS_OPEN, DATASET_FILE, dataset_head, task_metadata,
+from .vmeval_file import (
+    DATASET_FILE, PAIR_SEP, PAIRS_CLOSE, PAIRS_OPEN, dataset_head, task_metadata,
 )
 
 __all__ = ["check_dataset_file", "MAX_LINE"]
@@ -23,7 +23,7 @@ __all__ = ["check_dataset_file", "MAX_LINE"]
 #: Longest line read at once; a pair's line is about 1.5 KB, so a longer one differs anyway.
 MAX_LINE = 1 << 20
 #: What follows the last pair's line, and the file's last line.
-_LAST_SEP, _CLOSE = _PAIRS_CLOSE[:1], _PAIRS_CLOSE[1:]
+_LAST_SEP, _CLOSE = PAIRS_CLOSE[:1], PAIRS_CLOSE[1:]
 _SHOWN = 70
 
 
@@ -65,7 +65,7 @@ def _pair_lines(f, shard, count: int):
     task of ``shard``; None when the line does not end with the right separator."""
     for i in range(shard.start, shard.stop):
         raw = f.readline(MAX_LINE)
-        sep = _PAIR_SEP if i < count - 1 else _LAST_SEP
+        sep = PAIR_SEP if i < count - 1 else _LAST_SEP
         yield i, raw[:-len(sep)] if raw.endswith(sep) else None, raw
 
 
@@ -109,13 +109,13 @@ def _pair_difference(pair: bytes | None, raw: bytes, expected: bytes, last: bool
 
 def _head_difference(line: bytes, head: bytes) -> str:
     """What is wrong with the head line (name, description, metadata, created_at)."""
-    if not line.endswith(_PAIRS_OPEN):
+    if not line.endswith(PAIRS_OPEN):
         return "is not the head line objsub-fast writes (name, ..., then one pair per line)"
     try:
-        actual = json.loads(line[:-len(_PAIRS_OPEN)] + b"}")
+        actual = json.loads(line[:-len(PAIRS_OPEN)] + b"}")
     except ValueError:
         return "is not valid JSON"
-    return _difference(actual, json.loads(head[:-len(_PAIRS_OPEN)] + b"}")) or \
+    return _difference(actual, json.loads(head[:-len(PAIRS_OPEN)] + b"}")) or \
         "formatted differently"
 
 

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..errors import VideoError
+from .bars import content_box
 from .detect import Detector
 from .thresholds import THRESHOLDS
 
@@ -114,8 +115,6 @@ def _snap(m: Mapping) -> Mapping:
 
 def bars_mapping(frame: np.ndarray, canvas_size) -> Mapping:
     """The mapping that cuts bars (``video.content_box``) and stretches the rest to the canvas."""
-    from .video import content_box
-
     y0, y1, x0, x1 = content_box(frame, canvas_size)
     cw, ch = int(canvas_size[0]), int(canvas_size[1])
     return _snap(Mapping((x1 - x0) / cw, (y1 - y0) / ch, float(x0), float(y0),
