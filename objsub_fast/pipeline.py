@@ -196,7 +196,7 @@ def _run(config, target, sample, workers, backend, scheduler, chunk_size, overwr
     if workers is not None and workers > n_workers and shards_left and not scheduler:
         progress.note(f"--workers {workers} capped at {n_workers}: one worker per shard, "
                       f"{shards_left} shard(s) to write")
-    jobs = target.write_jobs(config, _todo(config, state.done), chunk_size)
+    jobs = target.write_jobs(run_shard, config, _todo(config, state.done), chunk_size)
     try:
         for entry in run_jobs(jobs, n_workers, backend, scheduler):
             done[entry["shard"]] = entry

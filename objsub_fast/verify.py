@@ -240,7 +240,8 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
             "versions (see 'Generator versions' in docs/generating.md) are expected to differ "
             f"byte for byte; verify with generator_version {config.generator_version} "
             "installed to check this dataset exactly")
-    jobs = target.verify_jobs(config, plan, entries, deep=deep, finished_run=finished)
+    jobs = target.verify_jobs(verify_shard, config, plan, entries, deep=deep,
+                              finished_run=finished)
     n_workers = 1 if target.in_process else worker_count(workers, len(plan))
     progress = Progress(config.count, 0, stream=stream, quiet=quiet)
     complete = 0

@@ -15,7 +15,7 @@ from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
 from objsub_fast.errors import UsageError
-from objsub_fast.pipeline import generate
+from objsub_fast.pipeline import generate, run_shard
 from objsub_fast.shards import shard_at
 from objsub_fast.storage import jobs as jobs_module
 from objsub_fast.storage import target as target_module
@@ -116,11 +116,11 @@ def test_resume_keeps_complete_shards_and_ends_with_the_same_bytes(url, tmp_path
     written = []
     real = target_module.write_shard
 
-    def crash_after_two(config, store, shard, chunk_size):
+    def crash_after_two(run_shard, config, store, shard, chunk_size):
         if len(written) == 2:
             raise KeyboardInterrupt
         written.append(shard.index)
-        return real(config, store, shard, chunk_size)
+        return real(run_shard, config, store, shard, chunk_size)
 
     monkeypatch.setattr(target_module, "write_shard", crash_after_two)
     with pytest.raises(KeyboardInterrupt):
@@ -190,8 +190,8 @@ def test_a_shard_is_uploaded_data_first_and_its_progress_record_last(url):
             order.append([key for _, key in files])
             super().put_files(files)
 
-    entry = jobs_module.write_shard(config, Recording(url), shard_at(1, config.count,
-                                                                       config.shard_size), None)
+    entry = jobs_module.write_shard(run_shard, config, Recording(url),
+                                    shard_at(1, config.count, config.shard_size), None)
     assert order == [[entry["name"]], [f"{PROGRESS_DIR}/000001.index"],
                      [f"{PROGRESS_DIR}/000001.json"]]
 

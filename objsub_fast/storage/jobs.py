@@ -19,10 +19,9 @@ from .store import Store
 __all__ = ["write_shard", "verify_store_shard", "shard_keys"]
 
 
-def write_shard(config, store: Store, shard, chunk_size) -> dict:
-    """Write one shard to ``store`` (a worker's job; see the module doc); its entry."""
-    from ..pipeline import run_shard
-
+def write_shard(run_shard, config, store: Store, shard, chunk_size) -> dict:
+    """Write one shard to ``store`` (a worker's job; see the module doc) with ``run_shard``
+    (``pipeline.run_shard``, which writes it into a folder); its manifest entry."""
     with tempfile.TemporaryDirectory(prefix="objsub-shard-") as scratch:
         (Path(scratch) / PROGRESS_DIR).mkdir()
         entry = run_shard(config, scratch, shard, chunk_size)
@@ -36,11 +35,10 @@ def write_shard(config, store: Store, shard, chunk_size) -> dict:
     return entry
 
 
-def verify_store_shard(store: Store, keys: list[str], config, shard, entry, **kwargs):
+def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shard, entry,
+                       **kwargs):
     """Verify one shard of ``store`` (a worker's job): its objects ``keys`` downloaded to a
-    scratch folder and checked there."""
-    from ..verify import verify_shard
-
+    scratch folder and checked there by ``verify_shard`` (``verify.verify_shard``)."""
     with tempfile.TemporaryDirectory(prefix="objsub-verify-") as scratch:
         store.get_files([(k, Path(scratch) / k) for k in keys])
         return verify_shard(scratch, config, shard, entry, **kwargs)

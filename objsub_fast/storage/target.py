@@ -9,7 +9,9 @@ and ``verify`` follow without knowing which it is:
 - ``create`` and ``lock``: make the output usable and hold it for the run (``FolderLock``,
   or the store's ``Lease``, after which a killed run's multipart uploads are aborted);
 - ``write_jobs`` / ``verify_jobs``: one joblib job per shard (on a store, the workers' jobs
-  of ``storage.jobs``).
+  of ``storage.jobs``), given the function that writes or verifies a shard in a folder
+  (``pipeline.run_shard``, ``verify.verify_shard``: storage never imports them, so imports
+  flow one way).
 """
 from __future__ import annotations
 
@@ -86,20 +88,16 @@ class LocalTarget:
 
         return FolderLock(self.view)
 
-    def write_jobs(self, config, shards, chunk_size):
-        """One ``run_shard`` job per shard."""
+    def write_jobs(self, run_shard, config, shards, chunk_size):
+        """One job per shard: ``run_shard`` (``pipeline.run_shard``) into the folder."""
         import joblib
-
-        from ..pipeline import run_shard
 
         return (joblib.delayed(run_shard)(config, str(self.view), s, chunk_size)
                 for s in shards)
 
-    def verify_jobs(self, config, plan, entries, **kwargs):
-        """One ``verify_shard`` job per shard."""
+    def verify_jobs(self, verify_shard, config, plan, entries, **kwargs):
+        """One job per shard: ``verify_shard`` (``verify.verify_shard``) on the folder."""
         import joblib
-
-        from ..verify import verify_shard
 
         return [joblib.delayed(verify_shard)(str(self.view), config, s, entries.get(s.index),
                                              **kwargs) for s in plan]
@@ -153,19 +151,22 @@ class StoreTarget:
             self.store.abort_stale_uploads()
             yield
 
-    def write_jobs(self, config, shards, chunk_size):
-        """One ``write_shard`` job per shard."""
+    def write_jobs(self, run_shard, config, shards, chunk_size):
+        """One ``write_shard`` job per shard (``run_shard`` writes it in the worker's scratch
+        folder)."""
         import joblib
 
-        return (joblib.delayed(write_shard)(config, self.store, s, chunk_size) for s in shards)
+        return (joblib.delayed(write_shard)(run_shard, config, self.store, s, chunk_size)
+                for s in shards)
 
-    def verify_jobs(self, config, plan, entries, **kwargs):
+    def verify_jobs(self, verify_shard, config, plan, entries, **kwargs):
         """One ``verify_store_shard`` job per shard, each given its shard's keys."""
         import joblib
 
         keys = shard_keys(config, self.listing, entries)
-        return [joblib.delayed(verify_store_shard)(self.store, keys.get(s.index, []), config,
-                                                   s, entries.get(s.index), **kwargs)
+        return [joblib.delayed(verify_store_shard)(verify_shard, self.store,
+                                                   keys.get(s.index, []), config, s,
+                                                   entries.get(s.index), **kwargs)
                 for s in plan]
 
     def close(self) -> None:
