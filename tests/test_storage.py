@@ -130,6 +130,9 @@ def test_resume_keeps_complete_shards_and_ends_with_the_same_bytes(url, tmp_path
     assert sorted(k for k in half if k.startswith(PROGRESS_DIR) and k.endswith(".json")) == \
         [f"{PROGRESS_DIR}/{k:06d}.json" for k in written]
     assert LEASE not in half  # released on the way out
+    unfinished = verify(url)
+    assert unfinished.problems[0].startswith(f"{MANIFEST}: the run is incomplete")
+    assert f"finish it with: objsub-fast generate --out {url} " in unfinished.problems[0]
     monkeypatch.setattr(target_module, "write_shard", real)
     manifest = generate(config, url, workers=1, quiet=True)
     assert manifest["tasks_written"] == config.count - 2 * config.shard_size

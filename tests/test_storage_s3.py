@@ -145,6 +145,12 @@ def test_a_live_lease_refuses_and_take_over_succeeds(s3, url, reference):
     assert objects(s3, url) == reference
 
 
+def test_a_missing_bucket_is_one_line(s3, tmp_path):
+    done = cli(s3, "generate", "--out", "s3://no-such-bucket/objsub", *CLI_OPTIONS)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "bucket 'no-such-bucket' does not exist" in done.stderr
+
+
 def test_only_one_of_two_racing_runs_creates_the_lease(s3, url):
     store = Store(url, s3.options)
     results, barrier = [], threading.Barrier(8)
