@@ -124,8 +124,8 @@ def _add_generate(sub) -> None:
                        description="Generate Object Subtraction tasks into OUT. Rerunning the "
                        "same command resumes an interrupted run.")
     p.add_argument("--out", type=_out_path, default="objsub_dataset",
-                   help="output folder, or an object-store URL: s3://, gs://, az://, "
-                   "memory:// (see docs/object_storage.md; default: %(default)s)")
+                   help="output folder, or an object-store URL: s3://, gs://, az:// (see "
+                   "docs/object_storage.md; default: %(default)s)")
     p.add_argument("--count", type=int, default=1000,
                    help=f"number of tasks, 1 to {MAX_COUNT:,} (default: %(default)s); a larger "
                    "count than OUT's dataset with the same options extends it")
