@@ -10,6 +10,8 @@ import os
 
 import fsspec
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
@@ -21,6 +23,7 @@ from objsub_fast.storage import jobs as jobs_module
 from objsub_fast.storage import target as target_module
 from objsub_fast.storage.lease import LEASE, Lease, StoreLeased
 from objsub_fast.storage.store import Store
+from objsub_fast.storage.url import BACKENDS, is_url, local_path
 from objsub_fast.verify import verify
 
 from filetree import objects_of_run, tree
@@ -283,3 +286,31 @@ def test_an_object_the_project_did_not_write_is_kept(url):
     generate(RunConfig(count=3, shard_size=2, seed=1), url, workers=1, quiet=True,
              overwrite=True)
     assert store.read("notes/README.txt") == b"mine"
+
+
+def test_verify_of_an_unfinished_store_run_reads_a_shard_written_without_its_record(url,
+                                                                                     tmp_path):
+    # the same report as for the same state in a local folder
+    config = RunConfig(count=6, shard_size=3)
+    for out in (tmp_path / "local", url):
+        generate(config, out, workers=1, quiet=True)
+    store = Store(url)
+    manifest = json.loads(store.read(MANIFEST))
+    unfinished = json.dumps({**manifest, "complete": False, "shards": []}).encode()
+    store.put_bytes(MANIFEST, unfinished)
+    (tmp_path / "local" / MANIFEST).write_bytes(unfinished)
+    local, stored = verify(tmp_path / "local"), verify(url)
+    assert stored.tasks == local.tasks == 6
+    assert [p.replace(str(tmp_path / "local"), url) for p in local.problems] == stored.problems
+
+
+@given(st.text(min_size=1).filter(lambda t: "://" not in t))
+def test_text_without_a_scheme_separator_is_a_local_path(text):
+    assert not is_url(text) and local_path(text) == text
+
+
+@given(st.sampled_from(sorted(BACKENDS)),
+       st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-/._", max_size=30))
+def test_every_store_scheme_is_a_url_and_never_a_local_path(scheme, rest):
+    for url in (f"{scheme}://{rest}", f"{scheme.upper()}://{rest}"):
+        assert is_url(url) and local_path(url) is None

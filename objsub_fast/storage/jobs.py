@@ -65,19 +65,25 @@ def _folder_roots(config) -> tuple[str, callable] | None:
     return roots.get(config.format)
 
 
-def shard_keys(config, listing, entries: dict) -> dict[int, list[str]]:
-    """Shard number -> the keys of its data in ``listing`` (its tar, or the files of its
-    task folders), in one pass over the listing.
+def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
+    """Shard number -> the keys of its data in ``listing`` (its tar, named by its manifest
+    entry or, for a shard of ``plan`` not finished yet, by the format's ``shard_name``; or
+    the files of its task folders), in one pass over the listing.
 
     Examples
     --------
     >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.shards import plan_shards
     >>> config = RunConfig(count=4, shard_size=2)
-    >>> shard_keys(config, {"objsub-000001.tar": 9, "manifest.json": 2},
-    ...            {1: {"name": "objsub-000001.tar"}})
-    {1: ['objsub-000001.tar']}
+    >>> shard_keys(config, {"objsub-000001.tar": 9, "objsub-000000.tar": 9, "manifest.json": 2},
+    ...            {1: {"name": "objsub-000001.tar"}}, plan_shards(4, 2))
+    {1: ['objsub-000001.tar'], 0: ['objsub-000000.tar']}
     """
-    tars = {e["name"]: k for k, e in entries.items()}
+    from ..dataset.formats import get_format
+
+    fmt = get_format(config.format)
+    tars = {fmt.shard_name(s.index): s.index for s in plan}
+    tars.update({e["name"]: k for k, e in entries.items()})
     folders = _folder_roots(config)
     found: dict[int, list[str]] = {}
     for key in listing:

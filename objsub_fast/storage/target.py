@@ -163,7 +163,7 @@ class StoreTarget:
         """One ``verify_store_shard`` job per shard, each given its shard's keys."""
         import joblib
 
-        keys = shard_keys(config, self.listing, entries)
+        keys = shard_keys(config, self.listing, entries, plan)
         return [joblib.delayed(verify_store_shard)(verify_shard, self.store,
                                                    keys.get(s.index, []), config, s,
                                                    entries.get(s.index), **kwargs)
