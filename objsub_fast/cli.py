@@ -124,7 +124,8 @@ def _add_generate(sub) -> None:
                        description="Generate Object Subtraction tasks into OUT. Rerunning the "
                        "same command resumes an interrupted run.")
     p.add_argument("--out", type=_out_path, default="objsub_dataset",
-                   help="output folder (default: %(default)s)")
+                   help="output folder, or an object-store URL: s3://, gs://, az:// (see "
+                   "docs/object_storage.md; default: %(default)s)")
     p.add_argument("--count", type=int, default=1000,
                    help=f"number of tasks, 1 to {MAX_COUNT:,} (default: %(default)s); a larger "
                    "count than OUT's dataset with the same options extends it")
@@ -174,16 +175,39 @@ def _add_generate(sub) -> None:
                    help="skip the check of the estimated dataset size against the free space")
     p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
                    help="no progress output")
+    _add_storage_options(p, take_over=True)
     p.set_defaults(handler=_generate)
 
 
-def _existing_shard_size(out: str):
-    """The shard size of the dataset in ``out`` (None if there is none): extending a dataset
-    must keep its shards."""
-    from .dataset.manifest import read_manifest
+def _storage_options(text: str) -> dict:
+    from .storage import parse_storage_options
 
     try:
-        size = ((read_manifest(out) or {}).get("config") or {}).get("shard_size")
+        return parse_storage_options(text)
+    except UsageError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("--storage-options ")) from None
+
+
+def _add_storage_options(p, take_over: bool = False) -> None:
+    """Options of an object-store URL (``objsub_fast.storage``)."""
+    p.add_argument("--storage-options", type=_storage_options, default={}, metavar="JSON",
+                   help="fsspec options of a store URL, a JSON object, e.g. "
+                   "'{\"endpoint_url\": \"http://127.0.0.1:9000\"}' (credentials otherwise "
+                   "come from the store's standard configuration, e.g. AWS_* variables)")
+    if take_over:
+        p.add_argument("--take-over-lease", action="store_true",
+                       help="take over a store prefix whose lease is held by a dead run on "
+                       "another machine (make sure that run is gone)")
+
+
+def _existing_shard_size(out: str, storage_options: dict):
+    """The shard size of the dataset in ``out`` (None if there is none): extending a dataset
+    must keep its shards."""
+    from .storage.target import read_manifest_of
+
+    try:
+        size = ((read_manifest_of(out, storage_options) or {}).get("config") or {}).get(
+            "shard_size")
     except OSError:
         return None
     return size if isinstance(size, int) else None
@@ -203,7 +227,7 @@ def run_config(args):
     from .dataset.config import RunConfig
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
-                  else _existing_shard_size(args.out))
+                  else _existing_shard_size(args.out, args.storage_options))
     given = {name: getattr(args, name) for name in _SCOPED if getattr(args, name) is not None}
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
                        shard_size=shard_size, canvas_size=args.canvas_size, masks=args.masks,
@@ -225,7 +249,9 @@ def _generate(args) -> int:
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,
                         chunk_size=args.chunk_size, overwrite=args.overwrite,
-                        space_check=not args.no_space_check, quiet=args.quiet)
+                        space_check=not args.no_space_check, quiet=args.quiet,
+                        storage_options=args.storage_options,
+                        take_over_lease=args.take_over_lease)
     size = sum(s["bytes"] for s in manifest["shards"])
     if manifest["tasks_written"]:
         print(f"{PROG}: wrote {manifest['tasks_written']} tasks; {args.out} holds "
@@ -250,20 +276,23 @@ def _add_verify(sub) -> None:
                        "are listed as ranges; an unfinished run is named first, with the "
                        "command that finishes it. Exit status: 0 every task is correct, 1 "
                        "problems found (one line each), 2 unusable input (e.g. no manifest).")
-    p.add_argument("dir", metavar="DIR", help="dataset folder (holds manifest.json)")
+    p.add_argument("dir", metavar="DIR", help="dataset folder (holds manifest.json), or its "
+                   "object-store URL (s3://, gs://, az://)")
     p.add_argument("--workers", type=int, default=None,
                    help="parallel workers (default: all cores)")
     p.add_argument("--deep", action="store_true",
                    help="also decode every frame and re-derive every removed set from its "
                    "prompt (slower)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    _add_storage_options(p)
     p.set_defaults(handler=_verify)
 
 
 def _verify(args) -> int:
     from .verify import format_report, verify
 
-    report = verify(args.dir, workers=args.workers, quiet=args.quiet, deep=args.deep)
+    report = verify(args.dir, workers=args.workers, quiet=args.quiet, deep=args.deep,
+                    storage_options=args.storage_options)
     print(format_report(report, args.dir))
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 
@@ -279,7 +308,8 @@ def _add_preview(sub) -> None:
                        "level: each task's first | final frame and its prompt. A sheet is "
                        f"limited to {MAX_SHEET_PIXELS // 2**20} Mpixels (e.g. {MAX_COUNT} "
                        "tasks at 256x256, 1 at 4096x4096).")
-    p.add_argument("out", help="output PNG file (.png; missing folders are created)")
+    p.add_argument("out", help="output PNG file (.png; missing folders are created), or its "
+                   "object-store URL (s3://, gs://, az://)")
     p.add_argument("--level", default="L1",
                    help=f"level to show, one of {', '.join(LEVELS)} (default: %(default)s)")
     p.add_argument("--count", type=int, default=16,
@@ -291,17 +321,21 @@ def _add_preview(sub) -> None:
                    help=f"frame size W or WxH, each side {MIN_CANVAS}..{MAX_CANVAS} "
                    "(default: 256)")
     _add_knobs(p)
+    _add_storage_options(p)
     p.set_defaults(handler=_preview)
 
 
 def _preview(args) -> int:
     from .preview import check_sheet_path, preview_sheet, save_sheet
+    from .storage import is_url
+    from .storage.transfer import published
 
     check_sheet_path(args.out)
     sheet = preview_sheet(args.level, count=args.count, seed=args.seed, columns=args.columns,
                           canvas_size=args.canvas_size, **_knobs(args))
-    path = save_sheet(sheet, args.out)
-    print(f"{PROG}: wrote {path}")
+    with published(args.out, "out", args.storage_options) as path:
+        save_sheet(sheet, path)
+    print(f"{PROG}: wrote {args.out if is_url(args.out) else path}")
     return EXIT_OK
 
 

@@ -25,7 +25,6 @@ from .dataset.plan import check_chunk_size, shard_batches
 from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .errors import ParameterError, UsageError
-from .lock import FolderLock
 from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
 from .shards import Shard, num_shards, shard_at
 
@@ -54,7 +53,7 @@ _REMEDY = {errno.EACCES: "fix the permissions of that path",
            errno.EROFS: "make that file system writable"}
 
 
-def _resumable(e: OSError, out: Path, need: int, tasks: int) -> GenerationError:
+def _resumable(e: OSError, out, need: int, tasks: int) -> GenerationError:
     where = f" ({final_path(e.filename) if e.filename else out})"
     if e.errno in (errno.ENOSPC, errno.EDQUOT):
         hint = (f"the {tasks:,} tasks not yet written need about {format_bytes(need)} more; "
@@ -87,7 +86,8 @@ def _todo(config, done: dict):
 def generate(config: RunConfig, out, *, workers: int | None = None, backend: str = "loky",
              scheduler: str | None = None, scheduler_timeout: float = DEFAULT_TIMEOUT,
              chunk_size: int | None = None, overwrite: bool = False, space_check: bool = True,
-             quiet: bool = False, stream=None) -> dict:
+             quiet: bool = False, stream=None, storage_options: dict | None = None,
+             take_over_lease: bool = False) -> dict:
     """Generate (or resume, or extend) a dataset in ``out``; return the manifest as a dict.
 
     Everything is checked before anything is written: the options, the engine parameters (the
@@ -100,8 +100,10 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     ----------
     config : RunConfig
         What to generate; recorded in ``manifest.json``.
-    out : path-like
-        Output folder (created; must be shared by all workers for the Dask backend).
+    out : path-like or URL
+        Output folder (created; must be shared by all workers for the Dask backend), or an
+        object-store URL (``s3://bucket/prefix``, ``gs://``, ``az://``, ``memory://``; see
+        ``objsub_fast.storage``) that the workers write to directly.
     workers : int, optional
         Parallel shard jobs (default: all cores usable by this process, as joblib counts
         them, or 1 when starting a pool would cost more than it saves, as for the default
@@ -119,7 +121,13 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     overwrite : bool
         Replace a dataset of a different configuration in ``out``.
     space_check : bool
-        Refuse a run whose estimated size exceeds the free space (default True).
+        Refuse a run whose estimated size exceeds the free space (default True; a store has
+        no free space to check).
+    storage_options : dict, optional
+        fsspec options of a store URL (credentials and endpoints otherwise come from the
+        store's standard configuration, e.g. the ``AWS_*`` environment variables).
+    take_over_lease : bool
+        Take over the lease of a store prefix held by a dead run on another machine.
 
     Returns
     -------
@@ -131,60 +139,77 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     ------
     UsageError
         A bad parameter (``ParameterError``), an unusable or busy output folder
-        (``OutputError``, ``FolderLocked``), too little space, or an unreachable scheduler;
+        (``OutputError``, ``FolderLocked``, a store's ``StoreLeased``), too little space, an
+        unreachable scheduler, or a store URL whose backend is not installed;
         nothing is written.
     GenerationError
         A file-system error while writing shards; rerunning resumes.
     """
+    from .storage.target import open_target
+
     _check_run_options(config, workers, backend, scheduler, scheduler_timeout, chunk_size)
-    out = Path(out).absolute()
-    state = read_output(config, out, overwrite)  # refuses an unusable folder before the rest
+    target = open_target(out, storage_options, take_over_lease)
+    try:
+        with target.naming_errors():
+            return _generate(config, target, workers, backend, scheduler, scheduler_timeout,
+                             chunk_size, overwrite, space_check, quiet, stream)
+    finally:
+        target.close()
+
+
+def _generate(config, target, workers, backend, scheduler, scheduler_timeout, chunk_size,
+              overwrite, space_check, quiet, stream) -> dict:
+    """``generate`` into a target (``objsub_fast.storage.target``)."""
+    target.pull()
+    # refuses an unusable folder before the rest
+    state = read_output(config, target.view, overwrite)
     with compile_notice(stream, quiet):
-        sample = sample_run(config, out)
-    if space_check:
-        check_free_space(sample, config.count - state.done_tasks, out)
+        sample = sample_run(config, target.view)
+    if space_check and not target.is_store:
+        check_free_space(sample, config.count - state.done_tasks, target.view)
     if scheduler:
         scheduler = scheduler_address(scheduler)
         check_scheduler(scheduler, scheduler_timeout)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"cannot create output directory {str(out)!r}: {e.strerror}") from e
-    with FolderLock(out):
-        return _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite,
-                    quiet, stream)
+    target.create()
+    with target.lock():
+        return _run(config, target, sample, workers, backend, scheduler, chunk_size,
+                    overwrite, quiet, stream)
 
 
-def _run(config, out, sample, workers, backend, scheduler, chunk_size, overwrite, quiet,
+def _run(config, target, sample, workers, backend, scheduler, chunk_size, overwrite, quiet,
          stream) -> dict:
-    """The run itself, in a locked output folder (see ``generate``)."""
-    import joblib
-
-    state = read_output(config, out, overwrite)  # again, now that no other run can change it
+    """The run itself, holding the output's lock (see ``generate``)."""
+    target.pull()  # again, now that no other run can change it
+    out = target.view
+    state = read_output(config, out, overwrite)
     prepare_output(config, out, state)
+    target.push()
     done = dict(state.done)
     shards_left = num_shards(config.count, config.shard_size) - len(done)
     n_workers = worker_count(workers, shards_left)
     if workers is None and backend == "loky":  # a pool that would cost more than it saves
         n_workers = min(n_workers, default_workers(config.count - state.done_tasks,
                                                    sample.seconds_per_task))
+    if target.in_process:  # memory:// is this process's memory: no other process sees it
+        n_workers, backend, scheduler = 1, "loky", None
     progress = Progress(config.count, state.done_tasks, stream=stream, quiet=quiet)
     if workers is not None and workers > n_workers and shards_left and not scheduler:
         progress.note(f"--workers {workers} capped at {n_workers}: one worker per shard, "
                       f"{shards_left} shard(s) to write")
-    jobs = (joblib.delayed(run_shard)(config, str(out), s, chunk_size)
-            for s in _todo(config, state.done))
+    jobs = target.write_jobs(run_shard, config, _todo(config, state.done), chunk_size)
     try:
         for entry in run_jobs(jobs, n_workers, backend, scheduler):
             done[entry["shard"]] = entry
             progress.update(entry["count"])
+        target.pull_progress()
         finish_run(config, out, [done[k] for k in range(num_shards(config.count,
                                                                    config.shard_size))])
+        target.push(deletions_first=False)
     except GenerationError:
         raise
     except OSError as e:
         left = config.count - progress.done
-        raise _resumable(e, out, needed_bytes(sample, left), left) from e
+        raise _resumable(e, target.name, needed_bytes(sample, left), left) from e
     finally:
         progress.close()
     manifest = json.loads((out / MANIFEST).read_text())

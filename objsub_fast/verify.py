@@ -186,13 +186,14 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
 
 
 def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
-           deep: bool = False) -> Report:
+           deep: bool = False, storage_options: dict | None = None) -> Report:
     """Verify the dataset in ``out``; return a Report listing every problem found.
 
     Parameters
     ----------
-    out : path
-        Dataset folder (holds ``manifest.json``).
+    out : path or URL
+        Dataset folder (holds ``manifest.json``), or an object-store URL
+        (``objsub_fast.storage``; ``storage_options`` are its fsspec options).
     workers : int, optional
         Parallel worker processes (default: all cores; at most one per shard).
     quiet : bool
@@ -202,9 +203,20 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     deep : bool
         Also decode every frame and re-derive every removed set from its prompt (slower).
     """
-    import joblib
+    from .storage.target import open_target
 
-    out = Path(out).absolute()
+    target = open_target(out, storage_options, option="DIR")
+    try:
+        with target.naming_errors():
+            target.pull()
+            return _verify(target, workers, quiet, stream, deep)
+    finally:
+        target.close()
+
+
+def _verify(target, workers, quiet, stream, deep) -> Report:
+    """``verify`` of a target (``objsub_fast.storage.target``) laid out in its view."""
+    out = target.view
     config, manifest = load_manifest(out, other_version_ok=True)
     worker_count(workers)
     report = Report()
@@ -228,13 +240,13 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
             "versions (see 'Generator versions' in docs/generating.md) are expected to differ "
             f"byte for byte; verify with generator_version {config.generator_version} "
             "installed to check this dataset exactly")
-    jobs = [joblib.delayed(verify_shard)(str(out), config, s, entries.get(s.index), deep=deep,
-                                         finished_run=finished)
-            for s in plan]
+    jobs = target.verify_jobs(verify_shard, config, plan, entries, deep=deep,
+                              finished_run=finished)
+    n_workers = 1 if target.in_process else worker_count(workers, len(plan))
     progress = Progress(config.count, 0, stream=stream, quiet=quiet)
     complete = 0
     try:
-        results = run_jobs(jobs, worker_count(workers, len(plan)), ordered=True)
+        results = run_jobs(jobs, n_workers, ordered=True)
         for shard, result in zip(plan, results):
             report.merge(result)
             complete += result.tasks == shard.count
@@ -246,7 +258,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
         report.problems.insert(0, (
             f"{MANIFEST}: the run is incomplete ({report.tasks} of {config.count} tasks "
             f"written, {complete} of {len(plan)} shards complete); finish it with: "
-            f"{finish_command(manifest['config'], out)}"))
+            f"{finish_command(manifest['config'], target.name)}"))
     report.problems += get_format(config.format).check_dataset(config, out, plan,
                                                                report.summaries)
     return report

@@ -8,6 +8,14 @@ def tree(root: Path) -> dict:
             if p.is_file()}
 
 
+def objects_of_run(out: Path) -> dict:
+    """A local run's files as the objects a run into a store must hold: ``tree`` without the
+    folder's (empty) lock file."""
+    files = tree(out)
+    assert files.pop(".objsub-lock") == b""
+    return files
+
+
 def shard_samples(out: Path) -> dict:
     """{key: {suffix: bytes}} of every WebDataset shard (``objsub-*.tar``) in ``out``."""
     import tarfile

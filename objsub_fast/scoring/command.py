@@ -45,19 +45,20 @@ def add_arguments(parser) -> None:
         "VBVR-Bench folders also get {model}_vbvr_results.json. Videos of any size, padding, "
         "crop or camera motion are registered on the task's first frame. Unscorable outputs "
         "become error records. Thresholds: objsub_fast.scoring.THRESHOLDS.")
-    parser.add_argument("--questions", type=Path, default=None,
+    parser.add_argument("--questions", default=None,
                         help="folder of question folders ({task_id}/question_metadata.json, "
                              "possibly under object_subtraction_task/), or VBVR-Bench's "
                              "{split}/O-43_object_subtraction_data-generator/{index:05d}/; "
                              "optional when every VMEvalKit run has its question/ copy")
-    parser.add_argument("--outputs", type=Path, required=True,
+    parser.add_argument("--outputs", required=True,
                         help="model outputs: VMEvalKit layout {model}/object_subtraction_task/"
                              "{task_id}/{run_id}/video/*.mp4; VBVR-Bench's [{model}/]{split}/"
                              "O-43_object_subtraction_data-generator/{index:05d}.mp4; or "
                              "{task_id}.mp4 / {task_id}/ frames (optionally one folder per "
                              "model)")
-    parser.add_argument("--out", type=Path, default=Path("scores.jsonl"),
-                        help="per-task JSONL (default scores.jsonl)")
+    parser.add_argument("--out", default="scores.jsonl",
+                        help="per-task JSONL (default scores.jsonl); the summary and results "
+                             "files go beside it")
     parser.add_argument("--summary-csv", type=Path, default=None,
                         help="summary table by model, level and rule kind "
                              "(default: --out with _summary.csv)")
@@ -69,6 +70,9 @@ def add_arguments(parser) -> None:
     parser.add_argument("--report", type=Path, default=None, metavar="DIR",
                         help="write an HTML report (index.html and one image strip per output) "
                              "into DIR")
+    parser.add_argument("--storage-options", default=None, metavar="JSON",
+                        help="fsspec options of store URLs: --questions, --outputs and --out "
+                             "may be s3://, gs://, az:// URLs (see docs/object_storage.md)")
 
 
 def score_job(job, report_dir=None) -> dict:
@@ -163,9 +167,31 @@ def _write_text(path: Path, text: str) -> None:
 
 
 def run(args) -> int:
-    """Run the ``score`` command with parsed ``args``; return the exit code."""
+    """Run the ``score`` command with parsed ``args``; return the exit code. ``--questions``,
+    ``--outputs`` and ``--out`` may be store URLs (downloaded, or uploaded at the end)."""
+    from ..storage import parse_storage_options
+    from ..storage.transfer import fetched, published, shown
+
+    options = parse_storage_options(getattr(args, "storage_options", None))
+    with fetched(args.questions, "--questions", options) as questions, \
+            fetched(args.outputs, "--outputs", options) as outputs, \
+            published(args.out, "--out", options) as out:
+        folders = ((questions, args.questions), (outputs, args.outputs),
+                   (out.parent, str(args.out).rpartition("/")[0]))
+
+        def as_given(text):
+            for folder, url in folders:
+                text = shown(text, folder, url)
+            return text
+
+        return _run(args, questions, outputs, out, as_given)
+
+
+def _run(args, questions, outputs, out: Path, as_given) -> int:
+    """``run`` on local folders; ``as_given`` writes a local path of an input or output
+    given as a URL as that URL (in the records and the printed lines)."""
     try:
-        jobs = find_jobs(args.questions, args.outputs)
+        jobs = find_jobs(questions, outputs)
     except FileNotFoundError as exc:
         print(f"objsub-fast score: error: {exc}", file=sys.stderr)
         return 2
@@ -174,14 +200,14 @@ def run(args) -> int:
               "(see 'objsub-fast score --help' for the layouts understood)", file=sys.stderr)
         return 2
     workers = worker_count(args.workers, len(jobs))
-    out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     report_dir = getattr(args, "report", None)
     if report_dir is not None:
         from .report import prepare
 
         prepare(report_dir)
-    results = list(_results(jobs, workers, not args.no_progress, report_dir))
+    results = [{**r, **{k: as_given(r[k]) for k in ("question", "output") if r.get(k)}}
+               for r in _results(jobs, workers, not args.no_progress, report_dir)]
     _write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
     rows = summarize(results)
     csv_path = args.summary_csv or out.with_name(out.stem + "_summary.csv")
@@ -198,5 +224,5 @@ def run(args) -> int:
     print(format_table(rows))
     errors = sum(1 for r in results if r.get("error"))
     print(f"scored {len(results) - errors} of {len(results)} outputs ({errors} errors); "
-          f"wrote {', '.join(str(p) for p in written)}")
+          f"wrote {', '.join(as_given(str(p)) for p in written)}")
     return 0

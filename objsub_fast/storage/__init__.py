@@ -1,0 +1,23 @@
+"""Datasets on object storage (S3, GCS, Azure Blob, ``memory://``) through fsspec.
+
+An output given as a URL (``s3://bucket/prefix``) is written with the same commit rules as a
+local folder, on a store that has no rename and no ``flock``:
+
+- ``url``: which URLs are stores, and the fsspec backend (and pip extra) each needs;
+- ``store``: one prefix of a store: list, upload (one PUT, or a multipart upload completed at
+  the end), download, delete, exclusive create, abort stale multipart uploads;
+- ``lease``: the object that keeps two runs out of one prefix (the store's ``flock``);
+- ``mirror``: the run's local view of the prefix (small files downloaded, shard data as
+  sparse placeholders), so the dataset code decides what to resume exactly as for a folder,
+  and the changes it makes pushed back in commit order;
+- ``target``: the output of a run, a local folder or a store prefix, as ``generate`` and
+  ``verify`` use it;
+- ``jobs``: the workers' jobs on a store: write one shard, verify one shard;
+- ``transfer``: whole inputs and outputs of ``preview`` and ``score`` downloaded or uploaded;
+- ``local_s3``: a real S3 endpoint on this machine (moto's server), for tests and benchmarks.
+
+The user documentation is docs/object_storage.md.
+"""
+from .url import is_url, parse_storage_options
+
+__all__ = ["is_url", "parse_storage_options"]

@@ -1,0 +1,188 @@
+"""One prefix of an object store, as the dataset code needs it.
+
+Every write puts a complete object under its final key: ``put_files`` uploads a local file
+in one PUT, or (S3, files over ``2 * PART_SIZE``) as a multipart upload completed only after
+its last part, so a reader never sees part of an object. ``abort_stale_uploads`` removes the
+multipart uploads a killed run left behind; ``create`` is the conditional write of the lease
+(S3's ``If-None-Match: *``).
+
+Examples
+--------
+>>> store = Store("memory://doc-store/run")
+>>> store.put_bytes("a/b.txt", b"hi")
+>>> store.listing(), store.read("a/b.txt")
+({'a/b.txt': 2}, b'hi')
+>>> store.create("lease", b"1"), store.create("lease", b"2"), store.read("lease")
+(True, False, b'1')
+>>> store.delete(["a/b.txt", "lease"]); store.listing()
+{}
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from ..errors import ParameterError, UsageError
+from .url import require_backend
+
+__all__ = ["PART_SIZE", "PART_SIZE_ENV", "part_size", "Store"]
+
+#: Part size of S3 multipart uploads (a file under twice this goes up in one PUT); the
+#: environment variable ``PART_SIZE_ENV`` sets another (S3 takes parts of 5 MiB or more).
+PART_SIZE = 16 << 20
+PART_SIZE_ENV = "OBJSUB_FAST_S3_PART_SIZE"
+
+
+def part_size() -> int:
+    """The S3 multipart part size in bytes: ``PART_SIZE``, or ``$OBJSUB_FAST_S3_PART_SIZE``.
+
+    Examples
+    --------
+    >>> part_size() == PART_SIZE or PART_SIZE_ENV in os.environ
+    True
+    """
+    text = os.environ.get(PART_SIZE_ENV)
+    if text is None:
+        return PART_SIZE
+    if not text.isdigit() or int(text) < 1:
+        raise ParameterError(f"{PART_SIZE_ENV} must be a number of bytes >= 1, got {text!r}")
+    return int(text)
+
+
+class Store:
+    """The prefix ``url`` of an fsspec store, opened with ``storage_options``.
+
+    Keys are relative to the prefix (``objsub-000000.tar``, ``.objsub-progress/000000.json``).
+    A Store pickles as its URL and options, so a worker (loky, Dask) reopens it with its own
+    connection.
+    """
+
+    def __init__(self, url: str, storage_options: dict | None = None, option: str = "--out"):
+        self.scheme = require_backend(url, option)
+        self.url, self.options, self.option = url.rstrip("/"), dict(storage_options or {}), option
+        self._fs = None
+
+    def __getstate__(self):
+        return {"url": self.url, "options": self.options, "option": self.option}
+
+    def __setstate__(self, state):
+        self.__init__(state["url"], state["options"], state["option"])
+
+    @property
+    def fs(self):
+        """The fsspec file system (opened on first use)."""
+        if self._fs is None:
+            import fsspec
+
+            try:
+                self._fs = fsspec.filesystem(self.scheme, **self.options)
+            except (TypeError, ValueError) as e:
+                raise UsageError(f"--storage-options not accepted by the {self.scheme}:// "
+                                 f"backend: {e}") from None
+        return self._fs
+
+    @property
+    def root(self) -> str:
+        """The prefix as the file system names it (no scheme, no trailing slash)."""
+        return self.fs._strip_protocol(self.url).rstrip("/")
+
+    def key(self, rel: str) -> str:
+        """Full key of ``rel``."""
+        return f"{self.root}/{rel}"
+
+    def check(self) -> None:
+        """Raise UsageError unless the prefix's bucket (container) exists and is reachable."""
+        bucket = self.root.split("/", 1)[0]
+        if self.scheme == "memory":
+            return
+        try:
+            found = self.fs.exists(bucket)
+        except Exception as e:  # noqa: BLE001 - missing credentials, unreachable endpoint
+            raise UsageError(f"{self.option} {self.url!r}: cannot reach the store: {e}") from None
+        if not found:
+            raise UsageError(f"{self.option} {self.url!r}: bucket {bucket!r} does not exist or "
+                             "is not accessible with these credentials")
+
+    def listing(self, under: str = "") -> dict[str, int]:
+        """Every object under the prefix (or under ``under`` inside it): key -> size.
+
+        Always asks the store (other processes write there): fsspec's listing cache is
+        dropped first."""
+        self.fs.invalidate_cache()
+        base = self.root + "/"
+        found = self.fs.find(base + under, detail=True) if under else self.fs.find(
+            self.root, detail=True)
+        return {name[len(base):]: int(info.get("size") or 0) for name, info in found.items()
+                if name.startswith(base) and info.get("type", "file") != "directory"}
+
+    def read(self, rel: str) -> bytes:
+        """The bytes of object ``rel`` (asking the store, not a cached listing)."""
+        self.fs.invalidate_cache()
+        return self.fs.cat_file(self.key(rel))
+
+    def put_bytes(self, rel: str, data: bytes) -> None:
+        """Write object ``rel`` (one PUT)."""
+        self.fs.pipe_file(self.key(rel), data)
+
+    def put_files(self, files: list[tuple[Path, str]]) -> None:
+        """Upload local files to their keys, (local path, key) pairs, concurrently where the
+        backend can; each object appears complete or not at all."""
+        if not files:
+            return
+        kwargs = {"chunksize": part_size()} if self.scheme in ("s3", "s3a") else {}
+        if len(files) == 1:
+            self.fs.put_file(str(files[0][0]), self.key(files[0][1]), **kwargs)
+        else:
+            self.fs.put([str(p) for p, _ in files], [self.key(k) for _, k in files], **kwargs)
+
+    def get_files(self, files: list[tuple[str, Path]]) -> None:
+        """Download objects to local files, (key, local path) pairs (streamed to disk)."""
+        for _, path in files:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        if len(files) == 1:
+            self.fs.get_file(self.key(files[0][0]), str(files[0][1]))
+        elif files:
+            self.fs.get([self.key(k) for k, _ in files], [str(p) for _, p in files])
+
+    def delete(self, rels) -> None:
+        """Delete objects (absent ones are ignored)."""
+        keys = [self.key(r) for r in rels]
+        for i in range(0, len(keys), 1000):
+            try:
+                self.fs.rm(keys[i:i + 1000])
+            except FileNotFoundError:
+                for key in keys[i:i + 1000]:
+                    if self.fs.exists(key):
+                        self.fs.rm_file(key)
+
+    def create(self, rel: str, data: bytes) -> bool:
+        """Create object ``rel`` only if it does not exist; whether this call created it.
+
+        fsspec's exclusive write (``mode="create"``): on S3 one conditional PUT
+        (``If-None-Match: *``), so of two runs racing for it only one wins. A backend without
+        it gets an existence check then a PUT (see docs/object_storage.md).
+        """
+        key = self.key(rel)
+        try:
+            self.fs.pipe_file(key, data, mode="create")
+            return True
+        except FileExistsError:
+            return False
+        except (TypeError, NotImplementedError):  # a backend without exclusive writes
+            if self.fs.exists(key):
+                return False
+            self.fs.pipe_file(key, data)
+            return True
+
+    def abort_stale_uploads(self) -> int:
+        """Abort the incomplete multipart uploads under the prefix (S3; a killed run's);
+        return how many. Call only while holding the prefix's lease."""
+        if self.scheme not in ("s3", "s3a"):
+            return 0
+        bucket, _, prefix = self.root.partition("/")
+        uploads = self.fs.call_s3("list_multipart_uploads", Bucket=bucket,
+                                  Prefix=f"{prefix}/" if prefix else "").get("Uploads", [])
+        for upload in uploads:
+            self.fs.call_s3("abort_multipart_upload", Bucket=bucket, Key=upload["Key"],
+                            UploadId=upload["UploadId"])
+        return len(uploads)
