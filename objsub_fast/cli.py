@@ -159,6 +159,10 @@ def _add_generate(sub) -> None:
     p.add_argument("--fps", type=int, default=16, help="video frame rate (default: %(default)s)")
     p.add_argument("--video-frames", type=int, default=61,
                    help="frames per video (default: %(default)s, 3.8 s at 16 fps)")
+    p.add_argument("--video-encoder", default="objsub",
+                   help="H.264 encoder of the videos: objsub (this project's own: fast, the "
+                   "same bytes on every machine) | x264 (libx264 via PyAV, as before) "
+                   "(default: %(default)s)")
     p.add_argument("--vbvr-pack", default="tar",
                    help="--format vbvr: tar shards (as VBVR ships them) or plain folders: "
                    "tar | folders (default: %(default)s)")
@@ -200,7 +204,8 @@ def _generate(args) -> int:
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
                        shard_size=shard_size, canvas_size=args.canvas_size,
                        masks=args.masks, videos=args.videos, video_style=args.video_style,
-                       fps=args.fps, video_frames=args.video_frames, vbvr_pack=args.vbvr_pack,
+                       fps=args.fps, video_frames=args.video_frames,
+                       encoder=args.video_encoder, vbvr_pack=args.vbvr_pack,
                        vbvr_split=args.vbvr_split, **_knobs(args))
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
                         scheduler=args.scheduler, scheduler_timeout=args.scheduler_timeout,

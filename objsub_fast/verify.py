@@ -261,7 +261,10 @@ def finish_command(config: RunConfig, out) -> str:
     return (f"objsub-fast generate --out {shlex.quote(str(out))} --count {config.count} "
             f"--levels {','.join(config.levels)} --seed {config.seed} --format {config.format} "
             f"--shard-size {config.shard_size} --canvas-size {w}x{h}"
-            + (" --masks" if config.masks else ""))
+            + (" --masks" if config.masks else "")
+            + (f" --videos --video-style {config.video_style} --fps {config.fps} "
+               f"--video-frames {config.video_frames} --video-encoder {config.encoder}"
+               if config.videos else ""))
 
 
 def installed_generator_version(config: RunConfig) -> str:

@@ -10,6 +10,7 @@ MODULES = [
     "objsub_fast.dataset.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
     "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr",
     "objsub_fast.dataset.stream", "objsub_fast.video", "objsub_fast.transitions",
+    "objsub_fast.h264.mp4", "objsub_fast.verify",
 ]
 
 
