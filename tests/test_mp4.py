@@ -9,8 +9,8 @@ import struct
 import numpy as np
 import pytest
 
-from objsub_fast.h264.mp4 import (COLOUR, Mp4Muxer, iter_boxes, mux_mp4, split_annexb,
-                                  top_level_boxes)
+from objsub_fast.h264.mp4 import (COLOUR, Mp4Muxer, find_box, mux_mp4, read_track,
+                                  sample_nals, split_annexb, top_level_boxes)
 
 av = pytest.importorskip("av")
 
@@ -68,23 +68,9 @@ def remux(raw: bytes, w=W, h=H, **kwargs):
     return mux_mp4(w, h, FPS, sps, pps, pics, **kwargs), pics
 
 
-def child(data: bytes, path: str, start=0, stop=None):
-    """(payload start, stop) of the box at ``path`` ("moov/trak/..."); sample entries and
-    full boxes are stepped into by the caller's offsets."""
-    head, _, rest = path.partition("/")
-    for kind, begin, end in iter_boxes(data, start, stop):
-        if kind == head:
-            return (begin, end) if not rest else child(data, rest, begin + _SKIP.get(kind, 0),
-                                                       end)
-    raise KeyError(path)
-
-
-_SKIP = {"stsd": 8, "avc1": 78, "dref": 8}  # bytes before a box's child boxes
-
-
 def table(data: bytes, path: str, fmt: str):
     """Rows of a full-box sample table (entry count after version/flags)."""
-    begin, end = child(data, "moov/trak/mdia/minf/stbl/" + path)
+    begin, end = find_box(data, "moov/trak/mdia/minf/stbl/" + path)
     count, = struct.unpack_from(">I", data, begin + 4)
     size = struct.calcsize(fmt)
     return [struct.unpack_from(fmt, data, begin + 8 + k * size) for k in range(count)]
@@ -131,13 +117,13 @@ def test_colour_box_carries_other_codes():
 def test_box_tree_moov_first_offsets_and_keyframes(x264):
     _, mp4, pics = x264
     assert top_level_boxes(mp4) == ["ftyp", "moov", "mdat"]
-    begin, _ = child(mp4, "moov/trak/mdia/minf/stbl/stsz")
+    begin, _ = find_box(mp4, "moov/trak/mdia/minf/stbl/stsz")
     _, count = struct.unpack_from(">II", mp4, begin + 4)
     sizes = struct.unpack_from(f">{count}I", mp4, begin + 12)
     (offset,), = table(mp4, "stco", ">I")
     assert table(mp4, "stsc", ">III") == [(1, FRAMES, 1)]
     assert table(mp4, "stts", ">II") == [(FRAMES, 1)]
-    mdat_begin, mdat_end = child(mp4, "mdat")
+    mdat_begin, mdat_end = find_box(mp4, "mdat")
     assert offset == mdat_begin and offset + sum(sizes) == mdat_end == len(mp4)
     for (nals, _), size in zip(pics, sizes):
         sample = mp4[offset:offset + size]
@@ -148,16 +134,28 @@ def test_box_tree_moov_first_offsets_and_keyframes(x264):
                                                        enumerate(pics) if key] == [1, 6, 11]
 
 
+def test_read_track_gives_back_what_was_muxed(x264):
+    raw, mp4, pics = x264
+    track = read_track(mp4)
+    nals = split_annexb(raw)
+    assert (track["width"], track["height"]) == (W, H)
+    assert track["sps"] == next(n for n in nals if n[0] & 0x1F == 7)
+    assert track["pps"] == next(n for n in nals if n[0] & 0x1F == 8)
+    assert [sample_nals(s) for s in track["samples"]] == [
+        [n for n in units if n[0] & 0x1F not in (7, 8)] for units, _ in pics]
+    assert track["keyframes"] == [i for i, (_, key) in enumerate(pics) if key]
+
+
 def test_avcc_and_colr_fields(x264):
     raw, mp4, _ = x264
     sps = next(n for n in split_annexb(raw) if n[0] & 0x1F == 7)
-    begin, end = child(mp4, "moov/trak/mdia/minf/stbl/stsd/avc1/avcC")
+    begin, end = find_box(mp4, "moov/trak/mdia/minf/stbl/stsd/avc1/avcC")
     assert mp4[begin:begin + 6] == bytes([1, sps[1], sps[2], sps[3], 0xFF, 0xE1])
     assert mp4[begin + 6:begin + 8] == struct.pack(">H", len(sps))
     assert mp4[begin + 8:begin + 8 + len(sps)] == sps
     assert (end - begin - 8 - len(sps) - 3 == len(next(
         n for n in split_annexb(raw) if n[0] & 0x1F == 8)) + (4 if sps[1] == 100 else 0))
-    begin, end = child(mp4, "moov/trak/mdia/minf/stbl/stsd/avc1/colr")
+    begin, end = find_box(mp4, "moov/trak/mdia/minf/stbl/stsd/avc1/colr")
     assert mp4[begin:end] == b"nclx" + struct.pack(">HHHB", 6, 6, 6, 0)
     assert COLOUR == {"primaries": 6, "transfer": 6, "matrix": 6, "full_range": 0}
 
@@ -165,7 +163,7 @@ def test_avcc_and_colr_fields(x264):
 def test_no_clock_fields_and_same_bytes_every_time(x264):
     raw, mp4, _ = x264
     for path, skip in (("moov/mvhd", 4), ("moov/trak/tkhd", 4), ("moov/trak/mdia/mdhd", 4)):
-        begin, _ = child(mp4, path)
+        begin, _ = find_box(mp4, path)
         assert mp4[begin + skip:begin + skip + 8] == bytes(8), path  # creation, modification
     assert remux(raw)[0] == mp4
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 import struct
 
 __all__ = ["Mp4Muxer", "mux_mp4", "box", "full_box", "serialise", "top_level_boxes",
-           "iter_boxes", "split_annexb", "COLOUR"]
+           "iter_boxes", "find_box", "read_track", "sample_nals", "split_annexb", "COLOUR"]
 
 #: The colour tags of the ``colr`` box (nclx; ISO/IEC 23091-2 codes): BT.601 625/525
 #: (SMPTE 170M) primaries, transfer and matrix, limited ("tv") range, as the VUI says.
@@ -219,6 +219,71 @@ def iter_boxes(data: bytes, start: int = 0, stop: int | None = None):
 def top_level_boxes(data: bytes) -> list[str]:
     """The types of the top-level boxes of an mp4, in order."""
     return [kind for kind, _, _ in iter_boxes(data)]
+
+
+#: Bytes between a box's payload start and its child boxes (full-box header, entry count or
+#: sample entry fields) for the boxes :func:`find_box` steps into.
+_CHILDREN_AT = {"stsd": 8, "avc1": 78, "dref": 8}
+
+
+def find_box(data: bytes, path: str, start: int = 0, stop: int | None = None):
+    """(payload start, payload stop) of the first box at ``path`` ("moov/trak/mdia/..."); KeyError
+    if there is none.
+
+    Examples
+    --------
+    >>> data = serialise(box("moov", box("trak", b"xy")))
+    >>> find_box(data, "moov/trak")
+    (16, 18)
+    """
+    head, _, rest = path.partition("/")
+    for kind, begin, end in iter_boxes(data, start, stop):
+        if kind == head:
+            return (begin, end) if not rest else find_box(
+                data, rest, begin + _CHILDREN_AT.get(kind, 0), end)
+    raise KeyError(path)
+
+
+def read_track(data: bytes) -> dict:
+    """The first video track of an mp4 with one chunk of samples, as this muxer writes it:
+    ``width``, ``height``, ``sps``, ``pps`` (from avcC), ``samples`` (one bytes per picture,
+    4-byte length prefixed NAL units) and ``keyframes`` (0-based sample indices).
+
+    A reader independent of FFmpeg, for checking the muxer's output with other decoders.
+    """
+    stbl = "moov/trak/mdia/minf/stbl/"
+    entry, _ = find_box(data, stbl + "stsd/avc1")
+    width, height = struct.unpack_from(">HH", data, entry + 24)
+    avcc, _ = find_box(data, stbl + "stsd/avc1/avcC")
+    sps_len, = struct.unpack_from(">H", data, avcc + 6)
+    sps = data[avcc + 8:avcc + 8 + sps_len]
+    pps_at = avcc + 8 + sps_len + 1
+    pps_len, = struct.unpack_from(">H", data, pps_at)
+    pps = data[pps_at + 2:pps_at + 2 + pps_len]
+    at, _ = find_box(data, stbl + "stsz")
+    _, count = struct.unpack_from(">II", data, at + 4)
+    sizes = struct.unpack_from(f">{count}I", data, at + 12)
+    at, _ = find_box(data, stbl + "stco")
+    offset, = struct.unpack_from(">I", data, at + 8) if count else (0,)
+    samples = []
+    for size in sizes:
+        samples.append(data[offset:offset + size])
+        offset += size
+    at, _ = find_box(data, stbl + "stss")
+    keys, = struct.unpack_from(">I", data, at + 4)
+    keyframes = [k - 1 for k in struct.unpack_from(f">{keys}I", data, at + 8)]
+    return {"width": width, "height": height, "sps": sps, "pps": pps, "samples": samples,
+            "keyframes": keyframes}
+
+
+def sample_nals(sample: bytes) -> list[bytes]:
+    """The NAL units of one sample (4-byte length prefixed)."""
+    nals, at = [], 0
+    while at < len(sample):
+        size, = struct.unpack_from(">I", sample, at)
+        nals.append(sample[at + 4:at + 4 + size])
+        at += 4 + size
+    return nals
 
 
 def split_annexb(stream: bytes) -> list[bytes]:
