@@ -14,8 +14,8 @@ clause 8.5.9 and their encoder-side inverse) and the chroma QP mapping (Table 8-
 Examples
 --------
 >>> from objsub_fast.h264 import cavlc_tables as t
->>> int(t.COEFF_TOKEN_LEN[0, 1, 1]), f"{t.COEFF_TOKEN_CODE[0, 1, 1]:0{t.COEFF_TOKEN_LEN[0, 1, 1]}b}"
-(2, '01')
+>>> int(t.COEFF_TOKEN_CODE[0, 1, 1]), int(t.COEFF_TOKEN_LEN[0, 1, 1])  # the word 01
+(1, 2)
 >>> t.codeword(t.TOTAL_ZEROS_CODE, t.TOTAL_ZEROS_LEN, 3, 6)
 '100'
 >>> t.ZIGZAG_4X4[:6].tolist()
@@ -102,46 +102,72 @@ _COEFF_TOKEN_TEXT = """
 """
 
 # --------------------------------------------------------------------------- Tables 9-7, 9-8
-# total_zeros of 4x4 blocks (maxNumCoeff 15 or 16). The standard prints one column per
-# tzVlcIndex (= TotalCoeff); here each line is one such column, listing the codewords of
-# total_zeros = 0, 1, 2, ... (a block with TotalCoeff n has at most 16 - n zeros).
-_TOTAL_ZEROS_TEXT = """
- 1 | 1 | 011 | 010 | 0011 | 0010 | 0001 1 | 0001 0 | 0000 11 | 0000 10 | 0000 011 | 0000 010 | 0000 0011 | 0000 0010 | 0000 0001 1 | 0000 0001 0 | 0000 0000 1
- 2 | 111 | 110 | 101 | 100 | 011 | 0101 | 0100 | 0011 | 0010 | 0001 1 | 0001 0 | 0000 11 | 0000 10 | 0000 01 | 0000 00
- 3 | 0101 | 111 | 110 | 101 | 0100 | 0011 | 100 | 011 | 0010 | 0001 1 | 0001 0 | 0000 01 | 0000 1 | 0000 00
- 4 | 0001 1 | 111 | 0101 | 0100 | 110 | 101 | 100 | 0011 | 011 | 0010 | 0001 0 | 0000 1 | 0000 0
- 5 | 0101 | 0100 | 0011 | 111 | 110 | 101 | 100 | 011 | 0010 | 0000 1 | 0001 | 0000 0
- 6 | 0000 01 | 0000 1 | 111 | 110 | 101 | 100 | 011 | 010 | 0001 | 001 | 0000 00
- 7 | 0000 01 | 0000 1 | 101 | 100 | 011 | 11 | 010 | 0001 | 001 | 0000 00
- 8 | 0000 01 | 0001 | 0000 1 | 011 | 11 | 10 | 010 | 001 | 0000 00
- 9 | 0000 01 | 0000 00 | 0001 | 11 | 10 | 001 | 01 | 0000 1
-10 | 0000 1 | 0000 0 | 001 | 11 | 10 | 01 | 0001
-11 | 0000 | 0001 | 001 | 010 | 1 | 011
-12 | 0000 | 0001 | 01 | 1 | 001
-13 | 000 | 001 | 1 | 01
-14 | 00 | 01 | 1
-15 | 0 | 1
+# total_zeros of 4x4 blocks (maxNumCoeff 15 or 16), as the standard prints them: one line per
+# total_zeros value, one column per tzVlcIndex (= TotalCoeff); Table 9-7 holds tzVlcIndex 1..7,
+# Table 9-8 holds 8..15.
+_TOTAL_ZEROS_TEXT_9_7 = """
+tz | 1           | 2       | 3       | 4      | 5      | 6       | 7
+0  | 1           | 111     | 0101    | 0001 1 | 0101   | 0000 01 | 0000 01
+1  | 011         | 110     | 111     | 111    | 0100   | 0000 1  | 0000 1
+2  | 010         | 101     | 110     | 0101   | 0011   | 111     | 101
+3  | 0011        | 100     | 101     | 0100   | 111    | 110     | 100
+4  | 0010        | 011     | 0100    | 110    | 110    | 101     | 011
+5  | 0001 1      | 0101    | 0011    | 101    | 101    | 100     | 11
+6  | 0001 0      | 0100    | 100     | 100    | 100    | 011     | 010
+7  | 0000 11     | 0011    | 011     | 0011   | 011    | 010     | 0001
+8  | 0000 10     | 0010    | 0010    | 011    | 0010   | 0001    | 001
+9  | 0000 011    | 0001 1  | 0001 1  | 0010   | 0000 1 | 001     | 0000 00
+10 | 0000 010    | 0001 0  | 0001 0  | 0001 0 | 0001   | 0000 00 | -
+11 | 0000 0011   | 0000 11 | 0000 01 | 0000 1 | 0000 0 | -       | -
+12 | 0000 0010   | 0000 10 | 0000 1  | 0000 0 | -      | -       | -
+13 | 0000 0001 1 | 0000 01 | 0000 00 | -      | -      | -       | -
+14 | 0000 0001 0 | 0000 00 | -       | -      | -      | -       | -
+15 | 0000 0000 1 | -       | -       | -      | -      | -       | -
+"""
+_TOTAL_ZEROS_TEXT_9_8 = """
+tz | 8       | 9       | 10     | 11   | 12   | 13  | 14 | 15
+0  | 0000 01 | 0000 01 | 0000 1 | 0000 | 0000 | 000 | 00 | 0
+1  | 0001    | 0000 00 | 0000 0 | 0001 | 0001 | 001 | 01 | 1
+2  | 0000 1  | 0001    | 001    | 001  | 01   | 1   | 1  | -
+3  | 011     | 11      | 11     | 010  | 1    | 01  | -  | -
+4  | 11      | 10      | 10     | 1    | 001  | -   | -  | -
+5  | 10      | 001     | 01     | 011  | -    | -   | -  | -
+6  | 010     | 01      | 0001   | -    | -    | -   | -  | -
+7  | 001     | 0000 1  | -      | -    | -    | -   | -  | -
+8  | 0000 00 | -       | -      | -    | -    | -   | -  | -
 """
 
 # --------------------------------------------------------------------------- Table 9-9 (a)
-# total_zeros of the 2x2 chroma DC block (4:2:0), laid out like the 4x4 text above.
+# total_zeros of the 2x2 chroma DC block (4:2:0): one line per total_zeros, one column per
+# tzVlcIndex (= TotalCoeff).
 _TOTAL_ZEROS_DC_TEXT = """
-1 | 1 | 01 | 001 | 000
-2 | 1 | 01 | 00
-3 | 1 | 0
+tz | 1   | 2  | 3
+0  | 1   | 1  | 1
+1  | 01  | 01 | 0
+2  | 001 | 00 | -
+3  | 000 | -  | -
 """
 
 # --------------------------------------------------------------------------- Table 9-10
-# run_before. One line per zerosLeft ("7" stands for every zerosLeft > 6), listing the
-# codewords of run_before = 0, 1, 2, ...
+# run_before: one line per run_before value, one column per zerosLeft (">6" for every
+# zerosLeft above 6).
 _RUN_BEFORE_TEXT = """
-1 | 1 | 0
-2 | 1 | 01 | 00
-3 | 11 | 10 | 01 | 00
-4 | 11 | 10 | 01 | 001 | 000
-5 | 11 | 10 | 011 | 010 | 001 | 000
-6 | 11 | 000 | 001 | 011 | 010 | 101 | 100
-7 | 111 | 110 | 101 | 100 | 011 | 010 | 001 | 0001 | 0000 1 | 0000 01 | 0000 001 | 0000 0001 | 0000 0000 1 | 0000 0000 01 | 0000 0000 001
+run | 1 | 2  | 3  | 4   | 5   | 6   | >6
+0   | 1 | 1  | 11 | 11  | 11  | 11  | 111
+1   | 0 | 01 | 10 | 10  | 10  | 000 | 110
+2   | - | 00 | 01 | 01  | 011 | 001 | 101
+3   | - | -  | 00 | 001 | 010 | 011 | 100
+4   | - | -  | -  | 000 | 001 | 010 | 011
+5   | - | -  | -  | -   | 000 | 101 | 010
+6   | - | -  | -  | -   | -   | 100 | 001
+7   | - | -  | -  | -   | -   | -   | 0001
+8   | - | -  | -  | -   | -   | -   | 0000 1
+9   | - | -  | -  | -   | -   | -   | 0000 01
+10  | - | -  | -  | -   | -   | -   | 0000 001
+11  | - | -  | -  | -   | -   | -   | 0000 0001
+12  | - | -  | -  | -   | -   | -   | 0000 0000 1
+13  | - | -  | -  | -   | -   | -   | 0000 0000 01
+14  | - | -  | -  | -   | -   | -   | 0000 0000 001
 """
 
 # --------------------------------------------------------------------------- Table 9-4
@@ -178,21 +204,28 @@ def _rows(text: str) -> list[list[str]]:
 def _parse_coeff_token() -> tuple[np.ndarray, np.ndarray]:
     code = np.zeros((5, 4, 17), np.int32)
     length = np.zeros((5, 4, 17), np.int32)
-    for head, *columns in _rows(_COEFF_TOKEN_TEXT):
-        trailing_ones, total_coeff = (int(n) for n in head.split())
-        for table, word in enumerate(columns):
-            code[table, trailing_ones, total_coeff], length[table, trailing_ones, total_coeff] = (
-                _bits(word))
+    for head, *words in _rows(_COEFF_TOKEN_TEXT):
+        ones, total = (int(n) for n in head.split())
+        for table, word in enumerate(words):
+            code[table, ones, total], length[table, ones, total] = _bits(word)
     return code, length
 
 
-def _parse_by_row(text: str, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """A table whose lines are 'row | word for column 0 | word for column 1 | ...'."""
+def _parse_grid(text: str, code: np.ndarray, length: np.ndarray) -> None:
+    """Fill ``code[column, row]`` and ``length[column, row]`` from a table printed as a header
+    line of column indices (">6" standing for 7) and lines 'row | word | word | ...'."""
+    header, *lines = _rows(text)
+    columns = [7 if field == ">6" else int(field) for field in header[1:]]
+    for row, *words in lines:
+        for column, word in zip(columns, words, strict=True):
+            code[column, int(row)], length[column, int(row)] = _bits(word)
+
+
+def _parse_grids(shape: tuple[int, int], *texts: str) -> tuple[np.ndarray, np.ndarray]:
     code = np.zeros(shape, np.int32)
     length = np.zeros(shape, np.int32)
-    for head, *words in _rows(text):
-        for column, word in enumerate(words):
-            code[int(head), column], length[int(head), column] = _bits(word)
+    for text in texts:
+        _parse_grid(text, code, length)
     return code, length
 
 
@@ -208,16 +241,17 @@ COEFF_TOKEN_CODE, COEFF_TOKEN_LEN = _parse_coeff_token()
 of 4:2:0). LEN is 0 where the pair cannot occur (TrailingOnes > min(TotalCoeff, 3), or
 TotalCoeff > 4 in table 4). :func:`coeff_token_table` maps nC to the table."""
 
-TOTAL_ZEROS_CODE, TOTAL_ZEROS_LEN = _parse_by_row(_TOTAL_ZEROS_TEXT, (16, 16))
+TOTAL_ZEROS_CODE, TOTAL_ZEROS_LEN = _parse_grids((16, 16), _TOTAL_ZEROS_TEXT_9_7,
+                                                 _TOTAL_ZEROS_TEXT_9_8)
 """total_zeros of 4x4 blocks (Tables 9-7 and 9-8), ``[TotalCoeff, total_zeros]``; TotalCoeff
 1..15 (row 0 unused: a block without coefficients codes no total_zeros), LEN 0 where
 total_zeros > 16 - TotalCoeff."""
 
-TOTAL_ZEROS_DC_CODE, TOTAL_ZEROS_DC_LEN = _parse_by_row(_TOTAL_ZEROS_DC_TEXT, (4, 4))
+TOTAL_ZEROS_DC_CODE, TOTAL_ZEROS_DC_LEN = _parse_grids((4, 4), _TOTAL_ZEROS_DC_TEXT)
 """total_zeros of the 2x2 chroma DC block of 4:2:0 (Table 9-9 (a)), ``[TotalCoeff,
 total_zeros]``; TotalCoeff 1..3, LEN 0 where total_zeros > 4 - TotalCoeff."""
 
-RUN_BEFORE_CODE, RUN_BEFORE_LEN = _parse_by_row(_RUN_BEFORE_TEXT, (8, 15))
+RUN_BEFORE_CODE, RUN_BEFORE_LEN = _parse_grids((8, 15), _RUN_BEFORE_TEXT)
 """run_before (Table 9-10), ``[min(zerosLeft, 7), run_before]``; zerosLeft 1..6 as such and
 row 7 for every zerosLeft > 6; LEN 0 where run_before > zerosLeft (row 0 unused)."""
 
@@ -254,7 +288,8 @@ QUANT_MF = _MF_BY_CLASS[:, _POSITION_CLASS]
 """Forward quantisation multipliers of the common integer encoder formulation (not part of
 the standard), ``[qP % 6, raster position]``: ``level = (|W| * QUANT_MF + f) >> (15 + qP // 6)``
 for a forward core-transform coefficient W. They are the inverse of :data:`DEQUANT_V` through
-the transform pair: ``DEQUANT_V * QUANT_MF * TRANSFORM_GAIN`` is 2**21 to within 0.05 %."""
+the transform pair: ``DEQUANT_V * QUANT_MF * TRANSFORM_GAIN`` is 2**21 to within 0.02 %;
+each multiplier is ``round(2**21 / (DEQUANT_V * TRANSFORM_GAIN))``."""
 
 TRANSFORM_GAIN = np.array([16, 25, 20], np.int32)[_POSITION_CLASS]
 """Per raster position, the gain of the forward core transform followed by the inverse one
