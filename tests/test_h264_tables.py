@@ -308,3 +308,13 @@ def test_chroma_qp_table_8_15():
 def test_module_examples_run():
     result = doctest.testmod(T, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_numba_kernel_reads_the_tables_as_globals():
+    numba = pytest.importorskip("numba")
+
+    @numba.njit
+    def coeff_token_bits(table, ones, total):
+        return T.COEFF_TOKEN_CODE[table, ones, total], T.COEFF_TOKEN_LEN[table, ones, total]
+
+    assert coeff_token_bits(0, 1, 13) == (1, 15)  # 0000 0000 0000 001
