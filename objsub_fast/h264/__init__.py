@@ -1,1 +1,1 @@
-"""An own H.264 encoder for ground-truth videos, and its MP4 muxer (``mp4``)."""
+"""An H.264 encoder for the project's ground-truth videos."""
