@@ -95,7 +95,7 @@ def write_block(buf, st, coeffs, max_num, nc, stats):  # pragma: no cover - comp
         put_bits(buf, st, 1 if coeffs[pos[i]] < 0 else 0, 1)
     suffix_length = 1 if total > 10 and ones < 3 else 0
     for i in range(ones, total):
-        level = int(coeffs[pos[i]])
+        level = np.int64(coeffs[pos[i]])
         level_code = 2 * level - 2 if level > 0 else -2 * level - 1
         if i == ones and ones < 3:
             level_code -= 2

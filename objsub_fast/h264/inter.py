@@ -20,6 +20,8 @@ from __future__ import annotations
 
 
 
+import numpy as np
+
 from .._numba import kernel
 
 
@@ -98,7 +100,7 @@ def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
             rx = x0 + dx + c
             if not inside:
                 rx = _clamp(rx, w - 1)
-            d = int(src[y0 + r, x0 + c]) - int(refpic[ry, rx])
+            d = np.int64(src[y0 + r, x0 + c]) - np.int64(refpic[ry, rx])
             sad += d if d >= 0 else -d
         if sad > limit:
             return sad
@@ -123,7 +125,7 @@ def predict_luma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weighte
     for r in range(16):
         ry = _clamp(y0 + (mvy >> 2) + r, h - 1)
         for c in range(16):
-            v = int(refpic[ry, _clamp(x0 + (mvx >> 2) + c, w - 1)])
+            v = np.int64(refpic[ry, _clamp(x0 + (mvx >> 2) + c, w - 1)])
             pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
 
 
@@ -139,8 +141,8 @@ def predict_chroma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weigh
         for c in range(8):
             xa = _clamp(x0 + (mvx >> 3) + c, w - 1)
             xb = _clamp(x0 + (mvx >> 3) + c + 1, w - 1)
-            v = ((8 - fx) * (8 - fy) * int(refpic[ya, xa]) + fx * (8 - fy) * int(refpic[ya, xb])
-                 + (8 - fx) * fy * int(refpic[yb, xa]) + fx * fy * int(refpic[yb, xb]) + 32) >> 6
+            v = ((8 - fx) * (8 - fy) * np.int64(refpic[ya, xa]) + fx * (8 - fy) * np.int64(refpic[ya, xb])
+                 + (8 - fx) * fy * np.int64(refpic[yb, xa]) + fx * fy * np.int64(refpic[yb, xb]) + 32) >> 6
             pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
 
 

@@ -15,6 +15,8 @@ Examples
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .._numba import kernel
 
 V_MODE, H_MODE, DC_MODE, PLANE_MODE = 0, 1, 2, 3
@@ -68,9 +70,9 @@ def _predict_square(pic, y0, x0, n, mode, left, top, pred, chroma):  # pragma: n
         hsum = 0
         vsum = 0
         for k in range(half):
-            hsum += (k + 1) * (int(pic[y0 - 1, x0 + half + k]) - int(pic[y0 - 1, x0 + half - 2 - k]))
-            vsum += (k + 1) * (int(pic[y0 + half + k, x0 - 1]) - int(pic[y0 + half - 2 - k, x0 - 1]))
-        a = 16 * (int(pic[y0 + n - 1, x0 - 1]) + int(pic[y0 - 1, x0 + n - 1]))
+            hsum += (k + 1) * (np.int64(pic[y0 - 1, x0 + half + k]) - np.int64(pic[y0 - 1, x0 + half - 2 - k]))
+            vsum += (k + 1) * (np.int64(pic[y0 + half + k, x0 - 1]) - np.int64(pic[y0 + half - 2 - k, x0 - 1]))
+        a = 16 * (np.int64(pic[y0 + n - 1, x0 - 1]) + np.int64(pic[y0 - 1, x0 + n - 1]))
         if n == 16:
             b = (5 * hsum + 32) >> 6
             c_ = (5 * vsum + 32) >> 6
@@ -84,10 +86,10 @@ def _predict_square(pic, y0, x0, n, mode, left, top, pred, chroma):  # pragma: n
         total = 0
         if left:
             for r in range(16):
-                total += int(pic[y0 + r, x0 - 1])
+                total += np.int64(pic[y0 + r, x0 - 1])
         if top:
             for c in range(16):
-                total += int(pic[y0 - 1, x0 + c])
+                total += np.int64(pic[y0 - 1, x0 + c])
         if left and top:
             v = (total + 16) >> 5
         elif left or top:
@@ -104,9 +106,9 @@ def _predict_square(pic, y0, x0, n, mode, left, top, pred, chroma):  # pragma: n
                 sum_left = 0
                 for k in range(4):
                     if top:
-                        sum_top += int(pic[y0 - 1, x0 + bx + k])
+                        sum_top += np.int64(pic[y0 - 1, x0 + bx + k])
                     if left:
-                        sum_left += int(pic[y0 + by + k, x0 - 1])
+                        sum_left += np.int64(pic[y0 + by + k, x0 - 1])
                 # 8.3.4.1-3: the corner blocks use both sides, the others prefer their edge
                 if (bx == 0 and by == 0) or (bx > 0 and by > 0):
                     if left and top:

@@ -103,7 +103,7 @@ def _sad_block(src, y0, x0, pred, n):  # pragma: no cover - compiled
     total = 0
     for r in range(n):
         for c in range(n):
-            d = int(src[y0 + r, x0 + c]) - pred[r, c]
+            d = np.int64(src[y0 + r, x0 + c]) - pred[r, c]
             total += d if d >= 0 else -d
     return total
 
@@ -138,7 +138,7 @@ def _chroma_residual(src, y0, x0, pred, qpc, rounding, diff, lev, dclev):
     1 DC only, 2 AC)."""  # pragma: no cover - compiled
     for r in range(8):
         for c in range(8):
-            diff[r, c] = int(src[y0 + r, x0 + c]) - pred[r, c]
+            diff[r, c] = np.int64(src[y0 + r, x0 + c]) - pred[r, c]
     for by in range(0, 8, 4):
         for bx in range(0, 8, 4):
             forward4x4(diff, by, bx)
@@ -328,7 +328,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 rounding = INTRA_ROUNDING if intra else INTER_ROUNDING
                 for r in range(16):
                     for c in range(16):
-                        diff[r, c] = int(sy[y0 + r, x0 + c]) - pred[r, c]
+                        diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
                 for b in range(16):
                     forward4x4(diff, BLK_Y[b], BLK_X[b])
                 if intra:
