@@ -7,6 +7,7 @@ import io
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
 from objsub_fast.h264 import openh264
@@ -68,6 +69,51 @@ def test_openh264_decodes_a_1024_video(batch):
     big = generate_batch([7], canvas_size=1024)
     mp4, recon = encode_with_reconstruction(big, 0, "slide", frames=6)
     assert all(np.array_equal(stacked(p), r) for p, r in zip(openh264.decode_mp4(mp4), recon))
+
+
+def synthetic_video(seed: int):
+    """Frames of random content (flat rectangles, noise, gradients, whole-frame changes,
+    objects across the borders) at a random even size, with the rectangles that changed."""
+    rng = np.random.default_rng(seed)
+    h, w = 2 * int(rng.integers(8, 48)), 2 * int(rng.integers(8, 48))
+    frame = np.full((h, w, 3), 255, np.uint8)
+    frames, changes = [], []
+    for f in range(int(rng.integers(2, 7))):
+        frame = frame.copy()
+        kind = int(rng.integers(0, 4)) if f else 3
+        y0, x0 = int(rng.integers(-8, h)), int(rng.integers(-8, w))
+        y1, x1 = y0 + int(rng.integers(2, 40)), x0 + int(rng.integers(2, 40))
+        y0, x0, y1, x1 = max(y0, 0), max(x0, 0), min(y1, h), min(x1, w)
+        if kind == 0:
+            frame[y0:y1, x0:x1] = rng.integers(0, 256, 3)
+        elif kind == 1:
+            frame[y0:y1, x0:x1] = rng.integers(0, 256, (y1 - y0, x1 - x0, 3))
+        elif kind == 2:
+            ramp = np.linspace(0, 255, max(x1 - x0, 1)).astype(np.uint8)
+            frame[y0:y1, x0:x1] = ramp[None, :, None]
+        else:
+            frame[:] = rng.integers(0, 256, (h, w, 3)) // 64 * 64
+            y0, y1, x0, x1 = 0, h, 0, w
+        frames.append(frame)
+        changes.append(None if f == 0 or rng.integers(0, 3) == 0 else [(y0, y1, x0, x1)])
+    return frames, changes
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_openh264_decodes_synthetic_content_to_the_reconstruction(seed):
+    frames, changes = synthetic_video(seed)
+    h, w = frames[0].shape[:2]
+    encoder = ObjsubEncoder(w, h, 16)
+    recon = []
+    for frame, changed in zip(frames, changes):
+        encoder.add(frame, changed)
+        recon.append(stacked(encoder.reconstruction()))
+    mp4 = encoder.finish()
+    theirs = [stacked(p) for p in openh264.decode_mp4(mp4)]
+    assert len(theirs) == len(recon)
+    assert all(np.array_equal(a, b) for a, b in zip(theirs, recon))
+    assert all(np.array_equal(a, b) for a, b in zip(pyav_planes(mp4), recon))
 
 
 def test_a_damaged_stream_is_an_error_not_a_guess(batch):
