@@ -26,6 +26,9 @@ BLK_X = np.array([0, 4, 0, 4, 8, 12, 8, 12, 0, 4, 0, 4, 8, 12, 8, 12], np.int64)
 BLK_Y = np.array([0, 0, 4, 4, 0, 0, 4, 4, 8, 8, 12, 12, 8, 8, 12, 12], np.int64)
 #: Largest motion vector component searched, in pixels.
 MAX_MV_PIXELS = 128
+#: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
+#: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
+INTRA_TRY_SAD = 0
 #: Weighted-prediction parameters: on, logWD, luma w, o, Cb w, o, Cr w, o.
 NO_WEIGHTS = np.zeros(8, np.int64)
 
@@ -229,6 +232,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     dclev_v = np.zeros(4, np.int64)
     dc_c = np.zeros(4, np.int64)
     coefs = np.zeros(16, np.int64)
+    tried = np.zeros((5, 2), np.int64)
     two_refs = weights[0] != 0
     skip_run = 0
     for mby in range(mbh):
@@ -259,6 +263,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 pmx, pmy = predict_mv(mv, ref, mby, mbx, 0)
                 best_cost = 1 << 40
                 best_sad = 0
+                n_tried = 0
                 # candidates: zero, this macroblock's previous vector, the neighbours'
                 for k in range(5):
                     if k == 0:
@@ -276,6 +281,14 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                     tx, ty = tx - (tx & 3), ty - (ty & 3)
                     if abs(tx) > 4 * MAX_MV_PIXELS or abs(ty) > 4 * MAX_MV_PIXELS:
                         continue
+                    seen = False
+                    for j in range(n_tried):
+                        if tried[j, 0] == tx and tried[j, 1] == ty:
+                            seen = True
+                    if seen:
+                        continue
+                    tried[n_tried, 0], tried[n_tried, 1] = tx, ty
+                    n_tried += 1
                     sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost)
                     cost = sad + lam * (se_bits(tx - pmx) + se_bits(ty - pmy))
                     if cost < best_cost:
@@ -295,7 +308,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                         if cost < best_cost:
                             best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
                             moved = True
-                if best_sad > 0:
+                if best_sad > INTRA_TRY_SAD:
                     imode, isad, icmode = _best_intra(sy, su, sv, cy_, cu, cv, y0, x0, cand,
                                                       pred_u, pred_v)
                     if isad + 8 * lam < best_cost:

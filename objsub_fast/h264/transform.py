@@ -80,6 +80,18 @@ def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: n
     """Decoder side of one 4x4 block: scale the levels at (y, x) of ``lev`` (8.5.12.1; the DC
     is the already scaled ``dc`` when ``has_dc``), inverse transform (8.5.12.2), add to the
     prediction ``pred[y.., x..]`` and write Clip1 of it to ``out[oy.., ox..]``."""
+    flat = True   # only a DC (or nothing): every sample gets the same (dc + 32) >> 6
+    for k in range(1 if has_dc else 0, 16):
+        if lev[y + k // 4, x + k % 4] != 0:
+            flat = False
+            break
+    if flat:
+        add = (dc + 32) >> 6 if has_dc else 0
+        for r in range(4):
+            for c in range(4):
+                v = pred[y + r, x + c] + add
+                out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
+        return
     d = np.empty((4, 4), np.int64)
     m = qp % 6
     shift = qp // 6
