@@ -199,3 +199,19 @@ def test_verify_names_a_different_encoder_build(datasets, tmp_path):
     problems = verify(out, workers=1).problems
     assert len(problems) == 1 and "'libavcodec': '0.0.1'" in problems[0]
     assert "video bytes are expected to differ" in problems[0]
+
+
+def test_finish_command_keeps_the_video_options(datasets):
+    """An unfinished video run is resumed by a command with its own video options."""
+    import shlex
+
+    from objsub_fast.cli import build_parser
+    from objsub_fast.verify import finish_command
+
+    config = RunConfig(count=7, shard_size=4, seed=11, encoder="x264", **VIDEO).validate()
+    command = finish_command(config, "out dir")
+    assert "--videos --video-style shrink --fps 12 --video-frames 12 --video-encoder x264" \
+        in command
+    args = build_parser().parse_args(shlex.split(command)[1:])
+    assert (args.videos, args.video_style, args.fps, args.video_frames, args.video_encoder) == \
+        (True, "shrink", 12, 12, "x264")
