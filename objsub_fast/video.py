@@ -148,25 +148,35 @@ def check_canvas(width: int, height: int) -> None:
 # --------------------------------------------------------------------------- colour conversion
 
 @kernel(nogil=True)
-def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
-    """BT.601 limited-range Y, U, V of an (H, W, 3) uint8 frame (H, W even) into the planes
-    ((H, >=W), (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB."""
-    h, w = rgb.shape[0], rgb.shape[1]
-    for r in range(h):
-        for c in range(w):
-            red, green = np.int32(rgb[r, c, 0]), np.int32(rgb[r, c, 1])
-            blue = np.int32(rgb[r, c, 2])
-            y_plane[r, c] = ((66 * red + 129 * green + 25 * blue + 128) >> 8) + 16
-    for r in range(h // 2):
-        for c in range(w // 2):
+def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
+    """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
+    (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
+    (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB.
+
+    One pass over the 2x2 blocks on whole arrays: no slices, so one compiled version serves
+    every rectangle."""
+    for r in range(y0 // 2, y1 // 2):
+        for c in range(x0 // 2, x1 // 2):
             red = green = blue = np.int32(0)
             for dr in range(2):
                 for dc in range(2):
-                    red += rgb[2 * r + dr, 2 * c + dc, 0]
-                    green += rgb[2 * r + dr, 2 * c + dc, 1]
-                    blue += rgb[2 * r + dr, 2 * c + dc, 2]
+                    pr, pg = np.int32(rgb[2 * r + dr, 2 * c + dc, 0]), \
+                        np.int32(rgb[2 * r + dr, 2 * c + dc, 1])
+                    pb = np.int32(rgb[2 * r + dr, 2 * c + dc, 2])
+                    y_plane[2 * r + dr, 2 * c + dc] = ((66 * pr + 129 * pg + 25 * pb + 128)
+                                                       >> 8) + 16
+                    red += pr
+                    green += pg
+                    blue += pb
             u_plane[r, c] = ((-38 * red - 74 * green + 112 * blue + 512) >> 10) + 128
             v_plane[r, c] = ((112 * red - 94 * green - 18 * blue + 512) >> 10) + 128
+
+
+@kernel(nogil=True)
+def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
+    """BT.601 limited-range Y, U, V of a whole (H, W, 3) uint8 frame (H, W even) into the
+    planes (:func:`rgb_to_yuv420_rect` of the whole frame)."""
+    rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, 0, rgb.shape[0], 0, rgb.shape[1])
 
 
 # --------------------------------------------------------------------------- encoding
@@ -219,13 +229,10 @@ class YuvPicture:
         if changed is None or self.count == 1:
             rgb_to_yuv420(rgb, *self.planes)
             return None
-        y_plane, u_plane, v_plane = self.planes
         widened = [(y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2)
                    for y0, y1, x0, x1 in changed]
         for y0, y1, x0, x1 in widened:
-            rgb_to_yuv420(rgb[y0:y1, x0:x1], y_plane[y0:y1, x0:x1],
-                          u_plane[y0 // 2:y1 // 2, x0 // 2:x1 // 2],
-                          v_plane[y0 // 2:y1 // 2, x0 // 2:x1 // 2])
+            rgb_to_yuv420_rect(rgb, *self.planes, y0, y1, x0, x1)
         return widened
 
 

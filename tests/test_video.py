@@ -18,7 +18,8 @@ from objsub_fast.errors import ParameterError
 from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames, transition_updates
 from objsub_fast.video import (ENCODER, ENCODERS, MAX_MEAN_ERROR, MIN_PSNR, MP4_ENCODERS,
                                VideoSpec, decode_errors, decode_video, encode_transitions,
-                               encode_video, encoder_build, rgb_to_yuv420)
+                               encode_video, encoder_build, rgb_to_yuv420,
+                               rgb_to_yuv420_rect, YuvPicture)
 
 FRAMES = 24  # short videos keep the tests quick; the default 61 is benchmarked
 
@@ -95,6 +96,33 @@ def test_rgb_to_yuv420_is_bt601_limited_range(rgb):
     luma = 0.299 * r + 0.587 * g + 0.114 * b
     assert np.abs(u - (128 + 224 / 255 * (b - luma) / 1.772)).max() <= 1
     assert np.abs(v - (128 + 224 / 255 * (r - luma) / 1.402)).max() <= 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2 ** 32 - 1))
+def test_changed_rectangles_convert_like_the_whole_frame(seed):
+    """YuvPicture converts only the changed rectangles, each at its place in the planes: the
+    planes equal a whole-frame conversion of the new frame."""
+    rng = np.random.default_rng(seed)
+    h, w = 2 * int(rng.integers(2, 20)), 2 * int(rng.integers(2, 20))
+    frame = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    picture = YuvPicture(w, h)
+    picture.update(frame)
+    rects = []
+    for _ in range(int(rng.integers(0, 4))):
+        y0, x0 = int(rng.integers(0, h)), int(rng.integers(0, w))
+        y1, x1 = int(rng.integers(y0, h + 1)), int(rng.integers(x0, w + 1))
+        frame[y0:y1, x0:x1] = rng.integers(0, 256, (y1 - y0, x1 - x0, 3))
+        rects.append((y0, y1, x0, x1))
+    picture.update(frame, rects)
+    whole = (np.zeros((h, w), np.uint8), np.zeros((h // 2, w // 2), np.uint8),
+             np.zeros((h // 2, w // 2), np.uint8))
+    rgb_to_yuv420(frame, *whole)
+    assert all(np.array_equal(a, b) for a, b in zip(picture.planes, whole))
+    part = tuple(np.zeros_like(p) for p in whole)
+    rgb_to_yuv420_rect(frame, *part, 2, h, 0, w - w % 4)
+    assert np.array_equal(part[0][2:, :w - w % 4], whole[0][2:, :w - w % 4])
+    assert not part[0][:2].any()
 
 
 # --------------------------------------------------------------------------- bytes out
