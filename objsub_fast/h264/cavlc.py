@@ -30,12 +30,13 @@ from .cavlc_tables import (COEFF_TOKEN_CODE, COEFF_TOKEN_LEN, RUN_BEFORE_CODE, R
 STAT_NAMES = ("nc_0_1", "nc_2_3", "nc_4_7", "nc_8_up", "nc_chroma_dc", "level_prefix_14",
               "level_prefix_15", "mb_skip", "mb_p16x16", "mb_p16x16_zero_mv", "mb_i16x16",
               "i16_v", "i16_h", "i16_dc", "i16_plane", "chroma_dc", "chroma_h", "chroma_v",
-              "chroma_plane", "mv_outside", "mv_odd_chroma", "mb_weighted")
+              "chroma_plane", "mv_outside", "mv_odd_chroma", "mb_weighted", "mb_i4x4", "i4_v",
+              "i4_h", "i4_dc", "i4_ddl", "i4_ddr", "i4_vr", "i4_hd", "i4_vl", "i4_hu")
 STAT = {name: k for k, name in enumerate(STAT_NAMES)}
 N_STATS = len(STAT_NAMES)
 (_NC_0, _NC_2, _NC_4, _NC_8, _NC_DC, S_PREFIX_14, S_PREFIX_15, S_MB_SKIP, S_MB_P16X16,
  S_MB_P16X16_ZERO_MV, S_MB_I16X16, S_I16_V, _I16_H, _I16_DC, _I16_PLANE, S_CHROMA_DC, _C_H, _C_V,
- _C_PLANE, S_MV_OUTSIDE, S_MV_ODD_CHROMA, S_MB_WEIGHTED) = range(N_STATS)
+ _C_PLANE, S_MV_OUTSIDE, S_MV_ODD_CHROMA, S_MB_WEIGHTED, S_MB_I4X4, S_I4_0) = range(N_STATS - 8)
 
 
 @kernel(inline="always")

@@ -50,10 +50,13 @@ class EncoderSettings:
     'objsub-h264'
     """
 
-    qp_i: int = 20
-    qp_p: int = 22
+    qp_i: int = 24
+    qp_p: int = 28
+    intra4x4: bool = True
 
     def __post_init__(self):
+        if not isinstance(self.intra4x4, bool):
+            raise ParameterError(f"intra4x4 must be True or False, got {self.intra4x4!r}")
         for name in ("qp_i", "qp_p"):
             value = getattr(self, name)
             lo, hi = QP_RANGE
@@ -97,6 +100,7 @@ class H264Encoder:
         self._refidx = np.zeros((mbh, mbw), np.int32)
         self._nz = (np.zeros((4 * mbh, 4 * mbw), np.int32), np.zeros((2 * mbh, 2 * mbw), np.int32),
                     np.zeros((2 * mbh, 2 * mbw), np.int32))
+        self._i4m = np.full((4 * mbh, 4 * mbw), 2, np.int32)
         self._code = np.ones((mbh, mbw), np.uint8)
         # Worst case of a macroblock in CAVLC is far below 3 bytes per sample at QP >= 10.
         self._buf, self._st = new_writer(h16 * w16 * 3 + 4096)
@@ -146,11 +150,13 @@ class H264Encoder:
         self._refidx[:] = -1 if idr else 0
         for nz in self._nz:
             nz[:] = 0
+        self._i4m[:] = 2
         buf, st = self._buf, self._st
         st[:] = 0
         slice_header(buf, st, idr, self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp)
         encode_picture(*self._src, *self._ref, *self._cur, self._code, idr, qp, qpc,
-                       LAMBDA[qp], self._mv, self._refidx, self._prev_mv, *self._nz, NO_WEIGHTS,
+                       LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4,
+                       self._mv, self._refidx, self._prev_mv, *self._nz, self._i4m, NO_WEIGHTS,
                        buf, st, self.stats)
         trailing_bits(buf, st)
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(buf, st))

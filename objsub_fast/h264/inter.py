@@ -58,7 +58,7 @@ def predict_mv(mv, ref, mby, mbx, ref_idx):  # pragma: no cover - compiled
     if not has_b and not has_c and has_a:
         bx, by, rb = ax, ay, ra
         cx, cy, rc = ax, ay, ra
-    matches = (ra == ref_idx) + (rb == ref_idx) + (rc == ref_idx)
+    matches = int(ra == ref_idx) + int(rb == ref_idx) + int(rc == ref_idx)  # not numpy bools
     if matches == 1:
         if ra == ref_idx:
             return ax, ay
