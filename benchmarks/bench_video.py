@@ -245,6 +245,49 @@ def bench_encoders(size: int, tasks: int, repeats: int) -> list[list]:
     return rows
 
 
+def bench_parts(size: int, tasks: int, repeats: int) -> list[list]:
+    """Where objsub's ``encode_transitions`` time goes, per style: drawing the transition,
+    RGB -> YUV of the changed rectangles, the H.264 encoder, the muxer (ms per video, CPU)."""
+    from objsub_fast.h264.encoder import H264Encoder
+    from objsub_fast.h264.mp4 import Mp4Muxer
+    from objsub_fast.transitions import transition_updates
+    from objsub_fast.video import YuvPicture
+
+    batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
+                           canvas_size=size)
+    buffer = np.empty_like(batch.first_frames[0])
+    rows = []
+    for style in STYLE_NAMES:
+        runs = []
+        for _ in range(repeats + 1):  # the first run warms up
+            spent = np.zeros(4)
+            for i in range(tasks):
+                picture, enc = YuvPicture(size, size), H264Encoder(size, size)
+                mux = Mp4Muxer(size, size, 16, enc.sps, enc.pps)
+                frames = transition_updates(batch.first_frames[i], style=style, num_frames=61,
+                                            final=batch.final_frames[i], out=buffer,
+                                            **task_arrays(batch, i))
+                while True:
+                    t0 = time.process_time()
+                    item = next(frames, None)
+                    t1 = time.process_time()
+                    if item is None:
+                        break
+                    changed = picture.update(*item)
+                    t2 = time.process_time()
+                    nals = enc.encode(*picture.planes, changed=changed)
+                    t3 = time.process_time()
+                    mux.add(nals, enc.is_keyframe)
+                    spent += (t1 - t0, t2 - t1, t3 - t2, time.process_time() - t3)
+                t = time.process_time()
+                mux.finish()
+                spent[3] += time.process_time() - t
+            runs.append(spent * 1000 / tasks)
+        ms = np.median(runs[1:], axis=0)
+        rows.append([f"{size}", style, *(f"{v:.1f}" for v in ms), f"{ms.sum():.1f}"])
+    return rows
+
+
 #: The objsub QP pairs (I, P) of the QP table; the default ``EncoderSettings()`` is added.
 QP_PAIRS = ((16, 18), (18, 20), (20, 22), (22, 24), (24, 26), (26, 28), (28, 30))
 
@@ -316,6 +359,11 @@ def main(argv=None) -> int:
                                                                            args.repeats)
     print(table("encode_transitions, one core: x264 vs objsub (PSNR in dB of the decoded RGB "
                 "frames vs the rendered transition: mean, worst frame)", header, rows))
+    print()
+    rows = bench_parts(256, args.tasks, args.repeats) + bench_parts(1024, big, args.repeats)
+    print(table("Where objsub's time goes (ms per video, CPU, medians)", [
+        "canvas", "style", "draw transition", "RGB -> YUV", "H.264 encoder", "mp4 muxer",
+        "total"], rows))
     print()
     rows = bench_qps(256, args.tasks, args.repeats) + bench_qps(1024, big, args.repeats)
     print(table("objsub QP choices (I/P), every style pooled", ["canvas", "QP I/P", "videos/s",
