@@ -187,7 +187,7 @@ def annexb(sps: bytes, pps: bytes, pictures) -> bytes:
     Examples
     --------
     >>> annexb(b"\\x67", b"\\x68", [[b"\\x65"]]).hex()
-    '00000001670000000168000000016 5'.replace(' ', '')
+    '000000016700000001680000000165'
     """
     out = [b"\x00\x00\x00\x01" + sps, b"\x00\x00\x00\x01" + pps]
     for nals in pictures:
