@@ -13,8 +13,8 @@ Examples
 >>> levels = np.array([0, 3, -1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0], np.int32)
 >>> write_block(buf, st, levels, 16, 0, stats)   # total_coeff
 3
->>> int(st[0] * 8 + st[2])                       # bits written
-17
+>>> int(st[0] * 8 + st[2])   # token 7, signs 2, level 3, total_zeros 3, runs 2 + 1
+18
 """
 from __future__ import annotations
 

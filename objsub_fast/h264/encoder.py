@@ -146,6 +146,7 @@ class H264Encoder:
         qp = self.settings.qp_i if idr else self.settings.qp_p
         qpc = int(CHROMA_QP[qp])
         self._prev_mv[:] = self._mv
+        common = _common_vectors(self._mv, self._refidx)
         self._mv[:] = 0
         self._refidx[:] = -1 if idr else 0
         for nz in self._nz:
@@ -156,7 +157,7 @@ class H264Encoder:
         slice_header(buf, st, idr, self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp)
         encode_picture(*self._src, *self._ref, *self._cur, self._code, idr, qp, qpc,
                        LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4,
-                       self._mv, self._refidx, self._prev_mv, *self._nz, self._i4m, NO_WEIGHTS,
+                       self._mv, self._refidx, self._prev_mv, common, *self._nz, self._i4m, NO_WEIGHTS,
                        buf, st, self.stats)
         trailing_bits(buf, st)
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(buf, st))
@@ -181,13 +182,25 @@ class H264Encoder:
                 self._cur[2][:h // 2, :w // 2].copy())
 
 
+def _common_vectors(mv, refidx, count: int = 4) -> np.ndarray:
+    """Up to ``count`` distinct non-zero vectors of inter macroblocks, commonest first (ties
+    by value): motion search candidates for the next picture, where a sliding object keeps
+    its vector."""
+    inter = (refidx >= 0) & ((mv[..., 0] != 0) | (mv[..., 1] != 0))
+    if not inter.any():
+        return np.zeros((0, 2), np.int32)
+    vectors, counts = np.unique(mv[inter], axis=0, return_counts=True)
+    order = np.lexsort((vectors[:, 1], vectors[:, 0], -counts))[:count]
+    return np.ascontiguousarray(vectors[order], np.int32)
+
+
 def annexb(sps: bytes, pps: bytes, pictures) -> bytes:
     """An Annex B byte stream: start code + SPS, PPS, then every picture's NAL units.
 
     Examples
     --------
     >>> annexb(b"\\x67", b"\\x68", [[b"\\x65"]]).hex()
-    '00000001670000000168000000016 5'.replace(' ', '')
+    '000000016700000001680000000165'
     """
     out = [b"\x00\x00\x00\x01" + sps, b"\x00\x00\x00\x01" + pps]
     for nals in pictures:

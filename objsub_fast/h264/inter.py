@@ -11,10 +11,12 @@ Examples
 >>> import numpy as np
 >>> mv = np.zeros((2, 2, 2), np.int32); ref = np.zeros((2, 2), np.int32)
 >>> mv[0, 0] = (8, 4); mv[0, 1] = (8, 0)
->>> predict_mv(mv, ref, 1, 0, 0)      # A=(8,4), B=(8,0), C unavailable -> D=(0,0): median
+>>> predict_mv(mv, ref, 1, 0, 0)   # left unavailable: median of 0, B (8, 4), C (8, 0)
 (8, 0)
->>> skip_mv(mv, ref, 1, 1)            # B's vector is (8, 0) with ref 0 -> (8, 0) is... A is
+>>> skip_mv(mv, ref, 1, 1)         # the left neighbour (1, 0) has ref 0 and a zero vector
 (0, 0)
+>>> mv[1, 0] = (4, 4); skip_mv(mv, ref, 1, 1)   # now the median of (4,4), (8,0), D (8,4)
+(8, 4)
 """
 from __future__ import annotations
 

@@ -22,6 +22,8 @@ from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
 
 #: Largest motion vector component searched, in pixels.
 MAX_MV_PIXELS = 128
+#: Steps of the 1-pel diamond refinement at most.
+MAX_STEPS = 24
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
 #: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
 INTRA_TRY_SAD = 0
@@ -44,13 +46,15 @@ def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs,
 
 @kernel
 def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, lam, lam2,
-                   use_i4, mv, ref, prev_mv, nzy, nzu, nzv, i4m, weights, buf, st, stats):
+                   use_i4, mv, ref, prev_mv, common, nzy, nzu, nzv, i4m, weights, buf, st,
+                   stats):
     """Write slice_data() of one picture and reconstruct it into (cy_, cu, cv).
 
     sy, su, sv: source planes padded to whole macroblocks; ry, ru, rv: the reference (the
     previous reconstruction; unused for an IDR); cy_, cu, cv: the reconstruction, holding the
     previous picture on entry. ``code[mby, mbx]``: the macroblock may differ from the previous
-    picture. mv, ref, nzy, nzu, nzv: this picture's vectors, reference indices and TotalCoeff
+    picture. ``common``: (K, 2) candidate vectors (the previous picture's commonest).
+    mv, ref, nzy, nzu, nzv: this picture's vectors, reference indices and TotalCoeff
     counts, zeroed by the caller (ref -1 for an IDR). ``weights``: :data:`NO_WEIGHTS` or the
     explicit weights of reference index 1 (then two reference indices are coded).
     """  # pragma: no cover - compiled
@@ -65,7 +69,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     cand_v = np.empty((8, 8), np.int64)
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, lev_u, lev_v = m8[0], m8[1], m8[3], m8[4]
-    tried = np.zeros((5, 2), np.int64)
+    tried = np.zeros((6 + common.shape[0], 2), np.int64)
+    last_x = last_y = 0
     two_refs = weights[0] != 0
     skip_run = 0
     for mby in range(mbh):
@@ -94,8 +99,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 best_cost = 1 << 40
                 best_sad = 0
                 n_tried = 0
-                # candidates: zero, this macroblock's previous vector, the neighbours'
-                for k in range(5):
+                # candidates: zero, this macroblock's previous vector, the prediction, the
+                # neighbours', the previous picture's commonest vectors, the last one chosen
+                for k in range(6 + common.shape[0]):
                     if k == 0:
                         tx, ty = 0, 0
                     elif k == 1:
@@ -106,6 +112,10 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                         tx, ty = mv[mby, mbx - 1, 0], mv[mby, mbx - 1, 1]
                     elif k == 4 and mby > 0 and ref[mby - 1, mbx] >= 0:
                         tx, ty = mv[mby - 1, mbx, 0], mv[mby - 1, mbx, 1]
+                    elif k == 5:
+                        tx, ty = last_x, last_y
+                    elif k > 5:
+                        tx, ty = common[k - 6, 0], common[k - 6, 1]
                     else:
                         continue
                     tx, ty = tx - (tx & 3), ty - (ty & 3)
@@ -125,7 +135,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                         best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
                 steps = 0
                 moved = best_sad > 0
-                while moved and steps < 16:   # 1-pel diamond refinement
+                while moved and steps < MAX_STEPS:   # 1-pel diamond refinement
                     moved = False
                     steps += 1
                     for d in range(4):
@@ -157,6 +167,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             predict_chroma(rv, yc, xc, mvx, mvy, pred_v, 0, 1, 0, False)
             mv[mby, mbx, 0], mv[mby, mbx, 1] = mvx, mvy
             ref[mby, mbx] = ref_idx
+            last_x, last_y = mvx, mvy
             # ---------------------------------------------------------- inter residual
             cbp_luma = 0
             for r in range(16):

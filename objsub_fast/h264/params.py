@@ -5,9 +5,8 @@ reference frame, one slice per picture, deblocking off.
 Examples
 --------
 >>> sps = sps_rbsp(64, 48, Layout.of(64, 48).level_idc)
->>> sps[:4].hex()   # profile 66, constraint_set0+1 (Constrained Baseline), level 1.1
-'42c00b'[:6] + sps[3:4].hex()
-'42c00bf4'
+>>> sps[:3].hex()   # profile 66, constraint_set0+1 (Constrained Baseline), level 1.0
+'42c00a'
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ Examples
 >>> res = np.full((4, 4), 10, np.int32); lev = np.zeros((4, 4), np.int32)
 >>> forward4x4(res, 0, 0); int(res[0, 0]), int(res[1, 1])   # DC = 16 * 10, no AC
 (160, 0)
->>> quant4x4(res, lev, 0, 0, 28, INTRA_ROUNDING, 0); int(lev[0, 0])
-10
+>>> count = quant4x4(res, lev, 0, 0, 28, INTRA_ROUNDING, 0); count, int(lev[0, 0])
+(1, 2)
 """
 from __future__ import annotations
 
