@@ -23,12 +23,14 @@ def errors(got, want):
     return err.mean(), 10 * np.log10(255.0 ** 2 / max(np.mean(err.astype(float) ** 2), 1e-9))
 
 
-@pytest.mark.parametrize("encoder, style", [("objsub", "slide"), ("objsub", "fade"),
-                                            ("x264", "slide")])
-def test_chromium_shows_the_final_frame(encoder, style):
+@pytest.mark.parametrize("encoder, style, size", [("objsub", "slide", 256),
+                                                  ("objsub", "fade", 256),
+                                                  ("objsub", "shrink", 1024),
+                                                  ("x264", "slide", 256)])
+def test_chromium_shows_the_final_frame(encoder, style, size):
     import av
 
-    batch = generate_batch([3])
+    batch = generate_batch([3], canvas_size=size)
     mp4 = encode_transitions(batch, VideoSpec(style, num_frames=FRAMES, encoder=encoder))[0]
     shown = last_frame_in_browser(mp4, FRAMES, 16)
     final, first = batch.final_frames[0], batch.first_frames[0]
