@@ -32,6 +32,64 @@ NO_WEIGHTS = np.zeros(8, np.int64)
 
 
 @kernel
+def edge_intra_sad(sy, cy_, y0, x0, limit):  # pragma: no cover - compiled
+    """Lowest luma SAD of the Intra 16x16 vertical, horizontal and DC predictions, in one pass
+    (an estimate for the intra-or-inter choice; stops early past ``limit``)."""
+    left, top = x0 > 0, y0 > 0
+    total = 0
+    for k in range(16):
+        if left:
+            total += np.int64(cy_[y0 + k, x0 - 1])
+        if top:
+            total += np.int64(cy_[y0 - 1, x0 + k])
+    dc = 128
+    if left and top:
+        dc = (total + 16) >> 5
+    elif left or top:
+        dc = (total + 8) >> 4
+    sad_v = sad_h = sad_dc = 0
+    for r in range(16):
+        for c in range(16):
+            s = np.int64(sy[y0 + r, x0 + c])
+            if top:
+                d = s - np.int64(cy_[y0 - 1, x0 + c])
+                sad_v += d if d >= 0 else -d
+            if left:
+                d = s - np.int64(cy_[y0 + r, x0 - 1])
+                sad_h += d if d >= 0 else -d
+            d = s - dc
+            sad_dc += d if d >= 0 else -d
+        best = sad_dc
+        if top and sad_v < best:
+            best = sad_v
+        if left and sad_h < best:
+            best = sad_h
+        if best > limit:
+            return best
+    best = sad_dc
+    if top and sad_v < best:
+        best = sad_v
+    if left and sad_h < best:
+        best = sad_h
+    return best
+
+
+@kernel
+def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
+    """Copy the macroblocks marked in ``code`` from the reconstruction to the reference."""
+    for mby in range(code.shape[0]):
+        for mbx in range(code.shape[1]):
+            if code[mby, mbx]:
+                for r in range(16):
+                    for c in range(16):
+                        ry[16 * mby + r, 16 * mbx + c] = cy_[16 * mby + r, 16 * mbx + c]
+                for r in range(8):
+                    for c in range(8):
+                        ru[8 * mby + r, 8 * mbx + c] = cu[8 * mby + r, 8 * mbx + c]
+                        rv[8 * mby + r, 8 * mbx + c] = cv[8 * mby + r, 8 * mbx + c]
+
+
+@kernel
 def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp):
     """mb_type P_L0_16x16, ref_idx_l0 (te(v) of range 1 when two are active), the vector's
     difference from its prediction, coded_block_pattern me(v)."""  # pragma: no cover
@@ -148,11 +206,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                         if cost < best_cost:
                             best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
                             moved = True
-                if best_sad > INTRA_TRY_SAD:
-                    imode, isad, icmode = best_intra(sy, su, sv, cy_, cu, cv, y0, x0, cand,
-                                                     cand_u, cand_v)
-                    if isad + 8 * lam < best_cost:
-                        intra = True
+                if best_sad > INTRA_TRY_SAD and \
+                        edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
+                    intra = True
             if intra:
                 if not is_idr:
                     put_ue(buf, st, skip_run)
