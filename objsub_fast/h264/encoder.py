@@ -161,7 +161,8 @@ class H264Encoder:
         slice_header(buf, st, idr, self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp)
         encode_picture(*self._src, *self._ref, *self._cur, self._code, idr, qp, qpc,
                        LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4,
-                       self._mv, self._refidx, self._prev_mv, common, *self._nz, self._i4m, NO_WEIGHTS,
+                       self._mv, self._refidx, self._prev_mv, common, *self._nz, self._i4m,
+                       NO_WEIGHTS,
                        buf, st, self.stats)
         trailing_bits(buf, st)
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(buf, st))

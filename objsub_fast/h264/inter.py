@@ -143,8 +143,10 @@ def predict_chroma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weigh
         for c in range(8):
             xa = _clamp(x0 + (mvx >> 3) + c, w - 1)
             xb = _clamp(x0 + (mvx >> 3) + c + 1, w - 1)
-            v = ((8 - fx) * (8 - fy) * np.int64(refpic[ya, xa]) + fx * (8 - fy) * np.int64(refpic[ya, xb])
-                 + (8 - fx) * fy * np.int64(refpic[yb, xa]) + fx * fy * np.int64(refpic[yb, xb]) + 32) >> 6
+            v = ((8 - fx) * (8 - fy) * np.int64(refpic[ya, xa])
+                 + fx * (8 - fy) * np.int64(refpic[ya, xb])
+                 + (8 - fx) * fy * np.int64(refpic[yb, xa])
+                 + fx * fy * np.int64(refpic[yb, xb]) + 32) >> 6
             pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
 
 

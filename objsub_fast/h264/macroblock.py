@@ -17,7 +17,7 @@ from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
 from .intra_mb import code_chroma, code_intra
-from .residual import BLK_X, BLK_Y, best_intra, nc_of, scan, write_chroma
+from .residual import BLK_X, BLK_Y, nc_of, scan, write_chroma
 from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
 
 #: Largest motion vector component searched, in pixels.
@@ -122,9 +122,6 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     m4 = np.zeros((2, 4, 4), np.int64)        # luma DC levels, scaled DCs
     v4 = np.zeros((3, 4), np.int64)           # Cb, Cr DC levels, scaled DCs
     coefs = np.zeros(16, np.int64)
-    cand = np.empty((16, 16), np.int64)
-    cand_u = np.empty((8, 8), np.int64)
-    cand_v = np.empty((8, 8), np.int64)
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, lev_u, lev_v = m8[0], m8[1], m8[3], m8[4]
     tried = np.zeros((6 + common.shape[0], 2), np.int64)
@@ -132,6 +129,16 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     two_refs = weights[0] != 0
     skip_run = 0
     for mby in range(mbh):
+        if not is_idr:   # a row with nothing to code is all P_Skip with the zero vector
+            row_coded = False
+            for mbx in range(mbw):
+                if code[mby, mbx]:
+                    row_coded = True
+                    break
+            if not row_coded:
+                skip_run += mbw
+                stats[S_MB_SKIP] += mbw
+                continue
         for mbx in range(mbw):
             y0, x0 = 16 * mby, 16 * mbx
             yc, xc = 8 * mby, 8 * mbx
@@ -213,9 +220,11 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 if not is_idr:
                     put_ue(buf, st, skip_run)
                     skip_run = 0
+                # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
+                # bytes (fades at 1024) for a third more encoding time
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
-                           lam2, use_i4, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4,
-                           coefs)
+                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
+                           m4, v4, coefs)
                 ref[mby, mbx] = -1
                 continue
             predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
