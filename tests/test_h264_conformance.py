@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from h264_streams import decode_annexb, encode, mismatch, synthetic_video
+from h264_streams import encode, mismatch, synthetic_video
 from objsub_fast.h264.cavlc import STAT_NAMES
 from objsub_fast.h264.encoder import EncoderSettings, H264Encoder
 

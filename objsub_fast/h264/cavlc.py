@@ -78,47 +78,62 @@ def _write_level(buf, st, level_code, suffix_length, stats):  # pragma: no cover
 def write_block(buf, st, coeffs, max_num, nc, stats):  # pragma: no cover - compiled
     """Write residual_block_cavlc of ``coeffs[:max_num]`` (scan order) in context ``nc``;
     return TotalCoeff."""
-    pos = np.empty(16, np.int64)     # positions of the non-zero levels, highest first
     total = 0
-    for k in range(max_num - 1, -1, -1):
-        if coeffs[k] != 0:
-            pos[total] = k
-            total += 1
+    last = -1
     ones = 0
-    while ones < total and ones < 3 and (coeffs[pos[ones]] == 1 or coeffs[pos[ones]] == -1):
-        ones += 1
+    counting_ones = True
+    for k in range(max_num - 1, -1, -1):   # from the highest frequency down
+        level = coeffs[k]
+        if level != 0:
+            if last < 0:
+                last = k
+            total += 1
+            if counting_ones and ones < 3 and (level == 1 or level == -1):
+                ones += 1
+            else:
+                counting_ones = False
     table = coeff_token_table(nc)
     put_bits(buf, st, COEFF_TOKEN_CODE[table, ones, total], COEFF_TOKEN_LEN[table, ones, total])
     stats[table] += 1
     if total == 0:
         return 0
-    for i in range(ones):
-        put_bits(buf, st, 1 if coeffs[pos[i]] < 0 else 0, 1)
     suffix_length = 1 if total > 10 and ones < 3 else 0
-    for i in range(ones, total):
-        level = np.int64(coeffs[pos[i]])
-        level_code = 2 * level - 2 if level > 0 else -2 * level - 1
-        if i == ones and ones < 3:
-            level_code -= 2
-        _write_level(buf, st, level_code, suffix_length, stats)
-        if suffix_length == 0:
-            suffix_length = 1
-        if abs(level) > (3 << (suffix_length - 1)) and suffix_length < 6:
-            suffix_length += 1
+    i = 0
+    for k in range(last, -1, -1):
+        if coeffs[k] == 0:
+            continue
+        level = np.int64(coeffs[k])
+        if i < ones:
+            put_bits(buf, st, 1 if level < 0 else 0, 1)    # trailing one's sign
+        else:
+            level_code = 2 * level - 2 if level > 0 else -2 * level - 1
+            if i == ones and ones < 3:
+                level_code -= 2
+            _write_level(buf, st, level_code, suffix_length, stats)
+            if suffix_length == 0:
+                suffix_length = 1
+            if abs(level) > (3 << (suffix_length - 1)) and suffix_length < 6:
+                suffix_length += 1
+        i += 1
     zeros_left = 0
     if total < max_num:
-        zeros_left = pos[0] + 1 - total
+        zeros_left = last + 1 - total
         if max_num == 4:
             put_bits(buf, st, TOTAL_ZEROS_DC_CODE[total, zeros_left],
                      TOTAL_ZEROS_DC_LEN[total, zeros_left])
         else:
             put_bits(buf, st, TOTAL_ZEROS_CODE[total, zeros_left],
                      TOTAL_ZEROS_LEN[total, zeros_left])
-    for i in range(total - 1):
-        if zeros_left <= 0:
+    previous = last
+    i = 0
+    for k in range(last - 1, -1, -1):   # run_before of each level but the last (lowest)
+        if zeros_left <= 0 or i >= total - 1:
             break
-        run = pos[i] - pos[i + 1] - 1
-        row = zeros_left if zeros_left < 7 else 7
-        put_bits(buf, st, RUN_BEFORE_CODE[row, run], RUN_BEFORE_LEN[row, run])
-        zeros_left -= run
+        if coeffs[k] != 0:
+            run = previous - k - 1
+            row = zeros_left if zeros_left < 7 else 7
+            put_bits(buf, st, RUN_BEFORE_CODE[row, run], RUN_BEFORE_LEN[row, run])
+            zeros_left -= run
+            previous = k
+            i += 1
     return total

@@ -26,10 +26,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from .bitstream import nal_unit, new_writer, trailing_bits, written
+from .bitstream import nal_unit, trailing_bits, written
 from .cavlc import N_STATS, STAT_NAMES
 from .cavlc_tables import CHROMA_QP
-from .macroblock import NO_WEIGHTS, encode_picture
+from .inter import common_vectors
+from .macroblock import NO_WEIGHTS, copy_coded, encode_picture
 from .params import (CONSTRAINED_BASELINE_FLAGS, LOG2_MAX_FRAME_NUM, PROFILE_BASELINE, Layout,
                      pps_rbsp, slice_header, sps_rbsp)
 
@@ -38,6 +39,8 @@ LAMBDA = (1,) * 16 + (2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 6, 6, 7, 8, 9, 10, 11, 13
                       20, 23, 25, 29, 32, 36, 40, 45, 51, 57, 64, 72, 81, 91)
 NAL_SLICE, NAL_IDR, NAL_SPS, NAL_PPS = 1, 5, 7, 8
 QP_RANGE = (10, 51)
+#: How many of the previous picture's commonest vectors the motion search tries.
+COMMON_VECTORS = 4
 
 
 @dataclass(frozen=True)
@@ -103,7 +106,7 @@ class H264Encoder:
         self._i4m = np.full((4 * mbh, 4 * mbw), 2, np.int32)
         self._code = np.ones((mbh, mbw), np.uint8)
         # Worst case of a macroblock in CAVLC is far below 3 bytes per sample at QP >= 10.
-        self._buf, self._st = new_writer(h16 * w16 * 3 + 4096)
+        self._buf, self._st = np.empty(h16 * w16 * 3 + 4096, np.uint8), np.zeros(3, np.int64)
         self.stats = np.zeros(N_STATS, np.int64)
         self.frame_index = 0
         self.is_keyframe = False
@@ -146,7 +149,8 @@ class H264Encoder:
         qp = self.settings.qp_i if idr else self.settings.qp_p
         qpc = int(CHROMA_QP[qp])
         self._prev_mv[:] = self._mv
-        common = _common_vectors(self._mv, self._refidx)
+        common = np.zeros((COMMON_VECTORS, 2), np.int32)
+        common = common[:common_vectors(self._mv, self._refidx, common)]
         self._mv[:] = 0
         self._refidx[:] = -1 if idr else 0
         for nz in self._nz:
@@ -157,7 +161,8 @@ class H264Encoder:
         slice_header(buf, st, idr, self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp)
         encode_picture(*self._src, *self._ref, *self._cur, self._code, idr, qp, qpc,
                        LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4,
-                       self._mv, self._refidx, self._prev_mv, common, *self._nz, self._i4m, NO_WEIGHTS,
+                       self._mv, self._refidx, self._prev_mv, common, *self._nz, self._i4m,
+                       NO_WEIGHTS,
                        buf, st, self.stats)
         trailing_bits(buf, st)
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(buf, st))
@@ -166,11 +171,7 @@ class H264Encoder:
             for ref, cur in zip(self._ref, self._cur):
                 ref[:] = cur
         else:
-            mby, mbx = np.nonzero(self._code)
-            for ref, cur, s in zip(self._ref, self._cur, (16, 8, 8)):
-                for r, c in zip(mby.tolist(), mbx.tolist()):
-                    ref[r * s:(r + 1) * s, c * s:(c + 1) * s] = cur[r * s:(r + 1) * s,
-                                                                 c * s:(c + 1) * s]
+            copy_coded(self._code, *self._cur, *self._ref)
         self.is_keyframe = idr
         self.frame_index += 1
         return [nal]
@@ -180,18 +181,6 @@ class H264Encoder:
         h, w = self.height, self.width
         return (self._cur[0][:h, :w].copy(), self._cur[1][:h // 2, :w // 2].copy(),
                 self._cur[2][:h // 2, :w // 2].copy())
-
-
-def _common_vectors(mv, refidx, count: int = 4) -> np.ndarray:
-    """Up to ``count`` distinct non-zero vectors of inter macroblocks, commonest first (ties
-    by value): motion search candidates for the next picture, where a sliding object keeps
-    its vector."""
-    inter = (refidx >= 0) & ((mv[..., 0] != 0) | (mv[..., 1] != 0))
-    if not inter.any():
-        return np.zeros((0, 2), np.int32)
-    vectors, counts = np.unique(mv[inter], axis=0, return_counts=True)
-    order = np.lexsort((vectors[:, 1], vectors[:, 0], -counts))[:count]
-    return np.ascontiguousarray(vectors[order], np.int32)
 
 
 def annexb(sps: bytes, pps: bytes, pictures) -> bytes:

@@ -143,8 +143,45 @@ def predict_chroma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weigh
         for c in range(8):
             xa = _clamp(x0 + (mvx >> 3) + c, w - 1)
             xb = _clamp(x0 + (mvx >> 3) + c + 1, w - 1)
-            v = ((8 - fx) * (8 - fy) * np.int64(refpic[ya, xa]) + fx * (8 - fy) * np.int64(refpic[ya, xb])
-                 + (8 - fx) * fy * np.int64(refpic[yb, xa]) + fx * fy * np.int64(refpic[yb, xb]) + 32) >> 6
+            v = ((8 - fx) * (8 - fy) * np.int64(refpic[ya, xa])
+                 + fx * (8 - fy) * np.int64(refpic[ya, xb])
+                 + (8 - fx) * fy * np.int64(refpic[yb, xa])
+                 + fx * fy * np.int64(refpic[yb, xb]) + 32) >> 6
             pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
 
 
+
+
+@kernel
+def common_vectors(mv, ref, out):  # pragma: no cover - compiled
+    """Write into ``out`` (K, 2) the K commonest distinct non-zero vectors of the inter
+    macroblocks (ties: smaller x, then y, first); returns how many there are (<= K). Motion
+    search candidates for the next picture, where a sliding object keeps its vector."""
+    found = np.zeros((64, 3), np.int64)    # x, y, count of up to 64 distinct vectors
+    n = 0
+    for mby in range(mv.shape[0]):
+        for mbx in range(mv.shape[1]):
+            x, y = mv[mby, mbx, 0], mv[mby, mbx, 1]
+            if ref[mby, mbx] < 0 or (x == 0 and y == 0):
+                continue
+            k = 0
+            while k < n and (found[k, 0] != x or found[k, 1] != y):
+                k += 1
+            if k == n:
+                if n == 64:
+                    continue
+                found[n, 0], found[n, 1] = x, y
+                n += 1
+            found[k, 2] += 1
+    count = 0
+    for _ in range(min(out.shape[0], n)):
+        best = -1
+        for k in range(n):
+            if found[k, 2] > 0 and (best < 0 or found[k, 2] > found[best, 2] or (
+                    found[k, 2] == found[best, 2] and (found[k, 0], found[k, 1]) <
+                    (found[best, 0], found[best, 1]))):
+                best = k
+        out[count, 0], out[count, 1] = found[best, 0], found[best, 1]
+        found[best, 2] = 0
+        count += 1
+    return count

@@ -70,8 +70,10 @@ def _predict_square(pic, y0, x0, n, mode, left, top, pred, chroma):  # pragma: n
         hsum = 0
         vsum = 0
         for k in range(half):
-            hsum += (k + 1) * (np.int64(pic[y0 - 1, x0 + half + k]) - np.int64(pic[y0 - 1, x0 + half - 2 - k]))
-            vsum += (k + 1) * (np.int64(pic[y0 + half + k, x0 - 1]) - np.int64(pic[y0 + half - 2 - k, x0 - 1]))
+            hsum += (k + 1) * (np.int64(pic[y0 - 1, x0 + half + k])
+                               - np.int64(pic[y0 - 1, x0 + half - 2 - k]))
+            vsum += (k + 1) * (np.int64(pic[y0 + half + k, x0 - 1])
+                               - np.int64(pic[y0 + half - 2 - k, x0 - 1]))
         a = 16 * (np.int64(pic[y0 + n - 1, x0 - 1]) + np.int64(pic[y0 - 1, x0 + n - 1]))
         if n == 16:
             b = (5 * hsum + 32) >> 6

@@ -109,7 +109,8 @@ def predict4x4_from(t, lf, mode, left, top, out, oy, ox):  # pragma: no cover - 
                 if z >= 0 and z % 2 == 0:
                     v = (lf[r - (c >> 1)] + lf[1 + r - (c >> 1)] + 1) >> 1
                 elif z > 0:
-                    v = (lf[r - (c >> 1) - 1] + 2 * lf[r - (c >> 1)] + lf[1 + r - (c >> 1)] + 2) >> 2
+                    k = r - (c >> 1)
+                    v = (lf[k - 1] + 2 * lf[k] + lf[1 + k] + 2) >> 2
                 elif z == -1:
                     v = (lf[1] + 2 * lf[0] + t[1] + 2) >> 2
                 else:

@@ -17,7 +17,7 @@ from .cavlc import S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, write_b
 from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
-from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual, copy_pred,
+from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
                        flat_edge_mode, nc_of, scan, uniform_mb, write_chroma)
 from .transform import (INTRA_ROUNDING, dequant_idct_add, forward4x4, luma_dc_forward,
                         luma_dc_inverse, quant4x4)
@@ -39,6 +39,13 @@ def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, m8, v4):  # pragma: no co
     chroma_reconstruct(m8[3], v4[0], qpc, m8[0], cu, yc, xc, v4[2])
     chroma_reconstruct(m8[4], v4[1], qpc, m8[1], cv, yc, xc, v4[2])
     return cbp_chroma
+
+
+@kernel(inline="always")
+def _fill(plane, y0, x0, n, value):  # pragma: no cover - compiled
+    for r in range(n):
+        for c in range(n):
+            plane[y0 + r, x0 + c] = value
 
 
 @kernel
@@ -65,18 +72,18 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     dclev, dc = m4[0], m4[1]
     left, top = x0 > 0, y0 > 0
     yc, xc = y0 // 2, x0 // 2
-    predict_luma16(cy_, y0, x0, imode, left, top, pred)
-    predict_chroma8(cu, yc, xc, icmode, left, top, m8[0])
-    predict_chroma8(cv, yc, xc, icmode, left, top, m8[1])
     _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, True)
     cbp_luma = 0
     cbp_chroma = 0
-    if zero_residual:
+    if zero_residual:   # a flat source predicted exactly: the reconstruction is the source
         dclev[:, :] = 0
-        copy_pred(pred, cy_, y0, x0, 16)
-        copy_pred(m8[0], cu, yc, xc, 8)
-        copy_pred(m8[1], cv, yc, xc, 8)
+        _fill(cy_, y0, x0, 16, sy[y0, x0])
+        _fill(cu, yc, xc, 8, su[yc, xc])
+        _fill(cv, yc, xc, 8, sv[yc, xc])
     else:
+        predict_luma16(cy_, y0, x0, imode, left, top, pred)
+        predict_chroma8(cu, yc, xc, icmode, left, top, m8[0])
+        predict_chroma8(cv, yc, xc, icmode, left, top, m8[1])
         for r in range(16):
             for c in range(16):
                 diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]

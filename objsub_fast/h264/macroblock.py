@@ -17,7 +17,7 @@ from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
 from .intra_mb import code_chroma, code_intra
-from .residual import BLK_X, BLK_Y, best_intra, nc_of, scan, write_chroma
+from .residual import BLK_X, BLK_Y, nc_of, scan, write_chroma
 from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
 
 #: Largest motion vector component searched, in pixels.
@@ -29,6 +29,64 @@ MAX_STEPS = 24
 INTRA_TRY_SAD = 0
 #: Weighted-prediction parameters: on, logWD, luma w, o, Cb w, o, Cr w, o.
 NO_WEIGHTS = np.zeros(8, np.int64)
+
+
+@kernel
+def edge_intra_sad(sy, cy_, y0, x0, limit):  # pragma: no cover - compiled
+    """Lowest luma SAD of the Intra 16x16 vertical, horizontal and DC predictions, in one pass
+    (an estimate for the intra-or-inter choice; stops early past ``limit``)."""
+    left, top = x0 > 0, y0 > 0
+    total = 0
+    for k in range(16):
+        if left:
+            total += np.int64(cy_[y0 + k, x0 - 1])
+        if top:
+            total += np.int64(cy_[y0 - 1, x0 + k])
+    dc = 128
+    if left and top:
+        dc = (total + 16) >> 5
+    elif left or top:
+        dc = (total + 8) >> 4
+    sad_v = sad_h = sad_dc = 0
+    for r in range(16):
+        for c in range(16):
+            s = np.int64(sy[y0 + r, x0 + c])
+            if top:
+                d = s - np.int64(cy_[y0 - 1, x0 + c])
+                sad_v += d if d >= 0 else -d
+            if left:
+                d = s - np.int64(cy_[y0 + r, x0 - 1])
+                sad_h += d if d >= 0 else -d
+            d = s - dc
+            sad_dc += d if d >= 0 else -d
+        best = sad_dc
+        if top and sad_v < best:
+            best = sad_v
+        if left and sad_h < best:
+            best = sad_h
+        if best > limit:
+            return best
+    best = sad_dc
+    if top and sad_v < best:
+        best = sad_v
+    if left and sad_h < best:
+        best = sad_h
+    return best
+
+
+@kernel
+def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
+    """Copy the macroblocks marked in ``code`` from the reconstruction to the reference."""
+    for mby in range(code.shape[0]):
+        for mbx in range(code.shape[1]):
+            if code[mby, mbx]:
+                for r in range(16):
+                    for c in range(16):
+                        ry[16 * mby + r, 16 * mbx + c] = cy_[16 * mby + r, 16 * mbx + c]
+                for r in range(8):
+                    for c in range(8):
+                        ru[8 * mby + r, 8 * mbx + c] = cu[8 * mby + r, 8 * mbx + c]
+                        rv[8 * mby + r, 8 * mbx + c] = cv[8 * mby + r, 8 * mbx + c]
 
 
 @kernel
@@ -64,9 +122,6 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     m4 = np.zeros((2, 4, 4), np.int64)        # luma DC levels, scaled DCs
     v4 = np.zeros((3, 4), np.int64)           # Cb, Cr DC levels, scaled DCs
     coefs = np.zeros(16, np.int64)
-    cand = np.empty((16, 16), np.int64)
-    cand_u = np.empty((8, 8), np.int64)
-    cand_v = np.empty((8, 8), np.int64)
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, lev_u, lev_v = m8[0], m8[1], m8[3], m8[4]
     tried = np.zeros((6 + common.shape[0], 2), np.int64)
@@ -74,6 +129,16 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     two_refs = weights[0] != 0
     skip_run = 0
     for mby in range(mbh):
+        if not is_idr:   # a row with nothing to code is all P_Skip with the zero vector
+            row_coded = False
+            for mbx in range(mbw):
+                if code[mby, mbx]:
+                    row_coded = True
+                    break
+            if not row_coded:
+                skip_run += mbw
+                stats[S_MB_SKIP] += mbw
+                continue
         for mbx in range(mbw):
             y0, x0 = 16 * mby, 16 * mbx
             yc, xc = 8 * mby, 8 * mbx
@@ -148,18 +213,18 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                         if cost < best_cost:
                             best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
                             moved = True
-                if best_sad > INTRA_TRY_SAD:
-                    imode, isad, icmode = best_intra(sy, su, sv, cy_, cu, cv, y0, x0, cand,
-                                                     cand_u, cand_v)
-                    if isad + 8 * lam < best_cost:
-                        intra = True
+                if best_sad > INTRA_TRY_SAD and \
+                        edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
+                    intra = True
             if intra:
                 if not is_idr:
                     put_ue(buf, st, skip_run)
                     skip_run = 0
+                # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
+                # bytes (fades at 1024) for a third more encoding time
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
-                           lam2, use_i4, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4,
-                           coefs)
+                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
+                           m4, v4, coefs)
                 ref[mby, mbx] = -1
                 continue
             predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)

@@ -92,21 +92,28 @@ def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: n
                 v = pred[y + r, x + c] + add
                 out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
         return
-    d = np.empty((4, 4), np.int64)
     m = qp % 6
     shift = qp // 6
-    for k in range(16):
-        d[k // 4, k % 4] = (lev[y + k // 4, x + k % 4] * DEQUANT_V[m, k]) << shift
-    if has_dc:
-        d[0, 0] = dc
-    for r in range(4):  # rows first, then columns (8.5.12.2)
-        d[r, 0], d[r, 1], d[r, 2], d[r, 3] = _inverse_1d(d[r, 0], d[r, 1], d[r, 2], d[r, 3])
-    for c in range(4):
-        d[0, c], d[1, c], d[2, c], d[3, c] = _inverse_1d(d[0, c], d[1, c], d[2, c], d[3, c])
-    for r in range(4):
-        for c in range(4):
-            v = pred[y + r, x + c] + ((d[r, c] + 32) >> 6)
+    d00 = dc if has_dc else (lev[y, x] * DEQUANT_V[m, 0]) << shift
+    rows = (_inverse_1d(d00, _scaled(lev, y, x, 1, m, shift), _scaled(lev, y, x, 2, m, shift),
+                        _scaled(lev, y, x, 3, m, shift)),
+            _inverse_1d(_scaled(lev, y, x, 4, m, shift), _scaled(lev, y, x, 5, m, shift),
+                        _scaled(lev, y, x, 6, m, shift), _scaled(lev, y, x, 7, m, shift)),
+            _inverse_1d(_scaled(lev, y, x, 8, m, shift), _scaled(lev, y, x, 9, m, shift),
+                        _scaled(lev, y, x, 10, m, shift), _scaled(lev, y, x, 11, m, shift)),
+            _inverse_1d(_scaled(lev, y, x, 12, m, shift), _scaled(lev, y, x, 13, m, shift),
+                        _scaled(lev, y, x, 14, m, shift), _scaled(lev, y, x, 15, m, shift)))
+    for c in range(4):   # rows first (above), then each column (8.5.12.2)
+        col = _inverse_1d(rows[0][c], rows[1][c], rows[2][c], rows[3][c])
+        for r in range(4):
+            v = pred[y + r, x + c] + ((col[r] + 32) >> 6)
             out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
+
+
+@kernel(inline="always")
+def _scaled(lev, y, x, k, m, shift):  # pragma: no cover - compiled
+    """The decoder's scaled coefficient of raster position k (8.5.12.1, flat lists)."""
+    return (np.int64(lev[y + k // 4, x + k % 4]) * DEQUANT_V[m, k]) << shift
 
 
 @kernel
