@@ -12,12 +12,11 @@ import numpy as np
 
 from .._numba import kernel
 from .bitstream import put_bits, put_se, put_ue, se_bits
-from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE,
-                    write_block)
+from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
 from .intra_mb import code_chroma, code_intra
-from .residual import BLK_X, BLK_Y, nc_of, scan, write_chroma
+from .residual import BLK_X, BLK_Y, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
 
 #: Largest motion vector component searched, in pixels.
@@ -274,12 +273,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MV_ODD_CHROMA] += 1
             if cbp > 0:
                 put_se(buf, st, 0)                        # mb_qp_delta
-                gy, gx = 4 * mby, 4 * mbx
-                for b in range(16):
-                    by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
-                    if cbp_luma & (1 << (b // 4)):
-                        scan(lev, BLK_Y[b], BLK_X[b], 0, coefs)
-                        nzy[by, bx] = write_block(buf, st, coefs, 16, nc_of(nzy, by, bx), stats)
+                write_luma(buf, st, lev, cbp_luma, 0, nzy, mby, mbx, coefs, stats)
             write_chroma(buf, st, cbp_chroma, v4[0], v4[1], lev_u, lev_v, nzu, nzv, mby, mbx,
                          coefs, stats)
     if skip_run > 0:
