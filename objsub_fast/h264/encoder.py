@@ -26,13 +26,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ..errors import ParameterError
-from .bitstream import nal_unit, trailing_bits, written
+from .bitstream import nal_unit, written
 from .cavlc import N_STATS, STAT_NAMES
 from .cavlc_tables import CHROMA_QP
-from .inter import common_vectors
-from .macroblock import NO_WEIGHTS, copy_coded, encode_picture
+from .macroblock import NO_WEIGHTS, code_picture
 from .params import (CONSTRAINED_BASELINE_FLAGS, LOG2_MAX_FRAME_NUM, PROFILE_BASELINE, Layout,
-                     pps_rbsp, slice_header, sps_rbsp)
+                     pps_rbsp, sps_rbsp)
 
 #: Lagrange multiplier of the SAD-based decisions by QP: round(2 ** ((qp - 12) / 6)), at least 1.
 LAMBDA = (1,) * 16 + (2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 6, 6, 7, 8, 9, 10, 11, 13, 14, 16, 18,
@@ -80,14 +79,17 @@ class H264Encoder:
     width, height : int
         Even picture size (any, not only multiples of 16: the stream crops).
     settings : EncoderSettings
+    fps : int
+        Pictures per second (only the level signalled in the SPS depends on it).
     """
 
-    def __init__(self, width: int, height: int, settings: EncoderSettings = EncoderSettings()):
+    def __init__(self, width: int, height: int, settings: EncoderSettings = EncoderSettings(),
+                 fps: int = 30):
         for name, value in (("width", width), ("height", height)):
             if not isinstance(value, (int, np.integer)) or value < 2 or value % 2:
                 raise ParameterError(f"{name} must be an even integer >= 2, got {value!r}")
         self.width, self.height, self.settings = int(width), int(height), settings
-        self.layout = Layout.of(self.width, self.height)
+        self.layout = Layout.of(self.width, self.height, int(fps))
         mbh, mbw = self.layout.mb_height, self.layout.mb_width
         self.profile_idc, self.level_idc = PROFILE_BASELINE, self.layout.level_idc
         self.constraint_flags = CONSTRAINED_BASELINE_FLAGS
@@ -104,6 +106,7 @@ class H264Encoder:
         self._nz = (np.zeros((4 * mbh, 4 * mbw), np.int32), np.zeros((2 * mbh, 2 * mbw), np.int32),
                     np.zeros((2 * mbh, 2 * mbw), np.int32))
         self._i4m = np.full((4 * mbh, 4 * mbw), 2, np.int32)
+        self._common = np.zeros((COMMON_VECTORS, 2), np.int32)
         self._code = np.ones((mbh, mbw), np.uint8)
         # Worst case of a macroblock in CAVLC is far below 3 bytes per sample at QP >= 10.
         self._buf, self._st = np.empty(h16 * w16 * 3 + 4096, np.uint8), np.zeros(3, np.int64)
@@ -148,30 +151,12 @@ class H264Encoder:
         self._load((y, u, v), None if idr else changed)
         qp = self.settings.qp_i if idr else self.settings.qp_p
         qpc = int(CHROMA_QP[qp])
-        self._prev_mv[:] = self._mv
-        common = np.zeros((COMMON_VECTORS, 2), np.int32)
-        common = common[:common_vectors(self._mv, self._refidx, common)]
-        self._mv[:] = 0
-        self._refidx[:] = -1 if idr else 0
-        for nz in self._nz:
-            nz[:] = 0
-        self._i4m[:] = 2
-        buf, st = self._buf, self._st
-        st[:] = 0
-        slice_header(buf, st, idr, self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp)
-        encode_picture(*self._src, *self._ref, *self._cur, self._code, idr, qp, qpc,
-                       LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4,
-                       self._mv, self._refidx, self._prev_mv, common, *self._nz, self._i4m,
-                       NO_WEIGHTS,
-                       buf, st, self.stats)
-        trailing_bits(buf, st)
-        nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(buf, st))
-        # the reference of the next picture: this reconstruction (copied where it changed)
-        if idr:
-            for ref, cur in zip(self._ref, self._cur):
-                ref[:] = cur
-        else:
-            copy_coded(self._code, *self._cur, *self._ref)
+        code_picture(self._src, self._ref, self._cur, self._code, idr,
+                     self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp, qpc, LAMBDA[qp],
+                     max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4, self._mv,
+                     self._refidx, self._prev_mv, self._common, self._nz, self._i4m, NO_WEIGHTS,
+                     self._buf, self._st, self.stats)
+        nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(self._buf, self._st))
         self.is_keyframe = idr
         self.frame_index += 1
         return [nal]

@@ -18,7 +18,7 @@ from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
 from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
-                       flat_edge_mode, nc_of, scan, uniform_mb, write_chroma)
+                       flat_edge_mode, nc_of, uniform_mb, write_chroma, write_luma)
 from .transform import (INTRA_ROUNDING, dequant_idct_add, forward4x4, luma_dc_forward,
                         luma_dc_inverse, quant4x4)
 
@@ -114,11 +114,7 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     for k in range(16):
         coefs[k] = dclev[ZIGZAG[k] // 4, ZIGZAG[k] % 4]
     write_block(buf, st, coefs, 16, nc_of(nzy, gy, gx), stats)
-    if cbp_luma:
-        for b in range(16):
-            by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
-            scan(lev, BLK_Y[b], BLK_X[b], 1, coefs)
-            nzy[by, bx] = write_block(buf, st, coefs, 15, nc_of(nzy, by, bx), stats)
+    write_luma(buf, st, lev, cbp_luma, 1, nzy, mby, mbx, coefs, stats)
     write_chroma(buf, st, cbp_chroma, v4[0], v4[1], m8[3], m8[4], nzu, nzv, mby, mbx, coefs,
                  stats)
 
@@ -195,12 +191,7 @@ def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode,
     stats[S_CHROMA_DC + icmode] += 1
     if cbp > 0:
         put_se(buf, st, 0)                                # mb_qp_delta
-    gy, gx = 4 * mby, 4 * mbx
-    for b in range(16):
-        if cbp_luma & (1 << (b // 4)):
-            by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
-            scan(lev, BLK_Y[b], BLK_X[b], 0, coefs)
-            nzy[by, bx] = write_block(buf, st, coefs, 16, nc_of(nzy, by, bx), stats)
+    write_luma(buf, st, lev, cbp_luma, 0, nzy, mby, mbx, coefs, stats)
     write_chroma(buf, st, cbp_chroma, v4[0], v4[1], m8[3], m8[4], nzu, nzv, mby, mbx, coefs,
                  stats)
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import kernel
-from .bitstream import put_bits, put_se, put_ue, se_bits
-from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE,
-                    write_block)
+from .bitstream import put_bits, put_se, put_ue, se_bits, trailing_bits
+from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
-from .inter import luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
+from .inter import common_vectors, luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
 from .intra_mb import code_chroma, code_intra
-from .residual import BLK_X, BLK_Y, nc_of, scan, write_chroma
+from .params import slice_header
+from .residual import BLK_X, BLK_Y, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
 
 #: Largest motion vector component searched, in pixels.
@@ -274,13 +274,35 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MV_ODD_CHROMA] += 1
             if cbp > 0:
                 put_se(buf, st, 0)                        # mb_qp_delta
-                gy, gx = 4 * mby, 4 * mbx
-                for b in range(16):
-                    by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
-                    if cbp_luma & (1 << (b // 4)):
-                        scan(lev, BLK_Y[b], BLK_X[b], 0, coefs)
-                        nzy[by, bx] = write_block(buf, st, coefs, 16, nc_of(nzy, by, bx), stats)
+                write_luma(buf, st, lev, cbp_luma, 0, nzy, mby, mbx, coefs, stats)
             write_chroma(buf, st, cbp_chroma, v4[0], v4[1], lev_u, lev_v, nzu, nzv, mby, mbx,
                          coefs, stats)
     if skip_run > 0:
         put_ue(buf, st, skip_run)
+
+
+@kernel
+def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
+                 ref, prev_mv, common, nz, i4m, weights, buf, st, stats):
+    """One whole picture in one call: the slice header, slice_data() (:func:`encode_picture`)
+    and the trailing bits into ``buf`` (from its start), then the reconstruction copied into
+    the reference where it changed. ``src``, ``ref_planes``, ``cur``, ``nz``: (Y, U, V)
+    tuples; ``common``: (K, 2) room for the motion search's common vectors."""
+    prev_mv[:, :, :] = mv  # pragma: no cover - compiled
+    n_common = common_vectors(mv, ref, common)
+    mv[:, :, :] = 0
+    ref[:, :] = -1 if idr else 0
+    for plane in nz:
+        plane[:, :] = 0
+    i4m[:, :] = 2
+    st[:] = 0
+    slice_header(buf, st, idr, frame_num, qp, 0, weights)
+    encode_picture(src[0], src[1], src[2], ref_planes[0], ref_planes[1], ref_planes[2], cur[0],
+                   cur[1], cur[2], code, idr, qp, qpc, lam, lam2, use_i4, mv, ref, prev_mv,
+                   common[:n_common], nz[0], nz[1], nz[2], i4m, weights, buf, st, stats)
+    trailing_bits(buf, st)
+    if idr:
+        for k in range(3):
+            ref_planes[k][:, :] = cur[k]
+    else:
+        copy_coded(code, cur[0], cur[1], cur[2], ref_planes[0], ref_planes[1], ref_planes[2])

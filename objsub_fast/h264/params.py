@@ -7,16 +7,21 @@ Examples
 >>> sps = sps_rbsp(64, 48, Layout.of(64, 48).level_idc)
 >>> sps[:3].hex()   # profile 66, constraint_set0+1 (Constrained Baseline), level 1.0
 '42c00a'
+>>> Layout.of(256, 256, fps=16).level_idc, Layout.of(1024, 1024, fps=16).level_idc
+(12, 32)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .._numba import kernel
 from .bitstream import new_writer, put_bits, put_se, put_ue, trailing_bits, written
 
-#: (level_idc, MaxFS in macroblocks) of Table A-1, smallest first.
-LEVELS = ((10, 99), (11, 396), (21, 792), (22, 1620), (31, 3600), (32, 5120), (40, 8192),
-          (42, 8704), (50, 22080), (51, 36864))
+#: (level_idc, MaxMBPS in macroblocks/s, MaxFS in macroblocks) of Table A-1, smallest first.
+LEVELS = ((10, 1485, 99), (11, 3000, 396), (12, 6000, 396), (13, 11880, 396), (20, 11880, 396),
+          (21, 19800, 792), (22, 20250, 1620), (30, 40500, 1620), (31, 108000, 3600),
+          (32, 216000, 5120), (40, 245760, 8192), (42, 522240, 8704), (50, 589824, 22080),
+          (51, 983040, 36864), (52, 2073600, 36864))
 LOG2_MAX_FRAME_NUM = 4
 #: BT.601 (SMPTE 170M) colour primaries, transfer and matrix codes (Table E-3..E-5).
 SMPTE170M = 6
@@ -36,11 +41,14 @@ class Layout:
     level_idc: int
 
     @classmethod
-    def of(cls, width: int, height: int) -> "Layout":
+    def of(cls, width: int, height: int, fps: int = 30) -> "Layout":
+        """The grid of a width x height picture and the lowest level that allows it at
+        ``fps`` pictures per second (frame size, width and macroblock rate)."""
         mbw, mbh = -(-width // 16), -(-height // 16)
         frame_size = mbw * mbh
-        level = next((lv for lv, max_fs in LEVELS
-                      if frame_size <= max_fs and max(mbw, mbh) ** 2 <= 8 * max_fs), 51)
+        level = next((lv for lv, max_mbps, max_fs in LEVELS
+                      if frame_size <= max_fs and max(mbw, mbh) ** 2 <= 8 * max_fs
+                      and frame_size * fps <= max_mbps), 52)
         return cls(width, height, mbw, mbh, level)
 
 
@@ -116,13 +124,13 @@ def pps_rbsp(weighted_pred: bool = False) -> bytes:
     return written(buf, st)
 
 
-def slice_header(buf, st, idr: bool, frame_num: int, qp: int, idr_pic_id: int = 0,
-                 weights=None) -> None:
+@kernel
+def slice_header(buf, st, idr, frame_num, qp, idr_pic_id, weights):  # pragma: no cover
     """Write slice_header() of an I (IDR) or P slice covering the whole picture.
 
-    ``weights``: None, or for a P slice with explicit weighted prediction the (logWD, weight,
-    offset) of luma reference index 1 (a second entry for the same picture; index 0 and chroma
-    keep the default weights).
+    ``weights``: int64 array; ``weights[0] == 0`` for none, else for a P slice with explicit
+    weighted prediction ``weights[1:4]`` = (logWD, weight, offset) of luma reference index 1
+    (a second entry for the same picture; index 0 and chroma keep the default weights).
     """
     put_ue(buf, st, 0)                            # first_mb_in_slice
     put_ue(buf, st, 7 if idr else 5)              # slice_type: I or P (all slices alike)
@@ -131,7 +139,7 @@ def slice_header(buf, st, idr: bool, frame_num: int, qp: int, idr_pic_id: int = 
     if idr:
         put_ue(buf, st, idr_pic_id)
     else:
-        two_refs = weights is not None
+        two_refs = weights[0] != 0
         put_bits(buf, st, 1 if two_refs else 0, 1)   # num_ref_idx_active_override_flag
         if two_refs:
             put_ue(buf, st, 1)                    # num_ref_idx_l0_active_minus1
@@ -142,7 +150,7 @@ def slice_header(buf, st, idr: bool, frame_num: int, qp: int, idr_pic_id: int = 
             put_ue(buf, st, 0)
             put_ue(buf, st, (1 << LOG2_MAX_FRAME_NUM) - 1)  # minus MaxPicNum: same picture
             put_ue(buf, st, 3)
-            log_wd, weight, offset = weights
+            log_wd, weight, offset = weights[1], weights[2], weights[3]
             put_ue(buf, st, log_wd)               # luma_log2_weight_denom
             put_ue(buf, st, 0)                    # chroma_log2_weight_denom
             put_bits(buf, st, 0, 1)               # ref 0: luma_weight_l0_flag

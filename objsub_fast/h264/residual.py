@@ -163,6 +163,18 @@ def copy_pred(pred, out, y0, x0, n):  # pragma: no cover - compiled
 
 
 @kernel
+def write_luma(buf, st, lev, cbp_luma, start, nzy, mby, mbx, coefs, stats):  # pragma: no cover
+    """The luma part of residual(): the 4x4 blocks of each 8x8 whose coded_block_pattern bit is
+    set, from scan position ``start`` (1: Intra 16x16 AC), recording their TotalCoeff."""
+    gy, gx = 4 * mby, 4 * mbx
+    for b in range(16):
+        if cbp_luma & (1 << (b // 4)):
+            by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
+            scan(lev, BLK_Y[b], BLK_X[b], start, coefs)
+            nzy[by, bx] = write_block(buf, st, coefs, 16 - start, nc_of(nzy, by, bx), stats)
+
+
+@kernel
 def write_chroma(buf, st, cbp_chroma, dclev_u, dclev_v, lev_u, lev_v, nzu, nzv, mby, mbx,
                   coefs, stats):  # pragma: no cover - compiled
     """The chroma part of residual(): both DC blocks, then both components' AC blocks."""
