@@ -1,28 +1,25 @@
 #!/usr/bin/env python
-"""Ground-truth video benchmark: encoder vs full path, encoder settings, worker memory.
+"""Ground-truth video benchmark: the own H.264 encoder (objsub) against libx264 (x264).
 
-    python benchmarks/bench_video.py                 # a few minutes on a quiet core
-    python benchmarks/bench_video.py --tasks 8 --repeats 1 --skip-tradeoff   # smoke run
+    python benchmarks/bench_video.py             # about 15 minutes on a quiet core
+    python benchmarks/bench_video.py --smoke     # a quick run: 2 tasks, 1 repeat, small runs
 
-Rates are videos per CPU-second of this process (x264 runs one thread, so that is videos/s per
-core, unaffected by other tenants of a shared machine) and, in brackets, per wall second.
-Rows, on the same tasks (61 frames, 16 fps, style fade):
+Everything is measured in one run, on one core (the encoders run one thread; rates are videos
+per CPU-second of this process, medians over ``--repeats``, the encoders taking turns so that
+machine load hits both alike). Tables:
 
-- ``x264 only``: PyAV encodes pre-converted yuv420p ``VideoFrame``s;
-- ``bare encoder``: PyAV encodes pre-rendered RGB frames (``from_ndarray``, swscale, x264), the
-  issue's reference "PyAV encoding pre-rendered frames, nothing else";
-- ``encode_video``: pre-rendered RGB frames -> yuv420p (this project's kernel) -> x264 -> mp4;
-- ``full``: seeds -> engine batch -> transition frames drawn into one buffer -> encode_video;
-  ``full, extended vocabulary``: the same with ``vocabulary="extended"`` (ten colours, eight
-  shapes).
+- per canvas (256, 1024) and style: ``encode_transitions`` (transition drawn into one buffer,
+  changed rectangles converted to YUV, encoded, muxed) with x264 and with objsub, their ratio,
+  bytes per video, and the PSNR of the decoded RGB frames against the rendered transition (mean
+  over every frame of every video, and the worst frame);
+- the objsub encoder's QP choices (``EncoderSettings(qp_i, qp_p)``): speed, bytes, PSNR;
+- ``generate --videos`` at 1024x1024 with 1 and 2 workers (wall time; the target is >= 1.8x),
+  the peak RSS of one worker process at 1024x1024 (< 500 MB), and what a million samples with
+  video at 1024 cost in core-hours and disk (from the 1-worker run);
+- with ``--x264-details``: the earlier x264-only tables (x264 alone vs the full path, and the
+  x264 setting trade-off with ``score_video``).
 
 At 1024x1024 the objects are scaled with the canvas (80-160 px, an 8-px outline), as by default.
-
-The trade-off table encodes the 21 control tasks (one per rule kind) in each style with
-variants of the encoder settings: speed, bytes, how many pass ``score_video``, and whether
-x264's C code (``asm=0``) writes the same bytes as its SIMD paths. Peak RSS is measured in a
-fresh process that draws 1024x1024 chunks as the pipeline does (10 tasks per chunk, reused
-buffers), encodes their PNGs and videos.
 """
 from __future__ import annotations
 
@@ -41,7 +38,8 @@ from bench_generate import table
 from objsub_fast.engine import generate_batch
 from objsub_fast.shards import task_levels, task_seeds
 from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames
-from objsub_fast.video import ENCODER, VideoSpec, encode_transitions, encode_video
+from objsub_fast.video import (ENCODER, ENCODERS, VideoSpec, decode_video, encode_transitions,
+                               encode_video)
 
 LEVELS = ("L1", "L2", "L3", "L4")
 
@@ -62,6 +60,7 @@ from objsub_fast import png
 from objsub_fast.engine import generate_batch
 from objsub_fast.video import VideoSpec, encode_transitions
 count, size, chunk = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+spec = VideoSpec(encoder=sys.argv[4])
 buffers = [np.empty((chunk, size, size, 3), np.uint8) for _ in range(2)]
 total = 0
 for start in range(0, count, chunk):
@@ -70,7 +69,7 @@ for start in range(0, count, chunk):
                            out=tuple(b[:n] for b in buffers))
     total += sum(map(len, png.encode_batch(batch.first_frames)))
     total += sum(map(len, png.encode_batch(batch.final_frames)))
-    total += sum(map(len, encode_transitions(batch, VideoSpec())))
+    total += sum(map(len, encode_transitions(batch, spec)))
 try:  # this process's own peak: ru_maxrss also counts the parent's size when it forked us
     with open("/proc/self/status") as f:
         peak_kb = next(int(line.split()[1]) for line in f if line.startswith("VmHWM:"))
@@ -133,7 +132,7 @@ def bench_paths(size: int, tasks: int, repeats: int) -> list[list]:
     """Rows of the encoder-vs-full table at ``size`` x ``size``."""
     import av
 
-    spec = VideoSpec()
+    spec = VideoSpec(encoder="x264")
     seeds, levels, _, rgb = rendered_transitions(size, tasks, spec)
     yuv = [[av.VideoFrame.from_ndarray(f, format="rgb24").reformat(format="yuv420p")
             for f in video] for video in rgb]
@@ -141,7 +140,8 @@ def bench_paths(size: int, tasks: int, repeats: int) -> list[list]:
     paths = {
         "x264 only (pre-converted yuv420p)": lambda: [pyav_encode(v, size, size) for v in yuv],
         bare: lambda: [pyav_encode(v, size, size) for v in rgb],
-        "encode_video (RGB frames in)": lambda: [encode_video(v, spec.fps) for v in rgb],
+        "encode_video (RGB frames in)": lambda: [encode_video(v, spec.fps, encoder="x264")
+                                                 for v in rgb],
         "full (engine + transition + encode)": lambda: encode_transitions(
             generate_batch(seeds, level=levels, canvas_size=size), spec),
         "full, extended vocabulary": lambda: encode_transitions(
@@ -180,7 +180,8 @@ def bench_tradeoff(repeats: int, tmp: Path) -> list[list]:
         for _ in range(repeats):
             cpu.append(cpu_and_wall(lambda: videos.append(
                 [v for s in STYLE_NAMES
-                 for v in encode_transitions(batch, VideoSpec(s), settings=settings)]))[0])
+                 for v in encode_transitions(batch, VideoSpec(s, encoder="x264"),
+                                             settings=settings)]))[0])
         videos = videos[-1]
         passed = 0
         for k, mp4 in enumerate(videos):
@@ -188,46 +189,216 @@ def bench_tradeoff(repeats: int, tmp: Path) -> list[list]:
             path.write_bytes(mp4)
             passed += bool(score_video(batch.task(k % len(batch)), path)["pass"])
         exact = videos == [v for s in STYLE_NAMES
-                           for v in encode_transitions(batch, VideoSpec(s), settings=c_code)]
+                           for v in encode_transitions(batch, VideoSpec(s, encoder="x264"),
+                                                       settings=c_code)]
         rows.append([label, f"{len(videos) / statistics.median(cpu):.1f}",
                      f"{np.mean([len(v) for v in videos]):,.0f}", f"{passed}/{len(videos)}",
                      "yes" if exact else "NO"])
     return rows
 
 
-def peak_rss_mb(count: int, size: int, chunk: int) -> float:
+def frame_psnrs(batch, i: int, spec: VideoSpec, mp4: bytes) -> list[float]:
+    """PSNR (dB) of every decoded RGB frame of ``mp4`` against task ``i``'s rendered
+    transition."""
+    want = task_frames(batch.first_frames[i], style=spec.style, num_frames=spec.num_frames,
+                       **task_arrays(batch, i))
+    out = []
+    for got, ref in zip(decode_video(mp4), want):
+        mse = np.mean((got.astype(np.int32) - ref) ** 2)
+        out.append(99.0 if mse == 0 else 10 * np.log10(255.0 ** 2 / mse))
+    return out
+
+
+def measure(batch, specs: dict, repeats: int, settings: dict | None = None) -> dict:
+    """label -> (videos per CPU-second, mean bytes, mean PSNR, worst frame PSNR) of
+    ``encode_transitions(batch, spec)`` for each labelled spec, the labels taking turns."""
+    settings = settings or {}
+    for label, spec in specs.items():  # warm-up: JIT, caches
+        encode_transitions(batch, spec, [0], settings.get(label))
+    cpu = {label: [] for label in specs}
+    videos = {}
+    for _ in range(repeats):
+        for label, spec in specs.items():
+            cpu[label].append(cpu_and_wall(lambda: videos.__setitem__(
+                label, encode_transitions(batch, spec, settings=settings.get(label))))[0])
+    out = {}
+    for label, spec in specs.items():
+        psnrs = [p for i, mp4 in enumerate(videos[label]) for p in frame_psnrs(batch, i, spec, mp4)]
+        out[label] = (len(batch) / statistics.median(cpu[label]),
+                      float(np.mean([len(v) for v in videos[label]])), float(np.mean(psnrs)),
+                      min(psnrs))
+    return out
+
+
+def bench_encoders(size: int, tasks: int, repeats: int) -> list[list]:
+    """Rows of the x264 vs objsub table at ``size`` x ``size``, one per style."""
+    seeds, levels = task_seeds(0, 0, tasks), task_levels(LEVELS, 0, tasks)
+    batch = generate_batch(seeds, level=levels, canvas_size=size)
+    rows = []
+    for style in STYLE_NAMES:
+        got = measure(batch, {name: VideoSpec(style, encoder=name) for name in ENCODERS},
+                      repeats)
+        (xr, xb, xp, xw), (orate, ob, op, ow) = got["x264"], got["objsub"]
+        rows.append([f"{size}", style, f"{xr:.1f}", f"{orate:.1f}", f"{orate / xr:.1f}x",
+                     f"{xb:,.0f}", f"{ob:,.0f}", f"{ob / xb:.2f}x", f"{xp:.2f}", f"{op:.2f}",
+                     f"{xw:.2f}", f"{ow:.2f}"])
+    return rows
+
+
+def bench_parts(size: int, tasks: int, repeats: int) -> list[list]:
+    """Where objsub's ``encode_transitions`` time goes, per style: drawing the transition,
+    RGB -> YUV of the changed rectangles, the H.264 encoder, the muxer (ms per video, CPU)."""
+    from objsub_fast.h264.encoder import H264Encoder
+    from objsub_fast.h264.mp4 import Mp4Muxer
+    from objsub_fast.transitions import transition_updates
+    from objsub_fast.video import YuvPicture
+
+    batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
+                           canvas_size=size)
+    buffer = np.empty_like(batch.first_frames[0])
+    rows = []
+    for style in STYLE_NAMES:
+        runs = []
+        for _ in range(repeats + 1):  # the first run warms up
+            spent = np.zeros(4)
+            for i in range(tasks):
+                picture, enc = YuvPicture(size, size), H264Encoder(size, size)
+                mux = Mp4Muxer(size, size, 16, enc.sps, enc.pps)
+                frames = transition_updates(batch.first_frames[i], style=style, num_frames=61,
+                                            final=batch.final_frames[i], out=buffer,
+                                            **task_arrays(batch, i))
+                while True:
+                    t0 = time.process_time()
+                    item = next(frames, None)
+                    t1 = time.process_time()
+                    if item is None:
+                        break
+                    changed = picture.update(*item)
+                    t2 = time.process_time()
+                    nals = enc.encode(*picture.planes, changed=changed)
+                    t3 = time.process_time()
+                    mux.add(nals, enc.is_keyframe)
+                    spent += (t1 - t0, t2 - t1, t3 - t2, time.process_time() - t3)
+                t = time.process_time()
+                mux.finish()
+                spent[3] += time.process_time() - t
+            runs.append(spent * 1000 / tasks)
+        ms = np.median(runs[1:], axis=0)
+        rows.append([f"{size}", style, *(f"{v:.1f}" for v in ms), f"{ms.sum():.1f}"])
+    return rows
+
+
+#: The objsub QP pairs (I, P) of the QP table; the default ``EncoderSettings()`` is added.
+QP_PAIRS = ((16, 18), (18, 20), (20, 22), (22, 24), (24, 26), (26, 28), (28, 30))
+
+
+def bench_qps(size: int, tasks: int, repeats: int) -> list[list]:
+    """Rows of the objsub QP table at ``size`` (every style pooled)."""
+    from objsub_fast.h264.encoder import EncoderSettings
+
+    default = EncoderSettings()
+    pairs = sorted({*QP_PAIRS, (default.qp_i, default.qp_p)})
+    batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
+                           canvas_size=size)
+    rows = []
+    for qp_i, qp_p in pairs:
+        labels = {f"{style}": VideoSpec(style) for style in STYLE_NAMES}
+        settings = {label: EncoderSettings(qp_i=qp_i, qp_p=qp_p) for label in labels}
+        got = measure(batch, labels, repeats, settings).values()
+        rate = len(got) / sum(1 / r for r, *_ in got)  # videos/s over the three styles
+        nbytes = np.mean([b for _, b, _, _ in got])
+        mark = " (default)" if (qp_i, qp_p) == (default.qp_i, default.qp_p) else ""
+        rows.append([f"{size}", f"{qp_i}/{qp_p}{mark}", f"{rate:.1f}", f"{nbytes:,.0f}",
+                     f"{np.mean([p for _, _, p, _ in got]):.2f}",
+                     f"{min(w for *_, w in got):.2f}"])
+    return rows
+
+
+def bench_workers(size: int, count: int, repeats: int, tmp: Path) -> tuple[list[list], dict]:
+    """``generate --videos`` (objsub, webdataset) at ``size`` with 1 and 2 workers
+    (``bench_generate.bench_throughput``: medians, the worker counts taking turns): rows, and
+    the 1-worker run's seconds and disk bytes per task."""
+    from bench_generate import bench_throughput
+
+    got = bench_throughput("webdataset", count, max(1, count // 4), repeats, tmp,
+                           canvas_size=(size, size), videos=True)
+    rows = [[f"{size}", f"{w}", f"{rate:.2f}", f"{rate / got[1][0]:.2f}x", f"{cores:.2f}"]
+            for w, (rate, _, cores, _) in got.items()]
+    return rows, {"seconds_per_task": 1 / got[1][0], "bytes_per_task": got[1][3]}
+
+
+def peak_rss_mb(count: int, size: int, chunk: int, encoder: str = ENCODERS[0]) -> float:
     """Peak RSS (MB) of a fresh process drawing and encoding ``count`` tasks with videos."""
-    proc = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(count), str(size), str(chunk)],
-                          capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-c", RSS_SCRIPT, str(count), str(size), str(chunk),
+                           encoder], capture_output=True, text=True, check=True)
     return int(proc.stdout.split()[0]) / 1024
 
 
 def main(argv=None) -> int:
     """Run the benchmark and print its tables."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--tasks", type=int, default=40, help="videos per timed run at 256")
+    ap.add_argument("--tasks", type=int, default=12, help="videos per style at 256 (1024: a "
+                    "third of it, at least 2)")
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--skip-tradeoff", action="store_true")
+    ap.add_argument("--generate-count", type=int, default=40,
+                    help="tasks of the 1024x1024 generate runs (1 and 2 workers)")
+    ap.add_argument("--smoke", action="store_true", help="a quick run: 2 tasks, 1 repeat, "
+                    "8-task generate runs, 10-task RSS run")
+    ap.add_argument("--x264-details", action="store_true",
+                    help="also the x264-only tables (paths, setting trade-off)")
     args = ap.parse_args(argv)
-    print(f"objsub-fast video benchmark: medians of {args.repeats}; encoder {ENCODER}\n")
-    rows = bench_paths(256, args.tasks, args.repeats)
-    rows += bench_paths(1024, max(2, args.tasks // 10), args.repeats)
-    print(table("Ground-truth videos, 61 frames at 16 fps, style fade, one core (objects "
-                "scaled with the canvas)",
-                ["canvas", "path", "videos/s per core (wall)", "vs bare encoder", "bytes/video",
-                 "GB per 1M videos"], rows))
-    if not args.skip_tradeoff:
+    if args.smoke:
+        args.tasks, args.repeats, args.generate_count = 2, 1, 8
+    big = max(2, args.tasks // 3)
+    print(f"objsub-fast video benchmark: medians of {args.repeats}; {args.tasks} tasks per "
+          f"style at 256, {big} at 1024; 61 frames at 16 fps\n")
+    header = ["canvas", "style", "x264 videos/s", "objsub videos/s", "speed-up", "x264 bytes",
+              "objsub bytes", "bytes ratio", "x264 PSNR", "objsub PSNR", "x264 worst",
+              "objsub worst"]
+    rows = bench_encoders(256, args.tasks, args.repeats) + bench_encoders(1024, big,
+                                                                           args.repeats)
+    print(table("encode_transitions, one core: x264 vs objsub (PSNR in dB of the decoded RGB "
+                "frames vs the rendered transition: mean, worst frame)", header, rows))
+    print()
+    rows = bench_parts(256, args.tasks, args.repeats) + bench_parts(1024, big, args.repeats)
+    print(table("Where objsub's time goes (ms per video, CPU, medians)", [
+        "canvas", "style", "draw transition", "RGB -> YUV", "H.264 encoder", "mp4 muxer",
+        "total"], rows))
+    print()
+    rows = bench_qps(256, args.tasks, args.repeats) + bench_qps(1024, big, args.repeats)
+    print(table("objsub QP choices (I/P), every style pooled", ["canvas", "QP I/P", "videos/s",
+                                                               "bytes/video", "mean PSNR",
+                                                               "worst PSNR"], rows))
+    print()
+    with tempfile.TemporaryDirectory() as tmp:
+        rows, per_task = bench_workers(1024, args.generate_count, args.repeats, Path(tmp))
+    print(table("generate --videos (objsub), 1024x1024, wall-clock medians", [
+        "canvas", "workers", "tasks/s", "vs 1 worker", "cores busy"], rows))
+    print()
+    chunk = 10  # pipeline.auto_chunk_size at 1024x1024
+    counts = (chunk,) if args.smoke else (chunk, 4 * chunk)
+    rss = [[name, f"{n}", f"{peak_rss_mb(n, 1024, chunk, name):.0f}"] for name in ENCODERS
+           for n in counts]
+    print(table("Peak RSS of one worker, 1024x1024, PNGs + videos", ["encoder", "tasks",
+                                                                    "peak RSS (MB)"], rss))
+    print()
+    hours = per_task["seconds_per_task"] * 1e6 / 3600
+    print(table("A million samples with video at 1024x1024 (webdataset, objsub, from the "
+                "1-worker rate; the disk includes both PNGs)", ["core-hours", "disk"],
+                [[f"{hours:,.0f}", f"{per_task['bytes_per_task'] * 1e6 / 1e9:,.0f} GB"]]))
+    if args.x264_details:
+        print()
+        rows = bench_paths(256, args.tasks, args.repeats)
+        rows += bench_paths(1024, big, args.repeats)
+        print(table("x264: ground-truth videos, 61 frames at 16 fps, style fade, one core",
+                    ["canvas", "path", "videos/s per core (wall)", "vs bare encoder",
+                     "bytes/video", "GB per 1M videos"], rows))
         with tempfile.TemporaryDirectory() as tmp:
             print()
-            print(table("Encoder settings: 21 rule kinds x 3 styles at 256x256, 61 frames",
+            print(table("x264 settings: 21 rule kinds x 3 styles at 256x256, 61 frames",
                         ["settings", "videos/s per core", "bytes/video", "pass score_video",
                          "same bytes with x264's C code"],
                         bench_tradeoff(args.repeats, Path(tmp))))
-    print()
-    chunk = 10  # pipeline.auto_chunk_size at 1024x1024
-    rss = [[f"{n}", f"{peak_rss_mb(n, 1024, chunk):.0f}"] for n in (chunk, 4 * chunk)]
-    print(table("Peak RSS, 1024x1024, PNGs + videos, one process", ["tasks", "peak RSS (MB)"],
-                rss))
     return 0
 
 

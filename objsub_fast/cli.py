@@ -160,6 +160,10 @@ def _add_generate(sub) -> None:
     p.add_argument("--fps", type=int, help="video frame rate (default: 16)")
     p.add_argument("--video-frames", type=int,
                    help="frames per video (default: 61, 3.8 s at 16 fps)")
+    p.add_argument("--video-encoder", dest="encoder",
+                   help="H.264 encoder of the videos: objsub (this project's own: fast, the "
+                   "same bytes on every machine) | x264 (libx264 via PyAV, as before) "
+                   "(default: objsub)")
     p.add_argument("--vbvr-pack", help="--format vbvr: tar shards (as VBVR ships them) or plain "
                    "folders: tar | folders (default: tar)")
     p.add_argument("--vbvr-split",
@@ -217,6 +221,7 @@ def _existing_shard_size(out: str, storage_options: dict):
 _SCOPED = {"video_style": (lambda c: c.videos, "without --videos"),
            "fps": (lambda c: c.videos, "without --videos"),
            "video_frames": (lambda c: c.videos, "without --videos"),
+           "encoder": (lambda c: c.videos, "without --videos"),
            "vbvr_pack": (lambda c: c.format == "vbvr", "outside --format vbvr"),
            "vbvr_split": (lambda c: c.format == "vbvr-bench", "outside --format vbvr-bench")}
 
@@ -225,6 +230,7 @@ def run_config(args):
     """The ``RunConfig`` of parsed ``generate`` arguments; UsageError for an option the run
     would not read (``--fps`` without videos, ``--vbvr-split`` outside vbvr-bench, ...)."""
     from .dataset.config import RunConfig
+    from .dataset.options import OPTIONS
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out, args.storage_options))
@@ -236,7 +242,7 @@ def run_config(args):
     for name in given:
         read, why = _SCOPED[name]
         if not read(config):
-            raise UsageError(f"--{name.replace('_', '-')} has no effect {why}: leave it out")
+            raise UsageError(f"{OPTIONS[name][0]} has no effect {why}: leave it out")
     return config
 
 

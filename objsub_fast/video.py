@@ -1,6 +1,16 @@
-"""Ground-truth videos: a task's transition (``transitions``) encoded to H.264 in mp4 (PyAV).
+"""Ground-truth videos: a task's transition (``transitions``) encoded to H.264 in mp4.
 
-The bytes of a video are a function of its pixels and the encoder build only:
+Two encoders (``VideoSpec.encoder``, ``ENCODERS``):
+
+- ``"objsub"`` (the default): this project's own H.264 encoder (``objsub_fast.h264``) and MP4
+  muxer (``objsub_fast.h264.mp4``). It is told which rectangles changed from one frame to the
+  next, and a video's bytes are a function of its pixels and this project's code only
+  (``docs/video_encoder.md``).
+- ``"x264"``: libx264 through PyAV (FFmpeg's mp4 muxer), as datasets made before the own
+  encoder were; kept so that they still verify, and as the benchmark's reference.
+
+Both share the colour conversion. With x264, the bytes of a video are a function of its pixels
+and the encoder build only:
 
 - RGB -> yuv420p is done here (:func:`rgb_to_yuv420`: BT.601 limited range, integer
   arithmetic, chroma from the mean of each 2x2 block), not by swscale, whose SIMD paths are not
@@ -22,9 +32,10 @@ Examples
 --------
 >>> from objsub_fast import generate_batch
 >>> from objsub_fast.video import VideoSpec, encode_transitions
->>> mp4 = encode_transitions(generate_batch([3]), VideoSpec(num_frames=16))[0]
->>> mp4[4:8]
-b'ftyp'
+>>> batch = generate_batch([3])
+>>> [encode_transitions(batch, VideoSpec(num_frames=16, encoder=name))[0][4:8]
+...  for name in ENCODERS]
+[b'ftyp', b'ftyp']
 """
 from __future__ import annotations
 
@@ -63,6 +74,14 @@ ENCODER = {
 _SMPTE170M, _LIMITED_RANGE = 6, 1
 FPS_RANGE = (1, 120)
 FRAMES_RANGE = (2, 1000)
+#: The ground-truth video encoders (``VideoSpec.encoder``); the first is the default.
+ENCODERS = ("objsub", "x264")
+#: The ``colr``/VUI codes and conversion every objsub video carries (recorded with its settings).
+OBJSUB_CONTAINER = {
+    "container": "mp4 (objsub_fast.h264.mp4)",
+    "rgb_to_yuv": ENCODER["rgb_to_yuv"],
+    "color_tags": ENCODER["color_tags"],
+}
 
 
 @dataclass(frozen=True)
@@ -78,12 +97,15 @@ class VideoSpec:
     style: str = "fade"
     fps: int = 16
     num_frames: int = 61
+    encoder: str = ENCODERS[0]
 
     def validate(self) -> "VideoSpec":
         """Raise ParameterError naming the first bad field (as its command-line option)."""
-        if self.style not in STYLE_NAMES:
-            raise ParameterError(f"--video-style must be one of {', '.join(STYLE_NAMES)}, "
-                                 f"got {self.style!r}")
+        for option, value, allowed in (("--video-style", self.style, STYLE_NAMES),
+                                       ("--video-encoder", self.encoder, ENCODERS)):
+            if value not in allowed:
+                raise ParameterError(f"{option} must be one of {', '.join(allowed)}, "
+                                     f"got {value!r}")
         for option, value, (lo, hi) in (("--fps", self.fps, FPS_RANGE),
                                         ("--video-frames", self.num_frames, FRAMES_RANGE)):
             if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
@@ -92,10 +114,28 @@ class VideoSpec:
         return self
 
     def settings(self) -> dict:
-        """The video settings as recorded in a manifest: this spec, :data:`ENCODER` and the
-        encoder build (:func:`encoder_build`)."""
+        """The video settings as recorded in a manifest: this spec, the encoder's settings
+        (:func:`encoder_settings`) and its build (:func:`encoder_build`)."""
         return {"style": self.style, "fps": self.fps, "num_frames": self.num_frames,
-                "encoder": dict(ENCODER), "encoder_build": encoder_build()}
+                "encoder_name": self.encoder, "encoder": encoder_settings(self.encoder),
+                "encoder_build": encoder_build(self.encoder)}
+
+
+def encoder_settings(name: str = ENCODERS[0]) -> dict:
+    """Every setting that decides the bytes of the encoder ``name``'s videos, as JSON:
+    :data:`ENCODER` for x264; for objsub, :data:`OBJSUB_CONTAINER` and the H.264 encoder's
+    ``EncoderSettings().as_dict()`` under ``"h264"``.
+
+    Examples
+    --------
+    >>> encoder_settings("x264")["codec"], sorted(encoder_settings("objsub"))[:2]
+    ('libx264', ['color_tags', 'container'])
+    """
+    if name == "x264":
+        return dict(ENCODER)
+    from .h264.encoder import EncoderSettings
+
+    return {**OBJSUB_CONTAINER, "h264": EncoderSettings().as_dict()}
 
 
 def check_canvas(width: int, height: int) -> None:
@@ -108,25 +148,35 @@ def check_canvas(width: int, height: int) -> None:
 # --------------------------------------------------------------------------- colour conversion
 
 @kernel(nogil=True)
-def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
-    """BT.601 limited-range Y, U, V of an (H, W, 3) uint8 frame (H, W even) into the planes
-    ((H, >=W), (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB."""
-    h, w = rgb.shape[0], rgb.shape[1]
-    for r in range(h):
-        for c in range(w):
-            red, green = np.int32(rgb[r, c, 0]), np.int32(rgb[r, c, 1])
-            blue = np.int32(rgb[r, c, 2])
-            y_plane[r, c] = ((66 * red + 129 * green + 25 * blue + 128) >> 8) + 16
-    for r in range(h // 2):
-        for c in range(w // 2):
+def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
+    """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
+    (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
+    (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB.
+
+    One pass over the 2x2 blocks on whole arrays: no slices, so one compiled version serves
+    every rectangle."""
+    for r in range(y0 // 2, y1 // 2):
+        for c in range(x0 // 2, x1 // 2):
             red = green = blue = np.int32(0)
             for dr in range(2):
                 for dc in range(2):
-                    red += rgb[2 * r + dr, 2 * c + dc, 0]
-                    green += rgb[2 * r + dr, 2 * c + dc, 1]
-                    blue += rgb[2 * r + dr, 2 * c + dc, 2]
+                    pr, pg = np.int32(rgb[2 * r + dr, 2 * c + dc, 0]), \
+                        np.int32(rgb[2 * r + dr, 2 * c + dc, 1])
+                    pb = np.int32(rgb[2 * r + dr, 2 * c + dc, 2])
+                    y_plane[2 * r + dr, 2 * c + dc] = ((66 * pr + 129 * pg + 25 * pb + 128)
+                                                       >> 8) + 16
+                    red += pr
+                    green += pg
+                    blue += pb
             u_plane[r, c] = ((-38 * red - 74 * green + 112 * blue + 512) >> 10) + 128
             v_plane[r, c] = ((112 * red - 94 * green - 18 * blue + 512) >> 10) + 128
+
+
+@kernel(nogil=True)
+def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
+    """BT.601 limited-range Y, U, V of a whole (H, W, 3) uint8 frame (H, W even) into the
+    planes (:func:`rgb_to_yuv420_rect` of the whole frame)."""
+    rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, 0, rgb.shape[0], 0, rgb.shape[1])
 
 
 # --------------------------------------------------------------------------- encoding
@@ -146,8 +196,91 @@ def _mux(container, stream, frame) -> None:
         container.mux(packet)
 
 
+class YuvPicture:
+    """The current picture in I420 (Y rows, then U, then V) in one buffer, updated from RGB
+    frames: only the changed rectangles (widened to whole 2x2 chroma blocks) are converted
+    again.
+
+    Examples
+    --------
+    >>> picture = YuvPicture(4, 2)
+    >>> picture.update(np.full((2, 4, 3), 255, np.uint8))
+    >>> int(picture.planes[0][0, 0]), int(picture.planes[1][0, 0])
+    (235, 128)
+    """
+
+    def __init__(self, width: int, height: int):
+        check_canvas(width, height)
+        self.yuv = np.empty((height * 3 // 2, width), np.uint8)
+        flat = self.yuv.reshape(-1)
+        q = width * height // 4
+        self.planes = (self.yuv[:height], flat[4 * q:5 * q].reshape(height // 2, width // 2),
+                       flat[5 * q:].reshape(height // 2, width // 2))
+        self._shape = (height, width, 3)
+        self.count = 0
+
+    def update(self, rgb: np.ndarray, changed=None):
+        """Convert frame ``rgb``: all of it for the first frame or when ``changed`` is None,
+        else only the rectangles (y0, y1, x0, x1) ``changed`` lists. Returns the rectangles
+        of the planes that changed (widened to even bounds; None: all of them)."""
+        if rgb.shape != self._shape or rgb.dtype != np.uint8:
+            raise ValueError(f"frames must be {self._shape} uint8, got {rgb.shape} {rgb.dtype}")
+        self.count += 1
+        if changed is None or self.count == 1:
+            rgb_to_yuv420(rgb, *self.planes)
+            return None
+        widened = [(y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2)
+                   for y0, y1, x0, x1 in changed]
+        for y0, y1, x0, x1 in widened:
+            rgb_to_yuv420_rect(rgb, *self.planes, y0, y1, x0, x1)
+        return widened
+
+
+class ObjsubEncoder:
+    """Encode one video of RGB frames into mp4 bytes in memory with this project's own H.264
+    encoder (``objsub_fast.h264``) and MP4 muxer; the same surface as :class:`Mp4Encoder`.
+
+    The encoder is told which rectangles changed (``add(rgb, changed)``), so it skips every
+    macroblock outside them without looking at its pixels.
+    ``settings`` is an ``objsub_fast.h264.encoder.EncoderSettings`` (default: its defaults).
+
+    Examples
+    --------
+    >>> enc = ObjsubEncoder(64, 48, fps=16)
+    >>> for _ in range(4):
+    ...     enc.add(np.full((48, 64, 3), 255, np.uint8), changed=[])
+    >>> enc.finish()[4:8]
+    b'ftyp'
+    """
+
+    def __init__(self, width: int, height: int, fps: int = 16, settings=None):
+        from .h264.encoder import EncoderSettings, H264Encoder
+        from .h264.mp4 import Mp4Muxer
+
+        self._picture = YuvPicture(width, height)
+        self._encoder = enc = H264Encoder(width, height,
+                                          EncoderSettings() if settings is None else settings)
+        self._muxer = Mp4Muxer(width, height, fps, enc.sps, enc.pps, enc.profile_idc,
+                               enc.constraint_flags, enc.level_idc)
+
+    def add(self, rgb: np.ndarray, changed=None) -> None:
+        """Encode one (H, W, 3) uint8 RGB frame; ``changed`` as in :meth:`Mp4Encoder.add`."""
+        widened = self._picture.update(rgb, changed)
+        nals = self._encoder.encode(*self._picture.planes, changed=widened)
+        self._muxer.add(nals, self._encoder.is_keyframe)
+
+    def reconstruction(self):
+        """The decoder-side (y, u, v) planes of the last picture (the encoder's reference)."""
+        return self._encoder.reconstruction()
+
+    def finish(self) -> bytes:
+        """The mp4 bytes."""
+        return self._muxer.finish()
+
+
 class Mp4Encoder:
-    """Encode one video of RGB frames into mp4 bytes in memory with :data:`ENCODER`.
+    """Encode one video of RGB frames into mp4 bytes in memory with libx264 and
+    :data:`ENCODER` (PyAV).
 
     The picture is kept in one reused buffer (only changed rectangles are converted again) and
     handed to the encoder as a new frame each time.
@@ -162,10 +295,11 @@ class Mp4Encoder:
     b'ftyp'
     """
 
-    def __init__(self, width: int, height: int, fps: int = 16, settings: dict = ENCODER):
+    def __init__(self, width: int, height: int, fps: int = 16, settings: dict | None = None):
         import av
 
-        check_canvas(width, height)
+        settings = ENCODER if settings is None else settings
+        self._picture = YuvPicture(width, height)
         self._av = av
         self._buffer = io.BytesIO()
         self._container = av.open(self._buffer, mode="w", format=settings["container"],
@@ -180,16 +314,6 @@ class Mp4Encoder:
             ctx.thread_type = settings["thread_type"]
         ctx.colorspace = ctx.color_primaries = ctx.color_trc = _SMPTE170M
         ctx.color_range = _LIMITED_RANGE
-        # The picture in our own buffer, I420 (Y rows, then U, then V): updated in place and
-        # copied into a new frame for every picture, so that nothing writes into a frame that
-        # libavcodec may still hold a reference to.
-        self._yuv = np.empty((height * 3 // 2, width), np.uint8)
-        flat = self._yuv.reshape(-1)
-        q = width * height // 4
-        self._planes = (self._yuv[:height], flat[4 * q:5 * q].reshape(height // 2, width // 2),
-                        flat[5 * q:].reshape(height // 2, width // 2))
-        self._shape = (height, width, 3)
-        self._count = 0
 
     def add(self, rgb: np.ndarray, changed=None) -> None:
         """Encode one (H, W, 3) uint8 RGB frame.
@@ -197,21 +321,12 @@ class Mp4Encoder:
         ``changed``, if given, lists the rectangles (y0, y1, x0, x1) outside of which ``rgb``
         equals the previous frame: only those are converted to YUV again.
         """
-        if rgb.shape != self._shape or rgb.dtype != np.uint8:
-            raise ValueError(f"frames must be {self._shape} uint8, got {rgb.shape} {rgb.dtype}")
-        if changed is None or self._count == 0:
-            rgb_to_yuv420(rgb, *self._planes)
-        else:
-            y_plane, u_plane, v_plane = self._planes
-            for y0, y1, x0, x1 in changed:  # widened to whole 2x2 chroma blocks
-                y0, y1, x0, x1 = y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2
-                rgb_to_yuv420(rgb[y0:y1, x0:x1], y_plane[y0:y1, x0:x1],
-                              u_plane[y0 // 2:y1 // 2, x0 // 2:x1 // 2],
-                              v_plane[y0 // 2:y1 // 2, x0 // 2:x1 // 2])
-        frame = self._av.VideoFrame.from_ndarray(self._yuv, format="yuv420p")
+        self._picture.update(rgb, changed)
+        # copied into a new frame for every picture, so that nothing writes into a frame that
+        # libavcodec may still hold a reference to
+        frame = self._av.VideoFrame.from_ndarray(self._picture.yuv, format="yuv420p")
         frame.colorspace, frame.color_range = _SMPTE170M, _LIMITED_RANGE
-        frame.pts = self._count
-        self._count += 1
+        frame.pts = self._picture.count - 1
         _mux(self._container, self._stream, frame)
 
     def finish(self) -> bytes:
@@ -221,9 +336,13 @@ class Mp4Encoder:
         return self._buffer.getvalue()
 
 
-def encode_video(frames, fps: int = 16, settings: dict = ENCODER) -> bytes:
+#: The mp4 encoder class of each ``VideoSpec.encoder``.
+MP4_ENCODERS = {"objsub": ObjsubEncoder, "x264": Mp4Encoder}
+
+
+def encode_video(frames, fps: int = 16, settings=None, encoder: str = ENCODERS[0]) -> bytes:
     """H.264 mp4 bytes of ``frames`` ((F, H, W, 3) uint8 RGB or an iterable of (H, W, 3)),
-    encoded with ``settings`` (:data:`ENCODER`).
+    encoded by ``encoder`` (``ENCODERS``) with ``settings`` (None: the encoder's defaults).
 
     Examples
     --------
@@ -231,18 +350,18 @@ def encode_video(frames, fps: int = 16, settings: dict = ENCODER) -> bytes:
     >>> len(list(decode_video(mp4)))
     3
     """
-    encoder = None
+    mp4 = None
     for frame in frames:
-        if encoder is None:
-            encoder = Mp4Encoder(frame.shape[1], frame.shape[0], fps, settings)
-        encoder.add(frame)
-    if encoder is None:
+        if mp4 is None:
+            mp4 = MP4_ENCODERS[encoder](frame.shape[1], frame.shape[0], fps, settings)
+        mp4.add(frame)
+    if mp4 is None:
         raise ValueError("a video needs at least one frame")
-    return encoder.finish()
+    return mp4.finish()
 
 
 def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
-                       settings: dict = ENCODER) -> list[bytes]:
+                       settings=None) -> list[bytes]:
     """Ground-truth videos (mp4 bytes) of an engine batch's tasks.
 
     Every frame is drawn into one reused buffer and encoded at once, so memory is one frame
@@ -256,8 +375,9 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     spec : VideoSpec
     tasks : sequence of int, optional
         Task indices (default all).
-    settings : dict
-        Encoder settings (default :data:`ENCODER`, the one datasets use).
+    settings : dict or EncoderSettings, optional
+        Settings of ``spec.encoder`` (default: the ones datasets use, :data:`ENCODER` for
+        x264, ``EncoderSettings()`` for objsub).
 
     Returns
     -------
@@ -269,9 +389,9 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     check_canvas(*batch.canvas_size)
     buffer = np.empty_like(batch.first_frames[0])
     h, w = buffer.shape[:2]
-    videos = []
+    videos, make = [], MP4_ENCODERS[spec.encoder]
     for i in range(len(batch)) if tasks is None else tasks:
-        encoder = Mp4Encoder(w, h, spec.fps, settings)
+        encoder = make(w, h, spec.fps, settings)
         for frame, changed in transition_updates(batch.first_frames[i], style=spec.style,
                                                  num_frames=spec.num_frames,
                                                  final=batch.final_frames[i], out=buffer,
@@ -356,12 +476,20 @@ def decode_errors(data: bytes, batch, i: int, spec: VideoSpec) -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def encoder_build() -> dict:
-    """Versions the video bytes depend on: PyAV, libavcodec, libavformat and x264's core."""
+@lru_cache(maxsize=None)
+def encoder_build(name: str = ENCODERS[0]) -> dict:
+    """What the video bytes depend on besides the pixels and :func:`encoder_settings`.
+
+    objsub: this project's code only, named by the generator version of objsub videos (every
+    change to their bytes bumps it). x264: PyAV, libavcodec, libavformat and x264's core.
+    """
+    if name == "objsub":
+        from ._version import OBJSUB_VIDEOS
+
+        return {"encoder": "objsub_fast.h264", "generator_version": OBJSUB_VIDEOS}
     import av
 
-    mp4 = encode_video(np.zeros((2, 16, 16, 3), np.uint8))
+    mp4 = encode_video(np.zeros((2, 16, 16, 3), np.uint8), encoder="x264")
     core = re.search(rb"x264 - core (\d+)", mp4)
     libs = av.library_versions
     return {"av": av.__version__,

@@ -1,6 +1,7 @@
 #!/usr/bin/env python
 """Encode the same small videos over and over while other threads keep the CPU busy, and count
-the distinct outputs of each (``python scripts/video_stress.py [seconds] [threads]``).
+the distinct outputs of each, for both encoders (``python scripts/video_stress.py [seconds]
+[threads]``).
 
 Found with it on the shared 2-core development machine: a video whose frames are all one flat
 colour (32x32 black) now and then encodes to different (valid, identically decoding) bytes when
@@ -9,7 +10,8 @@ quantisation and macroblock tree on a frame with no texture at all). Videos with
 did not: 0 of 5,084 ground-truth videos at 256x256 in the same run, 0 of 36,000 small videos
 (32-128 px) with one square. Ground-truth videos always show objects, so they are of the second
 kind. Fresh processes (any PYTHONHASHSEED, MALLOC_PERTURB_, one or all CPUs) and x264's C, SSE2,
-AVX, AVX2 and AVX-512 code paths always gave the same bytes, flat or not.
+AVX, AVX2 and AVX-512 code paths always gave the same bytes, flat or not. The own encoder
+(objsub) has no such exception to find: its decisions are integer arithmetic only.
 """
 from __future__ import annotations
 
@@ -21,15 +23,16 @@ import zlib
 
 import numpy as np
 
-from objsub_fast.video import encode_video
+from objsub_fast.video import ENCODERS, encode_video
 
 
 def cases() -> dict:
-    """name -> frames: one flat video, and one with a square appearing."""
+    """(encoder, name) -> frames: one flat video, and one with a square appearing."""
     flat = np.zeros((3, 32, 32, 3), np.uint8)
     square = np.zeros((8, 64, 64, 3), np.uint8)
     square[4:, 16:32, 16:32] = (200, 30, 30)
-    return {"flat 32x32 black": flat, "64x64 with a square": square}
+    return {(encoder, name): frames for encoder in ENCODERS
+            for name, frames in (("flat 32x32 black", flat), ("64x64 with a square", square))}
 
 
 def main(seconds: float = 60.0, threads: int = 2) -> int:
@@ -44,21 +47,23 @@ def main(seconds: float = 60.0, threads: int = 2) -> int:
     for w in workers:
         w.start()
     videos = cases()
-    reference = {name: encode_video(frames) for name, frames in videos.items()}
+    reference = {key: encode_video(frames, encoder=key[0]) for key, frames in videos.items()}
     runs, differ = collections.Counter(), collections.Counter()
     end = time.perf_counter() + seconds
     try:
         while time.perf_counter() < end:
-            for name, frames in videos.items():
-                runs[name] += 1
-                differ[name] += encode_video(frames) != reference[name]
+            for key, frames in videos.items():
+                runs[key] += 1
+                differ[key] += encode_video(frames, encoder=key[0]) != reference[key]
     finally:
         stop.set()
         for w in workers:
             w.join()
-    for name in videos:
-        print(f"{name}: {differ[name]} of {runs[name]} encodes wrote other bytes")
-    return 0 if not differ["64x64 with a square"] else 1
+    for encoder, name in videos:
+        print(f"{encoder}, {name}: {differ[encoder, name]} of {runs[encoder, name]} encodes "
+              "wrote other bytes")
+    content = [key for key in videos if key[0] == "objsub" or key[1] != "flat 32x32 black"]
+    return 0 if not any(differ[key] for key in content) else 1
 
 
 if __name__ == "__main__":

@@ -12,6 +12,10 @@ MODULES = [
     "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.verify",
     "objsub_fast.dataset.create",
     "objsub_fast.video", "objsub_fast.transitions",
+    "objsub_fast.h264.mp4", "objsub_fast.h264.browser",
+    "objsub_fast.h264.bitstream", "objsub_fast.h264.params", "objsub_fast.h264.transform",
+    "objsub_fast.h264.intra", "objsub_fast.h264.intra4", "objsub_fast.h264.inter",
+    "objsub_fast.h264.cavlc", "objsub_fast.h264.residual", "objsub_fast.h264.encoder",
 ]
 
 

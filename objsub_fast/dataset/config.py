@@ -18,10 +18,12 @@ Limits of a run (each named in its error message):
   that a DataLoader with up to 8 workers gets a shard each), at most 10,000 tasks.
 
 Videos: ``videos`` adds each task's ground-truth transition (``objsub_fast.video``) as a member,
-drawn with ``video_style`` at ``fps`` for ``video_frames`` frames. None means the format's
-default (on for the VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The
-video fields and the encoder settings and build (``video_encoder``) appear in ``to_json`` only
-when videos are on, so a dataset without videos records what it always did.
+drawn with ``video_style`` at ``fps`` for ``video_frames`` frames by ``encoder`` (``"objsub"``,
+this project's own H.264 encoder, or ``"x264"``). None means the format's default (on for the
+VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The video fields and the
+encoder settings and build (``video_encoder``) appear in ``to_json`` only when videos are on, so
+a dataset without videos records what it always did; a manifest with videos and no ``encoder``
+was written before the own encoder existed and reads as ``"x264"``.
 
 Knobs: ``num_objects``, ``object_size``, ``kind_weights``, ``vocabulary``, ``colors``, ``shapes``,
 ``shape_names`` and ``prompt_variants`` are passed to ``generate_batch`` as they are (see
@@ -133,6 +135,7 @@ class RunConfig:
     video_style: str = "fade"
     fps: int = 16
     video_frames: int = 61
+    encoder: str = "objsub"
     vbvr_pack: str = "tar"
     vbvr_parquet: bool | None = None
     vbvr_split: str = "Out-of-Domain_50"
@@ -165,6 +168,8 @@ class RunConfig:
     def from_json(cls, config: dict) -> "RunConfig":
         """The RunConfig a manifest's ``config`` records (``to_json`` inverted)."""
         fields = {k: v for k, v in config.items() if k not in _DERIVED}
+        if fields.get("videos") and "encoder" not in fields:
+            fields["encoder"] = _ENCODER_BEFORE_OBJSUB
         return cls(**{"videos": False, **fields})
 
     def engine_options(self) -> dict:
@@ -182,7 +187,8 @@ class RunConfig:
             vocabulary = check_vocabulary(self.vocabulary, self.colors, self.shapes,
                                           self.shape_names)
             return generator_version(self.canvas_size, classic=classic,
-                                     shapes=vocabulary.shape_labels)
+                                     shapes=vocabulary.shape_labels,
+                                     video_encoder=self.encoder if self.videos else None)
         except (ValueError, TypeError):
             return None
 
@@ -217,7 +223,7 @@ class RunConfig:
         """The ``objsub_fast.video.VideoSpec`` of this run's videos."""
         from ..video import VideoSpec
 
-        return VideoSpec(self.video_style, self.fps, self.video_frames)
+        return VideoSpec(self.video_style, self.fps, self.video_frames, self.encoder)
 
     def validate(self, other_version_ok: bool = False) -> "RunConfig":
         """Raise ParameterError naming the first bad parameter and its allowed range.
@@ -338,7 +344,9 @@ def _option(name: str) -> str:
 
 #: The video fields of RunConfig (left out of ``to_json`` without videos), and the keys that
 #: ``to_json`` derives (left out when a manifest is read back).
-_VIDEO_FIELDS = ("videos", "video_style", "fps", "video_frames")
+_VIDEO_FIELDS = ("videos", "video_style", "fps", "video_frames", "encoder")
+#: The encoder of a manifest's videos when it names none (written before ``encoder`` existed).
+_ENCODER_BEFORE_OBJSUB = "x264"
 _DERIVED = ("video_encoder",)
 #: Fields that only one format reads (left out of ``to_json`` for the others).
 _FORMAT_FIELDS = {"vbvr_pack": "vbvr", "vbvr_parquet": "vbvr", "vbvr_split": "vbvr-bench"}

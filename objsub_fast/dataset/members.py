@@ -118,6 +118,7 @@ def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
     for i in range(len(batch)):
         record = batch.task(i)
         record["task_index"] = first_index + i
+        record["generator_version"] = config.generator_version  # the run's (videos included)
         records.append(record)
     encoded = {m.suffix: m.encode(batch, records, fmt, config) for m in wanted_members(config)}
     return [{"__key__": task_key(first_index + i), "__id__": rec["id"],

@@ -54,6 +54,7 @@ OPTIONS = {
     "video_style": ("--video-style", str),
     "fps": ("--fps", str),
     "video_frames": ("--video-frames", str),
+    "encoder": ("--video-encoder", str),
     "vbvr_pack": ("--vbvr-pack", str),
     "vbvr_split": ("--vbvr-split", str),
 }

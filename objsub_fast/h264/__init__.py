@@ -1,0 +1,1 @@
+"""An H.264 encoder for the project's ground-truth videos."""

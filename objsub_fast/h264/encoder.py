@@ -1,0 +1,182 @@
+"""The H.264 encoder of the project's ground-truth videos (:class:`H264Encoder`).
+
+One IDR picture, then P pictures; one slice per picture; fixed QPs (:class:`EncoderSettings`);
+Constrained Baseline profile, CAVLC, deblocking off. The caller says which rectangles changed
+since the previous picture: macroblocks outside them are skipped without looking at their
+pixels. Every decision is integer arithmetic, so the bytes are the same on every machine and
+with Numba's JIT off.
+
+Examples
+--------
+>>> import numpy as np
+>>> enc = H264Encoder(48, 32)
+>>> y = np.full((32, 48), 235, np.uint8); u = v = np.full((16, 24), 128, np.uint8)
+>>> nals = enc.encode(y, u, v)
+>>> enc.is_keyframe, nals[0][0] & 31        # an IDR slice NAL unit
+(True, 5)
+>>> y[4:12, 8:20] = 40
+>>> nals = enc.encode(y, u, v, changed=[(4, 12, 8, 20)])
+>>> enc.is_keyframe, bool((enc.reconstruction()[0] == y).mean() > 0.9)
+(False, True)
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..errors import ParameterError
+from .bitstream import nal_unit, written
+from .cavlc import N_STATS, STAT_NAMES
+from .cavlc_tables import CHROMA_QP
+from .macroblock import NO_WEIGHTS, code_picture
+from .params import (CONSTRAINED_BASELINE_FLAGS, LOG2_MAX_FRAME_NUM, PROFILE_BASELINE, Layout,
+                     pps_rbsp, sps_rbsp)
+
+#: Lagrange multiplier of the SAD-based decisions by QP: round(2 ** ((qp - 12) / 6)), at least 1.
+LAMBDA = (1,) * 16 + (2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 6, 6, 7, 8, 9, 10, 11, 13, 14, 16, 18,
+                      20, 23, 25, 29, 32, 36, 40, 45, 51, 57, 64, 72, 81, 91)
+NAL_SLICE, NAL_IDR, NAL_SPS, NAL_PPS = 1, 5, 7, 8
+QP_RANGE = (10, 51)
+#: How many of the previous picture's commonest vectors the motion search tries.
+COMMON_VECTORS = 4
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """Fixed quantisers of the I (IDR) and P pictures.
+
+    Examples
+    --------
+    >>> EncoderSettings().as_dict()["name"]
+    'objsub-h264'
+    """
+
+    qp_i: int = 24
+    qp_p: int = 28
+    intra4x4: bool = True
+
+    def __post_init__(self):
+        if not isinstance(self.intra4x4, bool):
+            raise ParameterError(f"intra4x4 must be True or False, got {self.intra4x4!r}")
+        for name in ("qp_i", "qp_p"):
+            value = getattr(self, name)
+            lo, hi = QP_RANGE
+            if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+                raise ParameterError(f"{name} must be an integer in [{lo}, {hi}], got {value!r}")
+
+    def as_dict(self) -> dict:
+        """The settings as recorded in a dataset manifest."""
+        return {"name": "objsub-h264", "profile": "constrained baseline", "entropy": "cavlc",
+                "deblocking": "off", **asdict(self)}
+
+
+class H264Encoder:
+    """Encode pictures of one video (see the module docstring).
+
+    Parameters
+    ----------
+    width, height : int
+        Even picture size (any, not only multiples of 16: the stream crops).
+    settings : EncoderSettings
+    fps : int
+        Pictures per second (only the level signalled in the SPS depends on it).
+    """
+
+    def __init__(self, width: int, height: int, settings: EncoderSettings = EncoderSettings(),
+                 fps: int = 30):
+        for name, value in (("width", width), ("height", height)):
+            if not isinstance(value, (int, np.integer)) or value < 2 or value % 2:
+                raise ParameterError(f"{name} must be an even integer >= 2, got {value!r}")
+        self.width, self.height, self.settings = int(width), int(height), settings
+        self.layout = Layout.of(self.width, self.height, int(fps))
+        mbh, mbw = self.layout.mb_height, self.layout.mb_width
+        self.profile_idc, self.level_idc = PROFILE_BASELINE, self.layout.level_idc
+        self.constraint_flags = CONSTRAINED_BASELINE_FLAGS
+        self.sps = nal_unit(3, NAL_SPS, sps_rbsp(self.width, self.height, self.level_idc))
+        self.pps = nal_unit(3, NAL_PPS, pps_rbsp())
+        h16, w16 = 16 * mbh, 16 * mbw
+        self._src = (np.zeros((h16, w16), np.uint8), np.zeros((h16 // 2, w16 // 2), np.uint8),
+                     np.zeros((h16 // 2, w16 // 2), np.uint8))
+        self._cur = tuple(np.zeros_like(p) for p in self._src)
+        self._ref = tuple(np.zeros_like(p) for p in self._src)
+        self._mv = np.zeros((mbh, mbw, 2), np.int32)
+        self._prev_mv = np.zeros((mbh, mbw, 2), np.int32)
+        self._refidx = np.zeros((mbh, mbw), np.int32)
+        self._nz = (np.zeros((4 * mbh, 4 * mbw), np.int32), np.zeros((2 * mbh, 2 * mbw), np.int32),
+                    np.zeros((2 * mbh, 2 * mbw), np.int32))
+        self._i4m = np.full((4 * mbh, 4 * mbw), 2, np.int32)
+        self._common = np.zeros((COMMON_VECTORS, 2), np.int32)
+        self._code = np.ones((mbh, mbw), np.uint8)
+        # Worst case of a macroblock in CAVLC is far below 3 bytes per sample at QP >= 10.
+        self._buf, self._st = np.empty(h16 * w16 * 3 + 4096, np.uint8), np.zeros(3, np.int64)
+        self.stats = np.zeros(N_STATS, np.int64)
+        self.frame_index = 0
+        self.is_keyframe = False
+
+    def stats_dict(self) -> dict:
+        """What the encoder used so far (coeff_token tables, escapes, macroblock types, ...)."""
+        return dict(zip(STAT_NAMES, self.stats.tolist()))
+
+    def _load(self, planes, changed) -> None:
+        """Copy the changed parts of the source planes into the padded buffers and mark the
+        macroblocks to code."""
+        h, w = self.height, self.width
+        shapes = ((h, w), (h // 2, w // 2), (h // 2, w // 2))
+        for plane, shape, name in zip(planes, shapes, "yuv"):
+            if plane.shape != shape or plane.dtype != np.uint8:
+                raise ParameterError(f"plane {name} must be {shape} uint8, got {plane.shape} "
+                                     f"{plane.dtype}")
+        if changed is None:
+            for src, plane in zip(self._src, planes):
+                ph, pw = plane.shape
+                src[:ph, :pw] = plane
+                src[ph:, :pw] = plane[-1:, :]        # edge replication into the padding
+                src[:, pw:] = src[:, pw - 1:pw]
+            self._code[:] = 1
+            return
+        self._code[:] = 0
+        for y0, y1, x0, x1 in changed:
+            y0, y1 = max(int(y0), 0) & ~1, min(int(y1) + (int(y1) & 1), h)
+            x0, x1 = max(int(x0), 0) & ~1, min(int(x1) + (int(x1) & 1), w)
+            if y1 <= y0 or x1 <= x0:
+                continue
+            for src, plane, s in zip(self._src, planes, (1, 2, 2)):
+                src[y0 // s:y1 // s, x0 // s:x1 // s] = plane[y0 // s:y1 // s, x0 // s:x1 // s]
+            self._code[y0 // 16:(y1 + 15) // 16, x0 // 16:(x1 + 15) // 16] = 1
+
+    def encode(self, y, u, v, changed=None) -> list:
+        """Encode one picture; returns its NAL units (header byte, escaped, no start code)."""
+        idr = self.frame_index == 0
+        self._load((y, u, v), None if idr else changed)
+        qp = self.settings.qp_i if idr else self.settings.qp_p
+        qpc = int(CHROMA_QP[qp])
+        code_picture(self._src, self._ref, self._cur, self._code, idr,
+                     self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp, qpc, LAMBDA[qp],
+                     max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4, self._mv,
+                     self._refidx, self._prev_mv, self._common, self._nz, self._i4m, NO_WEIGHTS,
+                     self._buf, self._st, self.stats)
+        nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(self._buf, self._st))
+        self.is_keyframe = idr
+        self.frame_index += 1
+        return [nal]
+
+    def reconstruction(self):
+        """Copies of the decoder-side Y, U, V of the last picture (cropped)."""
+        h, w = self.height, self.width
+        return (self._cur[0][:h, :w].copy(), self._cur[1][:h // 2, :w // 2].copy(),
+                self._cur[2][:h // 2, :w // 2].copy())
+
+
+def annexb(sps: bytes, pps: bytes, pictures) -> bytes:
+    """An Annex B byte stream: start code + SPS, PPS, then every picture's NAL units.
+
+    Examples
+    --------
+    >>> annexb(b"\\x67", b"\\x68", [[b"\\x65"]]).hex()
+    '000000016700000001680000000165'
+    """
+    out = [b"\x00\x00\x00\x01" + sps, b"\x00\x00\x00\x01" + pps]
+    for nals in pictures:
+        out.extend(b"\x00\x00\x00\x01" + nal for nal in nals)
+    return b"".join(out)

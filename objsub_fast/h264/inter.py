@@ -1,0 +1,187 @@
+"""P-slice inter prediction for whole 16x16 macroblocks: motion vector prediction (8.4.1.3,
+median and the single-matching-reference rule), the P_Skip vector (8.4.1.1), and motion
+compensation for integer-pel luma vectors: a clamped copy for luma and the 1/8-pel bilinear
+chroma interpolation of 8.4.2.2.2, with explicit weighted prediction (8.4.2.3) optional.
+
+Motion vectors are stored per macroblock in quarter-pel units (``mv[mby, mbx] = (x, y)``),
+with the reference index in ``ref`` (-1 for intra macroblocks).
+
+Examples
+--------
+>>> import numpy as np
+>>> mv = np.zeros((2, 2, 2), np.int32); ref = np.zeros((2, 2), np.int32)
+>>> mv[0, 0] = (8, 4); mv[0, 1] = (8, 0)
+>>> predict_mv(mv, ref, 1, 0, 0)   # left unavailable: median of 0, B (8, 4), C (8, 0)
+(8, 0)
+>>> skip_mv(mv, ref, 1, 1)         # the left neighbour (1, 0) has ref 0 and a zero vector
+(0, 0)
+>>> mv[1, 0] = (4, 4); skip_mv(mv, ref, 1, 1)   # now the median of (4,4), (8,0), D (8,4)
+(8, 4)
+"""
+from __future__ import annotations
+
+
+
+import numpy as np
+
+from .._numba import kernel
+
+
+@kernel(inline="always")
+def _median(a, b, c):  # pragma: no cover - compiled
+    return max(min(a, b), min(max(a, b), c))
+
+
+@kernel
+def predict_mv(mv, ref, mby, mbx, ref_idx):  # pragma: no cover - compiled
+    """Predicted vector (x, y) of a 16x16 partition with reference ``ref_idx`` (8.4.1.3)."""
+    mbw = mv.shape[1]
+    has_a, has_b = mbx > 0, mby > 0
+    has_c = mby > 0 and mbx + 1 < mbw
+    ax = ay = bx = by = cx = cy = 0
+    ra = rb = rc = -1
+    if has_a:
+        ra = ref[mby, mbx - 1]
+        if ra >= 0:
+            ax, ay = mv[mby, mbx - 1, 0], mv[mby, mbx - 1, 1]
+    if has_b:
+        rb = ref[mby - 1, mbx]
+        if rb >= 0:
+            bx, by = mv[mby - 1, mbx, 0], mv[mby - 1, mbx, 1]
+    if has_c:
+        rc = ref[mby - 1, mbx + 1]
+        if rc >= 0:
+            cx, cy = mv[mby - 1, mbx + 1, 0], mv[mby - 1, mbx + 1, 1]
+    elif mby > 0 and mbx > 0:   # C not available: D (top-left) instead
+        has_c = True
+        rc = ref[mby - 1, mbx - 1]
+        if rc >= 0:
+            cx, cy = mv[mby - 1, mbx - 1, 0], mv[mby - 1, mbx - 1, 1]
+    if not has_b and not has_c and has_a:
+        bx, by, rb = ax, ay, ra
+        cx, cy, rc = ax, ay, ra
+    matches = int(ra == ref_idx) + int(rb == ref_idx) + int(rc == ref_idx)  # not numpy bools
+    if matches == 1:
+        if ra == ref_idx:
+            return ax, ay
+        if rb == ref_idx:
+            return bx, by
+        return cx, cy
+    return _median(ax, bx, cx), _median(ay, by, cy)
+
+
+@kernel
+def skip_mv(mv, ref, mby, mbx):  # pragma: no cover - compiled
+    """The vector a P_Skip macroblock at (mby, mbx) would use (8.4.1.1)."""
+    if mbx == 0 or mby == 0:
+        return 0, 0
+    if ref[mby, mbx - 1] == 0 and mv[mby, mbx - 1, 0] == 0 and mv[mby, mbx - 1, 1] == 0:
+        return 0, 0
+    if ref[mby - 1, mbx] == 0 and mv[mby - 1, mbx, 0] == 0 and mv[mby - 1, mbx, 1] == 0:
+        return 0, 0
+    return predict_mv(mv, ref, mby, mbx, 0)
+
+
+@kernel(inline="always")
+def _clamp(v, hi):  # pragma: no cover - compiled
+    return 0 if v < 0 else (hi if v > hi else v)
+
+
+@kernel
+def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
+    """SAD of the source macroblock at (y0, x0) against the reference moved by integer
+    (dy, dx), reading outside the picture as its edge; stops early past ``limit``."""
+    h, w = refpic.shape
+    sad = 0
+    inside = y0 + dy >= 0 and x0 + dx >= 0 and y0 + dy + 16 <= h and x0 + dx + 16 <= w
+    for r in range(16):
+        ry = y0 + dy + r
+        if not inside:
+            ry = _clamp(ry, h - 1)
+        for c in range(16):
+            rx = x0 + dx + c
+            if not inside:
+                rx = _clamp(rx, w - 1)
+            d = np.int64(src[y0 + r, x0 + c]) - np.int64(refpic[ry, rx])
+            sad += d if d >= 0 else -d
+        if sad > limit:
+            return sad
+    return sad
+
+
+@kernel(inline="always")
+def _weigh(v, log_wd, weight, offset):  # pragma: no cover - compiled
+    """Explicit weighted sample prediction (8.4.2.3.2, one list)."""
+    if log_wd >= 1:
+        v = ((v * weight + (1 << (log_wd - 1))) >> log_wd) + offset
+    else:
+        v = v * weight + offset
+    return 0 if v < 0 else (255 if v > 255 else v)
+
+
+@kernel
+def predict_luma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weighted):
+    """Luma prediction of the macroblock at (y0, x0) for an integer-pel vector (quarter-pel
+    units, multiples of 4) into ``pred`` (16x16 int32)."""  # pragma: no cover - compiled
+    h, w = refpic.shape
+    for r in range(16):
+        ry = _clamp(y0 + (mvy >> 2) + r, h - 1)
+        for c in range(16):
+            v = np.int64(refpic[ry, _clamp(x0 + (mvx >> 2) + c, w - 1)])
+            pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
+
+
+@kernel
+def predict_chroma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weighted):
+    """Chroma (4:2:0) prediction of the 8x8 block at (y0, x0): the luma vector read in 1/8
+    chroma samples, bilinear (8.4.2.2.2) with edge clamping, into ``pred`` (8x8 int32)."""
+    h, w = refpic.shape  # pragma: no cover - compiled
+    fx, fy = mvx & 7, mvy & 7
+    for r in range(8):
+        ya = _clamp(y0 + (mvy >> 3) + r, h - 1)
+        yb = _clamp(y0 + (mvy >> 3) + r + 1, h - 1)
+        for c in range(8):
+            xa = _clamp(x0 + (mvx >> 3) + c, w - 1)
+            xb = _clamp(x0 + (mvx >> 3) + c + 1, w - 1)
+            v = ((8 - fx) * (8 - fy) * np.int64(refpic[ya, xa])
+                 + fx * (8 - fy) * np.int64(refpic[ya, xb])
+                 + (8 - fx) * fy * np.int64(refpic[yb, xa])
+                 + fx * fy * np.int64(refpic[yb, xb]) + 32) >> 6
+            pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
+
+
+
+
+@kernel
+def common_vectors(mv, ref, out):  # pragma: no cover - compiled
+    """Write into ``out`` (K, 2) the K commonest distinct non-zero vectors of the inter
+    macroblocks (ties: smaller x, then y, first); returns how many there are (<= K). Motion
+    search candidates for the next picture, where a sliding object keeps its vector."""
+    found = np.zeros((64, 3), np.int64)    # x, y, count of up to 64 distinct vectors
+    n = 0
+    for mby in range(mv.shape[0]):
+        for mbx in range(mv.shape[1]):
+            x, y = mv[mby, mbx, 0], mv[mby, mbx, 1]
+            if ref[mby, mbx] < 0 or (x == 0 and y == 0):
+                continue
+            k = 0
+            while k < n and (found[k, 0] != x or found[k, 1] != y):
+                k += 1
+            if k == n:
+                if n == 64:
+                    continue
+                found[n, 0], found[n, 1] = x, y
+                n += 1
+            found[k, 2] += 1
+    count = 0
+    for _ in range(min(out.shape[0], n)):
+        best = -1
+        for k in range(n):
+            if found[k, 2] > 0 and (best < 0 or found[k, 2] > found[best, 2] or (
+                    found[k, 2] == found[best, 2] and (found[k, 0], found[k, 1]) <
+                    (found[best, 0], found[best, 1]))):
+                best = k
+        out[count, 0], out[count, 1] = found[best, 0], found[best, 1]
+        found[best, 2] = 0
+        count += 1
+    return count

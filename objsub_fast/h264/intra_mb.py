@@ -1,0 +1,239 @@
+"""Intra macroblocks: Intra 16x16 and Intra 4x4 (I_NxN), predicted, transformed, quantised,
+reconstructed and written (7.3.5, 8.3.1, 8.3.3). Where both are worth trying, both are
+written and the one of lower rate-distortion cost (SSD + lambda * bits, integers) is kept:
+the writer is rewound to drop the other.
+
+Scratch arrays (allocated once per picture): ``m16`` (3, 16, 16) prediction, residual and
+levels; ``m8`` (5, 8, 8) Cb/Cr predictions, chroma residual, Cb/Cr levels; ``m4`` (2, 4, 4)
+luma DC levels and scaled DCs; ``v4`` (3, 4) Cb/Cr DC levels and scaled DCs; ``coefs`` (16,).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from .bitstream import put_bits, put_se, put_ue
+from .cavlc import S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, write_block
+from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
+from .intra import predict_chroma8, predict_luma16
+from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
+from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
+                       flat_edge_mode, nc_of, uniform_mb, write_chroma, write_luma)
+from .transform import (INTRA_ROUNDING, dequant_idct_add, forward4x4, luma_dc_forward,
+                        luma_dc_inverse, quant4x4)
+
+#: luma4x4BlkIdx of the 4x4 block at raster position row * 4 + col of a macroblock.
+BLK_OF_RASTER = np.array([0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15], np.int64)
+
+
+@kernel
+def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, m8, v4):  # pragma: no cover
+    """Residual and reconstruction of both chroma components (predictions in m8[0], m8[1]);
+    returns the chroma part of coded_block_pattern (0, 1 or 2)."""
+    cls_u = chroma_residual(su, yc, xc, m8[0], qpc, rounding, m8[2], m8[3], v4[0])
+    cls_v = chroma_residual(sv, yc, xc, m8[1], qpc, rounding, m8[2], m8[4], v4[1])
+    cbp_chroma = max(cls_u, cls_v)
+    if cbp_chroma < 2:
+        m8[3, :, :] = 0
+        m8[4, :, :] = 0
+    chroma_reconstruct(m8[3], v4[0], qpc, m8[0], cu, yc, xc, v4[2])
+    chroma_reconstruct(m8[4], v4[1], qpc, m8[1], cv, yc, xc, v4[2])
+    return cbp_chroma
+
+
+@kernel(inline="always")
+def _fill(plane, y0, x0, n, value):  # pragma: no cover - compiled
+    for r in range(n):
+        for c in range(n):
+            plane[y0 + r, x0 + c] = value
+
+
+@kernel
+def _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, dc_mode):  # pragma: no cover - compiled
+    """TotalCoeff 0 and (for Intra 16x16) the Intra 4x4 mode DC for the macroblock's blocks,
+    so that a rewound trial leaves nothing behind."""
+    for r in range(4):
+        for c in range(4):
+            nzy[4 * mby + r, 4 * mbx + c] = 0
+            if dc_mode:
+                i4m[4 * mby + r, 4 * mbx + c] = 2
+    for r in range(2):
+        for c in range(2):
+            nzu[2 * mby + r, 2 * mbx + c] = 0
+            nzv[2 * mby + r, 2 * mbx + c] = 0
+
+
+@kernel
+def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
+             zero_residual, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
+    """Code the macroblock at (y0, x0) as Intra 16x16 with these modes (``zero_residual``:
+    the prediction is known to be exact)."""  # pragma: no cover - compiled
+    pred, diff, lev = m16[0], m16[1], m16[2]
+    dclev, dc = m4[0], m4[1]
+    left, top = x0 > 0, y0 > 0
+    yc, xc = y0 // 2, x0 // 2
+    _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, True)
+    cbp_luma = 0
+    cbp_chroma = 0
+    if zero_residual:   # a flat source predicted exactly: the reconstruction is the source
+        dclev[:, :] = 0
+        _fill(cy_, y0, x0, 16, sy[y0, x0])
+        _fill(cu, yc, xc, 8, su[yc, xc])
+        _fill(cv, yc, xc, 8, sv[yc, xc])
+    else:
+        predict_luma16(cy_, y0, x0, imode, left, top, pred)
+        predict_chroma8(cu, yc, xc, icmode, left, top, m8[0])
+        predict_chroma8(cv, yc, xc, icmode, left, top, m8[1])
+        for r in range(16):
+            for c in range(16):
+                diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
+        for b in range(16):
+            forward4x4(diff, BLK_Y[b], BLK_X[b])
+        n_dc = luma_dc_forward(diff, dclev, qp)
+        n_ac = 0
+        for b in range(16):
+            lev[BLK_Y[b], BLK_X[b]] = 0
+            n_ac += quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTRA_ROUNDING, 1)
+        cbp_luma = 15 if n_ac > 0 else 0
+        if n_dc > 0:
+            luma_dc_inverse(dclev, qp, dc)
+        else:
+            dc[:, :] = 0
+        for b in range(16):
+            dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, dc[BLK_Y[b] // 4, BLK_X[b] // 4], True,
+                             pred, cy_, y0 + BLK_Y[b], x0 + BLK_X[b])
+        cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8, v4)
+    mb_type = 1 + imode + 4 * cbp_chroma + (12 if cbp_luma else 0)
+    put_ue(buf, st, mb_type + 5 if p_slice else mb_type)
+    put_ue(buf, st, icmode)
+    put_se(buf, st, 0)                                    # mb_qp_delta
+    stats[S_MB_I16X16] += 1
+    stats[S_I16_V + imode] += 1
+    stats[S_CHROMA_DC + icmode] += 1
+    gy, gx = 4 * mby, 4 * mbx
+    for k in range(16):
+        coefs[k] = dclev[ZIGZAG[k] // 4, ZIGZAG[k] % 4]
+    write_block(buf, st, coefs, 16, nc_of(nzy, gy, gx), stats)
+    write_luma(buf, st, lev, cbp_luma, 1, nzy, mby, mbx, coefs, stats)
+    write_chroma(buf, st, cbp_chroma, v4[0], v4[1], m8[3], m8[4], nzu, nzv, mby, mbx, coefs,
+                 stats)
+
+
+@kernel
+def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
+            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, v4, coefs):
+    """Code the macroblock at (y0, x0) as Intra 4x4: each block's mode by SAD + lambda * mode
+    bits, predicted and reconstructed in decoding order."""  # pragma: no cover - compiled
+    pred, diff, lev = m16[0], m16[1], m16[2]
+    left_mb, top_mb = x0 > 0, y0 > 0
+    yc, xc = y0 // 2, x0 // 2
+    width = cy_.shape[1]
+    t = np.zeros(9, np.int64)
+    lf = np.zeros(5, np.int64)
+    cand = np.empty((4, 4), np.int64)
+    modes = np.empty(16, np.int64)
+    predicted = np.empty(16, np.int64)
+    counts = np.zeros(16, np.int64)
+    _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, False)
+    for b in range(16):
+        bx, by = BLK_X[b], BLK_Y[b]
+        gx, gy = 4 * mbx + bx // 4, 4 * mby + by // 4
+        left, top = gx > 0, gy > 0
+        top_right = False
+        if top:
+            if by == 0:
+                top_right = x0 + bx + 4 < width
+            elif bx + 4 < 16:
+                top_right = BLK_OF_RASTER[(by // 4 - 1) * 4 + bx // 4 + 1] < b
+        pm = min(i4m[gy, gx - 1], i4m[gy - 1, gx]) if left and top else 2
+        load_edges(cy_, y0 + by, x0 + bx, left, top, top_right, t, lf)
+        best, best_cost = 2, 1 << 40
+        for m in range(N_MODES):
+            if not mode4x4_ok(m, left, top):
+                continue
+            predict4x4_from(t, lf, m, left, top, cand, 0, 0)
+            sad = 0
+            for r in range(4):
+                for c in range(4):
+                    d = np.int64(sy[y0 + by + r, x0 + bx + c]) - cand[r, c]
+                    sad += d if d >= 0 else -d
+            cost = sad + lam * (1 if m == pm else 4)
+            if cost < best_cost:
+                best, best_cost = m, cost
+        modes[b], predicted[b] = best, pm
+        i4m[gy, gx] = best
+        predict4x4_from(t, lf, best, left, top, pred, by, bx)
+        for r in range(4):
+            for c in range(4):
+                diff[by + r, bx + c] = np.int64(sy[y0 + by + r, x0 + bx + c]) - pred[by + r, bx + c]
+        forward4x4(diff, by, bx)
+        counts[b] = quant4x4(diff, lev, by, bx, qp, INTRA_ROUNDING, 0)
+        dequant_idct_add(lev, by, bx, qp, 0, False, pred, cy_, y0 + by, x0 + bx)
+    predict_chroma8(cu, yc, xc, icmode, left_mb, top_mb, m8[0])
+    predict_chroma8(cv, yc, xc, icmode, left_mb, top_mb, m8[1])
+    cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8, v4)
+    cbp_luma = 0
+    for b8 in range(4):
+        if counts[4 * b8] + counts[4 * b8 + 1] + counts[4 * b8 + 2] + counts[4 * b8 + 3] > 0:
+            cbp_luma |= 1 << b8
+    put_ue(buf, st, 5 if p_slice else 0)                  # I_NxN
+    for b in range(16):
+        if modes[b] == predicted[b]:
+            put_bits(buf, st, 1, 1)                       # prev_intra4x4_pred_mode_flag
+        else:
+            put_bits(buf, st, 0, 1)
+            put_bits(buf, st, modes[b] if modes[b] < predicted[b] else modes[b] - 1, 3)
+        stats[S_I4_0 + modes[b]] += 1
+    put_ue(buf, st, icmode)
+    cbp = cbp_luma + 16 * cbp_chroma
+    put_ue(buf, st, CBP_INTRA_CODE_NUM[cbp])
+    stats[S_MB_I4X4] += 1
+    stats[S_CHROMA_DC + icmode] += 1
+    if cbp > 0:
+        put_se(buf, st, 0)                                # mb_qp_delta
+    write_luma(buf, st, lev, cbp_luma, 0, nzy, mby, mbx, coefs, stats)
+    write_chroma(buf, st, cbp_chroma, v4[0], v4[1], m8[3], m8[4], nzu, nzv, mby, mbx, coefs,
+                 stats)
+
+
+@kernel
+def _luma_ssd(sy, cy_, y0, x0):  # pragma: no cover - compiled
+    total = 0
+    for r in range(16):
+        for c in range(16):
+            d = np.int64(sy[y0 + r, x0 + c]) - np.int64(cy_[y0 + r, x0 + c])
+            total += d * d
+    return total
+
+
+@kernel
+def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam, lam2, use_i4,
+               nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
+    """Code an intra macroblock: exact Intra 16x16 for a flat one continuing its neighbour,
+    else the better of Intra 16x16 (best modes by SAD) and, if ``use_i4``, Intra 4x4."""
+    if uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
+        flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0)
+        if flat >= 0:   # V with V, H with H
+            code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, flat,
+                     2 - flat, True, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+            return
+    imode, isad, icmode = best_intra(sy, su, sv, cy_, cu, cv, y0, x0, m16[0], m8[0], m8[1])
+    if not use_i4 or isad == 0:
+        code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
+                 False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+        return
+    pos, acc, nbits = st[0], st[1], st[2]
+    saved = stats.copy()
+    code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
+             False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+    cost16 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
+    st[0], st[1], st[2] = pos, acc, nbits
+    stats[:] = saved
+    code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
+            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, v4, coefs)
+    cost4 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
+    if cost16 <= cost4:
+        st[0], st[1], st[2] = pos, acc, nbits
+        stats[:] = saved
+        code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
+                 False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)

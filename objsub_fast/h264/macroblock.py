@@ -1,0 +1,308 @@
+"""The picture kernel: decides and writes every macroblock of one slice (the whole picture)
+and reconstructs it exactly as a decoder will (7.3.4-7.3.5, 8.3-8.5).
+
+Macroblock types used: Intra 16x16 (all four luma and chroma modes) in I and P slices,
+P_L0_16x16 with integer-pel vectors, and P_Skip. The caller says which macroblocks may
+differ from the previous picture (``code``); the others are P_Skip, or P_L0_16x16 with the
+zero vector and no residual where P_Skip's predicted vector would not be zero.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from .bitstream import put_bits, put_se, put_ue, se_bits, trailing_bits
+from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
+from .cavlc_tables import CBP_INTER_CODE_NUM
+from .inter import common_vectors, luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
+from .intra_mb import code_chroma, code_intra
+from .params import slice_header
+from .residual import BLK_X, BLK_Y, write_chroma, write_luma
+from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
+
+#: Largest motion vector component searched, in pixels.
+MAX_MV_PIXELS = 128
+#: Steps of the 1-pel diamond refinement at most.
+MAX_STEPS = 24
+#: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
+#: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
+INTRA_TRY_SAD = 0
+#: Weighted-prediction parameters: on, logWD, luma w, o, Cb w, o, Cr w, o.
+NO_WEIGHTS = np.zeros(8, np.int64)
+
+
+@kernel
+def edge_intra_sad(sy, cy_, y0, x0, limit):  # pragma: no cover - compiled
+    """Lowest luma SAD of the Intra 16x16 vertical, horizontal and DC predictions, in one pass
+    (an estimate for the intra-or-inter choice; stops early past ``limit``)."""
+    left, top = x0 > 0, y0 > 0
+    total = 0
+    for k in range(16):
+        if left:
+            total += np.int64(cy_[y0 + k, x0 - 1])
+        if top:
+            total += np.int64(cy_[y0 - 1, x0 + k])
+    dc = 128
+    if left and top:
+        dc = (total + 16) >> 5
+    elif left or top:
+        dc = (total + 8) >> 4
+    sad_v = sad_h = sad_dc = 0
+    for r in range(16):
+        for c in range(16):
+            s = np.int64(sy[y0 + r, x0 + c])
+            if top:
+                d = s - np.int64(cy_[y0 - 1, x0 + c])
+                sad_v += d if d >= 0 else -d
+            if left:
+                d = s - np.int64(cy_[y0 + r, x0 - 1])
+                sad_h += d if d >= 0 else -d
+            d = s - dc
+            sad_dc += d if d >= 0 else -d
+        best = sad_dc
+        if top and sad_v < best:
+            best = sad_v
+        if left and sad_h < best:
+            best = sad_h
+        if best > limit:
+            return best
+    best = sad_dc
+    if top and sad_v < best:
+        best = sad_v
+    if left and sad_h < best:
+        best = sad_h
+    return best
+
+
+@kernel
+def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
+    """Copy the macroblocks marked in ``code`` from the reconstruction to the reference."""
+    for mby in range(code.shape[0]):
+        for mbx in range(code.shape[1]):
+            if code[mby, mbx]:
+                for r in range(16):
+                    for c in range(16):
+                        ry[16 * mby + r, 16 * mbx + c] = cy_[16 * mby + r, 16 * mbx + c]
+                for r in range(8):
+                    for c in range(8):
+                        ru[8 * mby + r, 8 * mbx + c] = cu[8 * mby + r, 8 * mbx + c]
+                        rv[8 * mby + r, 8 * mbx + c] = cv[8 * mby + r, 8 * mbx + c]
+
+
+@kernel
+def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp):
+    """mb_type P_L0_16x16, ref_idx_l0 (te(v) of range 1 when two are active), the vector's
+    difference from its prediction, coded_block_pattern me(v)."""  # pragma: no cover
+    put_ue(buf, st, 0)
+    if two_refs:
+        put_bits(buf, st, 1 - ref_idx, 1)
+    pmx, pmy = predict_mv(mv, ref, mby, mbx, ref_idx)
+    put_se(buf, st, mvx - pmx)
+    put_se(buf, st, mvy - pmy)
+    put_ue(buf, st, CBP_INTER_CODE_NUM[cbp])
+
+
+@kernel
+def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, lam, lam2,
+                   use_i4, mv, ref, prev_mv, common, nzy, nzu, nzv, i4m, weights, buf, st,
+                   stats):
+    """Write slice_data() of one picture and reconstruct it into (cy_, cu, cv).
+
+    sy, su, sv: source planes padded to whole macroblocks; ry, ru, rv: the reference (the
+    previous reconstruction; unused for an IDR); cy_, cu, cv: the reconstruction, holding the
+    previous picture on entry. ``code[mby, mbx]``: the macroblock may differ from the previous
+    picture. ``common``: (K, 2) candidate vectors (the previous picture's commonest).
+    mv, ref, nzy, nzu, nzv: this picture's vectors, reference indices and TotalCoeff
+    counts, zeroed by the caller (ref -1 for an IDR). ``weights``: :data:`NO_WEIGHTS` or the
+    explicit weights of reference index 1 (then two reference indices are coded).
+    """  # pragma: no cover - compiled
+    mbh, mbw = code.shape
+    m16 = np.zeros((3, 16, 16), np.int64)     # prediction, residual, levels
+    m8 = np.zeros((5, 8, 8), np.int64)        # Cb, Cr prediction, residual, Cb, Cr levels
+    m4 = np.zeros((2, 4, 4), np.int64)        # luma DC levels, scaled DCs
+    v4 = np.zeros((3, 4), np.int64)           # Cb, Cr DC levels, scaled DCs
+    coefs = np.zeros(16, np.int64)
+    pred, diff, lev = m16[0], m16[1], m16[2]
+    pred_u, pred_v, lev_u, lev_v = m8[0], m8[1], m8[3], m8[4]
+    tried = np.zeros((6 + common.shape[0], 2), np.int64)
+    last_x = last_y = 0
+    two_refs = weights[0] != 0
+    skip_run = 0
+    for mby in range(mbh):
+        if not is_idr:   # a row with nothing to code is all P_Skip with the zero vector
+            row_coded = False
+            for mbx in range(mbw):
+                if code[mby, mbx]:
+                    row_coded = True
+                    break
+            if not row_coded:
+                skip_run += mbw
+                stats[S_MB_SKIP] += mbw
+                continue
+        for mbx in range(mbw):
+            y0, x0 = 16 * mby, 16 * mbx
+            yc, xc = 8 * mby, 8 * mbx
+            # ---------------------------------------------------------- decide
+            intra = is_idr
+            mvx = mvy = 0
+            ref_idx = 0
+            if not is_idr and code[mby, mbx] == 0:
+                # unchanged: the previous picture as it is (P_Skip, or a zero vector coded)
+                sx_, sy_ = skip_mv(mv, ref, mby, mbx)
+                if sx_ == 0 and sy_ == 0:
+                    skip_run += 1
+                    stats[S_MB_SKIP] += 1
+                    continue
+                put_ue(buf, st, skip_run)
+                skip_run = 0
+                _write_inter_header(buf, st, mv, ref, mby, mbx, 0, 0, 0, two_refs, 0)
+                stats[S_MB_P16X16] += 1
+                stats[S_MB_P16X16_ZERO_MV] += 1
+                continue
+            if not is_idr:
+                pmx, pmy = predict_mv(mv, ref, mby, mbx, 0)
+                best_cost = 1 << 40
+                best_sad = 0
+                n_tried = 0
+                # candidates: zero, this macroblock's previous vector, the prediction, the
+                # neighbours', the previous picture's commonest vectors, the last one chosen
+                for k in range(6 + common.shape[0]):
+                    if k == 0:
+                        tx, ty = 0, 0
+                    elif k == 1:
+                        tx, ty = prev_mv[mby, mbx, 0], prev_mv[mby, mbx, 1]
+                    elif k == 2:
+                        tx, ty = pmx, pmy
+                    elif k == 3 and mbx > 0 and ref[mby, mbx - 1] >= 0:
+                        tx, ty = mv[mby, mbx - 1, 0], mv[mby, mbx - 1, 1]
+                    elif k == 4 and mby > 0 and ref[mby - 1, mbx] >= 0:
+                        tx, ty = mv[mby - 1, mbx, 0], mv[mby - 1, mbx, 1]
+                    elif k == 5:
+                        tx, ty = last_x, last_y
+                    elif k > 5:
+                        tx, ty = common[k - 6, 0], common[k - 6, 1]
+                    else:
+                        continue
+                    tx, ty = tx - (tx & 3), ty - (ty & 3)
+                    if abs(tx) > 4 * MAX_MV_PIXELS or abs(ty) > 4 * MAX_MV_PIXELS:
+                        continue
+                    seen = False
+                    for j in range(n_tried):
+                        if tried[j, 0] == tx and tried[j, 1] == ty:
+                            seen = True
+                    if seen:
+                        continue
+                    tried[n_tried, 0], tried[n_tried, 1] = tx, ty
+                    n_tried += 1
+                    sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost)
+                    cost = sad + lam * (se_bits(tx - pmx) + se_bits(ty - pmy))
+                    if cost < best_cost:
+                        best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
+                steps = 0
+                moved = best_sad > 0
+                while moved and steps < MAX_STEPS:   # 1-pel diamond refinement
+                    moved = False
+                    steps += 1
+                    for d in range(4):
+                        tx = mvx + (4 if d == 0 else (-4 if d == 1 else 0))
+                        ty = mvy + (4 if d == 2 else (-4 if d == 3 else 0))
+                        if abs(tx) > 4 * MAX_MV_PIXELS or abs(ty) > 4 * MAX_MV_PIXELS:
+                            continue
+                        sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost)
+                        cost = sad + lam * (se_bits(tx - pmx) + se_bits(ty - pmy))
+                        if cost < best_cost:
+                            best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
+                            moved = True
+                if best_sad > INTRA_TRY_SAD and \
+                        edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
+                    intra = True
+            if intra:
+                if not is_idr:
+                    put_ue(buf, st, skip_run)
+                    skip_run = 0
+                # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
+                # bytes (fades at 1024) for a third more encoding time
+                code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
+                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
+                           m4, v4, coefs)
+                ref[mby, mbx] = -1
+                continue
+            predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
+            predict_chroma(ru, yc, xc, mvx, mvy, pred_u, 0, 1, 0, False)
+            predict_chroma(rv, yc, xc, mvx, mvy, pred_v, 0, 1, 0, False)
+            mv[mby, mbx, 0], mv[mby, mbx, 1] = mvx, mvy
+            ref[mby, mbx] = ref_idx
+            last_x, last_y = mvx, mvy
+            # ---------------------------------------------------------- inter residual
+            cbp_luma = 0
+            for r in range(16):
+                for c in range(16):
+                    diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
+            for b in range(16):
+                forward4x4(diff, BLK_Y[b], BLK_X[b])
+            for b8 in range(4):
+                n8 = 0
+                for b in range(4 * b8, 4 * b8 + 4):
+                    n8 += quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTER_ROUNDING, 0)
+                if n8 > 0:
+                    cbp_luma |= 1 << b8
+                else:
+                    for b in range(4 * b8, 4 * b8 + 4):
+                        for k in range(16):
+                            lev[BLK_Y[b] + k // 4, BLK_X[b] + k % 4] = 0
+            cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, m8, v4)
+            for b in range(16):
+                dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
+                                 y0 + BLK_Y[b], x0 + BLK_X[b])
+            # ---------------------------------------------------------- skip?
+            if cbp_luma == 0 and cbp_chroma == 0 and ref_idx == 0:
+                sx_, sy_ = skip_mv(mv, ref, mby, mbx)
+                if sx_ == mvx and sy_ == mvy:
+                    skip_run += 1
+                    stats[S_MB_SKIP] += 1
+                    continue
+            # ---------------------------------------------------------- write
+            put_ue(buf, st, skip_run)
+            skip_run = 0
+            cbp = cbp_luma + 16 * cbp_chroma
+            _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp)
+            stats[S_MB_P16X16] += 1
+            if (y0 + (mvy >> 2) < 0 or x0 + (mvx >> 2) < 0 or y0 + (mvy >> 2) + 16 > sy.shape[0]
+                    or x0 + (mvx >> 2) + 16 > sy.shape[1]):
+                stats[S_MV_OUTSIDE] += 1
+            if (mvx & 4) or (mvy & 4):
+                stats[S_MV_ODD_CHROMA] += 1
+            if cbp > 0:
+                put_se(buf, st, 0)                        # mb_qp_delta
+                write_luma(buf, st, lev, cbp_luma, 0, nzy, mby, mbx, coefs, stats)
+            write_chroma(buf, st, cbp_chroma, v4[0], v4[1], lev_u, lev_v, nzu, nzv, mby, mbx,
+                         coefs, stats)
+    if skip_run > 0:
+        put_ue(buf, st, skip_run)
+
+
+@kernel
+def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
+                 ref, prev_mv, common, nz, i4m, weights, buf, st, stats):
+    """One whole picture in one call: the slice header, slice_data() (:func:`encode_picture`)
+    and the trailing bits into ``buf`` (from its start), then the reconstruction copied into
+    the reference where it changed. ``src``, ``ref_planes``, ``cur``, ``nz``: (Y, U, V)
+    tuples; ``common``: (K, 2) room for the motion search's common vectors."""
+    prev_mv[:, :, :] = mv  # pragma: no cover - compiled
+    n_common = common_vectors(mv, ref, common)
+    mv[:, :, :] = 0
+    ref[:, :] = -1 if idr else 0
+    for plane in nz:
+        plane[:, :] = 0
+    i4m[:, :] = 2
+    st[:] = 0
+    slice_header(buf, st, idr, frame_num, qp, 0, weights)
+    encode_picture(src[0], src[1], src[2], ref_planes[0], ref_planes[1], ref_planes[2], cur[0],
+                   cur[1], cur[2], code, idr, qp, qpc, lam, lam2, use_i4, mv, ref, prev_mv,
+                   common[:n_common], nz[0], nz[1], nz[2], i4m, weights, buf, st, stats)
+    trailing_bits(buf, st)
+    if idr:
+        for k in range(3):
+            ref_planes[k][:, :] = cur[k]
+    else:
+        copy_coded(code, cur[0], cur[1], cur[2], ref_planes[0], ref_planes[1], ref_planes[2])

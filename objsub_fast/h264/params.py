@@ -1,0 +1,168 @@
+"""Parameter sets and slice headers (7.3.2.1, 7.3.2.2, 7.3.3) for the encoder's one layout:
+progressive frames, 4:2:0 8-bit, CAVLC, POC type 2 (output order = decoding order), one
+reference frame, one slice per picture, deblocking off.
+
+Examples
+--------
+>>> sps = sps_rbsp(64, 48, Layout.of(64, 48).level_idc)
+>>> sps[:3].hex()   # profile 66, constraint_set0+1 (Constrained Baseline), level 1.0
+'42c00a'
+>>> Layout.of(256, 256, fps=16).level_idc, Layout.of(1024, 1024, fps=16).level_idc
+(12, 32)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .._numba import kernel
+from .bitstream import new_writer, put_bits, put_se, put_ue, trailing_bits, written
+
+#: (level_idc, MaxMBPS in macroblocks/s, MaxFS in macroblocks) of Table A-1, smallest first.
+LEVELS = ((10, 1485, 99), (11, 3000, 396), (12, 6000, 396), (13, 11880, 396), (20, 11880, 396),
+          (21, 19800, 792), (22, 20250, 1620), (30, 40500, 1620), (31, 108000, 3600),
+          (32, 216000, 5120), (40, 245760, 8192), (42, 522240, 8704), (50, 589824, 22080),
+          (51, 983040, 36864), (52, 2073600, 36864))
+LOG2_MAX_FRAME_NUM = 4
+#: BT.601 (SMPTE 170M) colour primaries, transfer and matrix codes (Table E-3..E-5).
+SMPTE170M = 6
+PROFILE_BASELINE, PROFILE_MAIN = 66, 77
+#: constraint_set0_flag and constraint_set1_flag: Constrained Baseline (A.2.1.1).
+CONSTRAINED_BASELINE_FLAGS = 0xC0
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Macroblock grid, cropping and level of a width x height picture."""
+
+    width: int
+    height: int
+    mb_width: int
+    mb_height: int
+    level_idc: int
+
+    @classmethod
+    def of(cls, width: int, height: int, fps: int = 30) -> "Layout":
+        """The grid of a width x height picture and the lowest level that allows it at
+        ``fps`` pictures per second (frame size, width and macroblock rate)."""
+        mbw, mbh = -(-width // 16), -(-height // 16)
+        frame_size = mbw * mbh
+        level = next((lv for lv, max_mbps, max_fs in LEVELS
+                      if frame_size <= max_fs and max(mbw, mbh) ** 2 <= 8 * max_fs
+                      and frame_size * fps <= max_mbps), 52)
+        return cls(width, height, mbw, mbh, level)
+
+
+def sps_rbsp(width: int, height: int, level_idc: int, profile_idc: int = PROFILE_BASELINE,
+             constraint_flags: int = CONSTRAINED_BASELINE_FLAGS) -> bytes:
+    """seq_parameter_set_rbsp() with VUI colour tags (BT.601, limited range) and cropping."""
+    layout = Layout.of(width, height)
+    buf, st = new_writer(64)
+    put_bits(buf, st, profile_idc, 8)
+    put_bits(buf, st, constraint_flags, 8)
+    put_bits(buf, st, level_idc, 8)
+    put_ue(buf, st, 0)                            # seq_parameter_set_id
+    put_ue(buf, st, LOG2_MAX_FRAME_NUM - 4)
+    put_ue(buf, st, 2)                            # pic_order_cnt_type
+    put_ue(buf, st, 1)                            # max_num_ref_frames
+    put_bits(buf, st, 0, 1)                       # gaps_in_frame_num_value_allowed_flag
+    put_ue(buf, st, layout.mb_width - 1)
+    put_ue(buf, st, layout.mb_height - 1)
+    put_bits(buf, st, 1, 1)                       # frame_mbs_only_flag
+    put_bits(buf, st, 1, 1)                       # direct_8x8_inference_flag
+    crop_right, crop_bottom = (16 * layout.mb_width - width) // 2, \
+        (16 * layout.mb_height - height) // 2
+    cropping = crop_right or crop_bottom
+    put_bits(buf, st, 1 if cropping else 0, 1)    # frame_cropping_flag
+    if cropping:
+        for offset in (0, crop_right, 0, crop_bottom):   # left, right, top, bottom
+            put_ue(buf, st, offset)
+    put_bits(buf, st, 1, 1)                       # vui_parameters_present_flag
+    put_bits(buf, st, 0, 1)                       # aspect_ratio_info_present_flag
+    put_bits(buf, st, 0, 1)                       # overscan_info_present_flag
+    put_bits(buf, st, 1, 1)                       # video_signal_type_present_flag
+    put_bits(buf, st, 5, 3)                       # video_format: unspecified
+    put_bits(buf, st, 0, 1)                       # video_full_range_flag: limited range
+    put_bits(buf, st, 1, 1)                       # colour_description_present_flag
+    for code in (SMPTE170M, SMPTE170M, SMPTE170M):  # primaries, transfer, matrix
+        put_bits(buf, st, code, 8)
+    put_bits(buf, st, 0, 1)                       # chroma_loc_info_present_flag
+    put_bits(buf, st, 0, 1)                       # timing_info_present_flag
+    put_bits(buf, st, 0, 1)                       # nal_hrd_parameters_present_flag
+    put_bits(buf, st, 0, 1)                       # vcl_hrd_parameters_present_flag
+    put_bits(buf, st, 0, 1)                       # pic_struct_present_flag
+    put_bits(buf, st, 1, 1)                       # bitstream_restriction_flag
+    put_bits(buf, st, 1, 1)                       # motion_vectors_over_pic_boundaries_flag
+    put_ue(buf, st, 0)                            # max_bytes_per_pic_denom
+    put_ue(buf, st, 0)                            # max_bits_per_mb_denom
+    put_ue(buf, st, 16)                           # log2_max_mv_length_horizontal
+    put_ue(buf, st, 16)                           # log2_max_mv_length_vertical
+    put_ue(buf, st, 0)                            # max_num_reorder_frames
+    put_ue(buf, st, 1)                            # max_dec_frame_buffering
+    trailing_bits(buf, st)
+    return written(buf, st)
+
+
+def pps_rbsp(weighted_pred: bool = False) -> bytes:
+    """pic_parameter_set_rbsp(): CAVLC, QP 26 base, deblocking control present."""
+    buf, st = new_writer(16)
+    put_ue(buf, st, 0)                            # pic_parameter_set_id
+    put_ue(buf, st, 0)                            # seq_parameter_set_id
+    put_bits(buf, st, 0, 1)                       # entropy_coding_mode_flag: CAVLC
+    put_bits(buf, st, 0, 1)                       # bottom_field_pic_order_in_frame_present
+    put_ue(buf, st, 0)                            # num_slice_groups_minus1
+    put_ue(buf, st, 0)                            # num_ref_idx_l0_default_active_minus1
+    put_ue(buf, st, 0)                            # num_ref_idx_l1_default_active_minus1
+    put_bits(buf, st, 1 if weighted_pred else 0, 1)  # weighted_pred_flag
+    put_bits(buf, st, 0, 2)                       # weighted_bipred_idc
+    put_se(buf, st, 0)                            # pic_init_qp_minus26
+    put_se(buf, st, 0)                            # pic_init_qs_minus26
+    put_se(buf, st, 0)                            # chroma_qp_index_offset
+    put_bits(buf, st, 1, 1)                       # deblocking_filter_control_present_flag
+    put_bits(buf, st, 0, 1)                       # constrained_intra_pred_flag
+    put_bits(buf, st, 0, 1)                       # redundant_pic_cnt_present_flag
+    trailing_bits(buf, st)
+    return written(buf, st)
+
+
+@kernel
+def slice_header(buf, st, idr, frame_num, qp, idr_pic_id, weights):  # pragma: no cover
+    """Write slice_header() of an I (IDR) or P slice covering the whole picture.
+
+    ``weights``: int64 array; ``weights[0] == 0`` for none, else for a P slice with explicit
+    weighted prediction ``weights[1:4]`` = (logWD, weight, offset) of luma reference index 1
+    (a second entry for the same picture; index 0 and chroma keep the default weights).
+    """
+    put_ue(buf, st, 0)                            # first_mb_in_slice
+    put_ue(buf, st, 7 if idr else 5)              # slice_type: I or P (all slices alike)
+    put_ue(buf, st, 0)                            # pic_parameter_set_id
+    put_bits(buf, st, frame_num, LOG2_MAX_FRAME_NUM)
+    if idr:
+        put_ue(buf, st, idr_pic_id)
+    else:
+        two_refs = weights[0] != 0
+        put_bits(buf, st, 1 if two_refs else 0, 1)   # num_ref_idx_active_override_flag
+        if two_refs:
+            put_ue(buf, st, 1)                    # num_ref_idx_l0_active_minus1
+        put_bits(buf, st, 1 if two_refs else 0, 1)   # ref_pic_list_modification_flag_l0
+        if two_refs:   # index 0 and 1 both = the previous picture (picNum CurrPicNum - 1)
+            put_ue(buf, st, 0)
+            put_ue(buf, st, 0)
+            put_ue(buf, st, 0)
+            put_ue(buf, st, (1 << LOG2_MAX_FRAME_NUM) - 1)  # minus MaxPicNum: same picture
+            put_ue(buf, st, 3)
+            log_wd, weight, offset = weights[1], weights[2], weights[3]
+            put_ue(buf, st, log_wd)               # luma_log2_weight_denom
+            put_ue(buf, st, 0)                    # chroma_log2_weight_denom
+            put_bits(buf, st, 0, 1)               # ref 0: luma_weight_l0_flag
+            put_bits(buf, st, 0, 1)               # ref 0: chroma_weight_l0_flag
+            put_bits(buf, st, 1, 1)               # ref 1: luma_weight_l0_flag
+            put_se(buf, st, weight)
+            put_se(buf, st, offset)
+            put_bits(buf, st, 0, 1)               # ref 1: chroma_weight_l0_flag
+    if idr:
+        put_bits(buf, st, 0, 1)                   # no_output_of_prior_pics_flag
+        put_bits(buf, st, 0, 1)                   # long_term_reference_flag
+    else:
+        put_bits(buf, st, 0, 1)                   # adaptive_ref_pic_marking_mode_flag
+    put_se(buf, st, qp - 26)                      # slice_qp_delta
+    put_ue(buf, st, 1)                            # disable_deblocking_filter_idc

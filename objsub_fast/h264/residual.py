@@ -1,0 +1,196 @@
+"""Pieces shared by the intra and inter macroblock coders: nC contexts, scans, chroma
+residuals (both prediction kinds code chroma alike) and small block helpers.
+
+Examples
+--------
+>>> import numpy as np
+>>> nz = np.array([[0, 4], [2, 0]], np.int64)
+>>> nc_of(nz, 1, 1)    # (left 2 + top 4 + 1) >> 1
+3
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from .cavlc import write_block
+from .cavlc_tables import ZIGZAG_4X4 as ZIGZAG
+from .intra import chroma_mode_ok, luma_mode_ok, predict_chroma8, predict_luma16
+from .transform import (chroma_dc_forward, chroma_dc_inverse, dequant_idct_add, forward4x4,
+                        quant4x4)
+
+#: Offsets (x, y) in pixels of luma4x4BlkIdx 0..15 in its macroblock (6.4.3).
+BLK_X = np.array([0, 4, 0, 4, 8, 12, 8, 12, 0, 4, 0, 4, 8, 12, 8, 12], np.int64)
+BLK_Y = np.array([0, 0, 4, 4, 0, 0, 4, 4, 8, 8, 12, 12, 8, 8, 12, 12], np.int64)
+
+
+@kernel(inline="always")
+def nc_of(nz, gy, gx):  # pragma: no cover - compiled
+    """nC of a block from its left and upper neighbours' TotalCoeff (9.2.1)."""
+    if gx > 0 and gy > 0:
+        return (nz[gy, gx - 1] + nz[gy - 1, gx] + 1) >> 1
+    if gx > 0:
+        return nz[gy, gx - 1]
+    if gy > 0:
+        return nz[gy - 1, gx]
+    return 0
+
+
+@kernel
+def scan(lev, y, x, start, out):  # pragma: no cover - compiled
+    """Levels of the 4x4 block at (y, x) in zig-zag order from scan position ``start``."""
+    for k in range(start, 16):
+        out[k - start] = lev[y + ZIGZAG[k] // 4, x + ZIGZAG[k] % 4]
+
+
+@kernel
+def uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
+    """Whether the source macroblock is one flat colour in Y, Cb and Cr."""
+    v = sy[y0, x0]
+    for r in range(16):
+        for c in range(16):
+            if sy[y0 + r, x0 + c] != v:
+                return False
+    cy, cx = y0 // 2, x0 // 2
+    u, w = su[cy, cx], sv[cy, cx]
+    for r in range(8):
+        for c in range(8):
+            if su[cy + r, cx + c] != u or sv[cy + r, cx + c] != w:
+                return False
+    return True
+
+
+@kernel
+def flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
+    """For a flat source macroblock: an Intra 16x16 mode (0 V, 1 H) whose prediction from the
+    reconstructed neighbours is exactly the source, or -1."""
+    val, u, w = sy[y0, x0], su[y0 // 2, x0 // 2], sv[y0 // 2, x0 // 2]
+    if y0 > 0:
+        ok = True
+        for c in range(16):
+            if cy_[y0 - 1, x0 + c] != val:
+                ok = False
+                break
+        for c in range(8):
+            if cu[y0 // 2 - 1, x0 // 2 + c] != u or cv[y0 // 2 - 1, x0 // 2 + c] != w:
+                ok = False
+                break
+        if ok:
+            return 0
+    if x0 > 0:
+        ok = True
+        for r in range(16):
+            if cy_[y0 + r, x0 - 1] != val:
+                ok = False
+                break
+        for r in range(8):
+            if cu[y0 // 2 + r, x0 // 2 - 1] != u or cv[y0 // 2 + r, x0 // 2 - 1] != w:
+                ok = False
+                break
+        if ok:
+            return 1
+    return -1
+
+
+@kernel
+def sad_block(src, y0, x0, pred, n):  # pragma: no cover - compiled
+    total = 0
+    for r in range(n):
+        for c in range(n):
+            d = np.int64(src[y0 + r, x0 + c]) - pred[r, c]
+            total += d if d >= 0 else -d
+    return total
+
+
+@kernel
+def best_intra(sy, su, sv, cy_, cu, cv, y0, x0, pred, cpred_u, cpred_v):
+    """Best Intra 16x16 luma mode and chroma mode by SAD; returns (luma mode, luma SAD,
+    chroma mode)."""  # pragma: no cover - compiled
+    left, top = x0 > 0, y0 > 0
+    best_mode, best_sad = -1, 1 << 40
+    for mode in range(4):
+        if luma_mode_ok(mode, left, top):
+            predict_luma16(cy_, y0, x0, mode, left, top, pred)
+            sad = sad_block(sy, y0, x0, pred, 16)
+            if sad < best_sad:
+                best_mode, best_sad = mode, sad
+    best_cmode, best_csad = -1, 1 << 40
+    for mode in range(4):
+        if chroma_mode_ok(mode, left, top):
+            predict_chroma8(cu, y0 // 2, x0 // 2, mode, left, top, cpred_u)
+            predict_chroma8(cv, y0 // 2, x0 // 2, mode, left, top, cpred_v)
+            sad = sad_block(su, y0 // 2, x0 // 2, cpred_u, 8) + \
+                sad_block(sv, y0 // 2, x0 // 2, cpred_v, 8)
+            if sad < best_csad:
+                best_cmode, best_csad = mode, sad
+    return best_mode, best_sad, best_cmode
+
+
+@kernel
+def chroma_residual(src, y0, x0, pred, qpc, rounding, diff, lev, dclev):
+    """Transform and quantise one chroma component; returns its cbp class (0 nothing,
+    1 DC only, 2 AC)."""  # pragma: no cover - compiled
+    for r in range(8):
+        for c in range(8):
+            diff[r, c] = np.int64(src[y0 + r, x0 + c]) - pred[r, c]
+    for by in range(0, 8, 4):
+        for bx in range(0, 8, 4):
+            forward4x4(diff, by, bx)
+    n_dc = chroma_dc_forward(diff, dclev, qpc, rounding)
+    n_ac = 0
+    for by in range(0, 8, 4):
+        for bx in range(0, 8, 4):
+            lev[by, bx] = 0
+            n_ac += quant4x4(diff, lev, by, bx, qpc, rounding, 1)
+    if n_ac > 0:
+        return 2
+    return 1 if n_dc > 0 else 0
+
+
+@kernel
+def chroma_reconstruct(lev, dclev, qpc, pred, out, y0, x0, dc):  # pragma: no cover
+    chroma_dc_inverse(dclev, qpc, dc)
+    for k in range(4):
+        by, bx = 4 * (k // 2), 4 * (k % 2)
+        dequant_idct_add(lev, by, bx, qpc, dc[k], True, pred, out, y0 + by, x0 + bx)
+
+
+@kernel
+def copy_pred(pred, out, y0, x0, n):  # pragma: no cover - compiled
+    for r in range(n):
+        for c in range(n):
+            out[y0 + r, x0 + c] = pred[r, c]
+
+
+@kernel
+def write_luma(buf, st, lev, cbp_luma, start, nzy, mby, mbx, coefs, stats):  # pragma: no cover
+    """The luma part of residual(): the 4x4 blocks of each 8x8 whose coded_block_pattern bit is
+    set, from scan position ``start`` (1: Intra 16x16 AC), recording their TotalCoeff."""
+    gy, gx = 4 * mby, 4 * mbx
+    for b in range(16):
+        if cbp_luma & (1 << (b // 4)):
+            by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
+            scan(lev, BLK_Y[b], BLK_X[b], start, coefs)
+            nzy[by, bx] = write_block(buf, st, coefs, 16 - start, nc_of(nzy, by, bx), stats)
+
+
+@kernel
+def write_chroma(buf, st, cbp_chroma, dclev_u, dclev_v, lev_u, lev_v, nzu, nzv, mby, mbx,
+                  coefs, stats):  # pragma: no cover - compiled
+    """The chroma part of residual(): both DC blocks, then both components' AC blocks."""
+    if cbp_chroma == 0:
+        return
+    write_block(buf, st, dclev_u, 4, -1, stats)
+    write_block(buf, st, dclev_v, 4, -1, stats)
+    if cbp_chroma < 2:
+        return
+    for comp in range(2):
+        lev = lev_u if comp == 0 else lev_v
+        nz = nzu if comp == 0 else nzv
+        for k in range(4):
+            by, bx = k // 2, k % 2
+            gy, gx = 2 * mby + by, 2 * mbx + bx
+            scan(lev, 4 * by, 4 * bx, 1, coefs)
+            nz[gy, gx] = write_block(buf, st, coefs, 15, nc_of(nz, gy, gx), stats)
+
+

@@ -1,0 +1,193 @@
+"""Residual coding arithmetic (8.5): the 4x4 forward integer transform and quantisation at a
+fixed QP (encoder side, free to choose), and the scaling and inverse transforms exactly as a
+decoder does them (8.5.10-8.5.12), so the encoder's reconstruction is the decoder's.
+
+Blocks live in int32 arrays: a 16x16 (luma) or 8x8 (chroma) array holds its 4x4 blocks at
+their places; levels are kept in raster order within each 4x4 block.
+
+Examples
+--------
+>>> import numpy as np
+>>> res = np.full((4, 4), 10, np.int32); lev = np.zeros((4, 4), np.int32)
+>>> forward4x4(res, 0, 0); int(res[0, 0]), int(res[1, 1])   # DC = 16 * 10, no AC
+(160, 0)
+>>> count = quant4x4(res, lev, 0, 0, 28, INTRA_ROUNDING, 0); count, int(lev[0, 0])
+(1, 2)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._numba import kernel
+from .cavlc_tables import DEQUANT_V, QUANT_MF
+
+#: Rounding of the forward quantiser as a fraction of the step, in 1/6: intra 2/6, inter 1/6.
+INTRA_ROUNDING, INTER_ROUNDING = 2, 1
+
+
+@kernel(inline="always")
+def forward4x4(a, y, x):  # pragma: no cover - compiled
+    """In place: the 4x4 block at (y, x) of ``a`` -> its integer transform Cf X Cf^T."""
+    for r in range(4):
+        p0, p1, p2, p3 = a[y + r, x], a[y + r, x + 1], a[y + r, x + 2], a[y + r, x + 3]
+        s03, d03, s12, d12 = p0 + p3, p0 - p3, p1 + p2, p1 - p2
+        a[y + r, x] = s03 + s12
+        a[y + r, x + 1] = 2 * d03 + d12
+        a[y + r, x + 2] = s03 - s12
+        a[y + r, x + 3] = d03 - 2 * d12
+    for c in range(4):
+        p0, p1, p2, p3 = a[y, x + c], a[y + 1, x + c], a[y + 2, x + c], a[y + 3, x + c]
+        s03, d03, s12, d12 = p0 + p3, p0 - p3, p1 + p2, p1 - p2
+        a[y, x + c] = s03 + s12
+        a[y + 1, x + c] = 2 * d03 + d12
+        a[y + 2, x + c] = s03 - s12
+        a[y + 3, x + c] = d03 - 2 * d12
+
+
+@kernel(inline="always")
+def quantize(value, mf, qbits, rounding):  # pragma: no cover - compiled
+    """sign(value) * ((|value| * mf + rounding/6 * 2^qbits) >> qbits)."""
+    offset = ((1 << qbits) * rounding) // 6
+    if value >= 0:
+        return (value * mf + offset) >> qbits
+    return -((-value * mf + offset) >> qbits)
+
+
+@kernel
+def quant4x4(coef, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
+    """Quantise the 4x4 block at (y, x) of ``coef`` into ``lev`` (raster positions ``start``..15;
+    position 0 is left alone when start = 1). Returns the number of non-zero levels."""
+    qbits = 15 + qp // 6
+    m = qp % 6
+    count = 0
+    for k in range(start, 16):
+        level = quantize(coef[y + k // 4, x + k % 4], QUANT_MF[m, k], qbits, rounding)
+        lev[y + k // 4, x + k % 4] = level
+        if level != 0:
+            count += 1
+    return count
+
+
+@kernel(inline="always")
+def _inverse_1d(d0, d1, d2, d3):  # pragma: no cover - compiled
+    e0, e1 = d0 + d2, d0 - d2
+    e2, e3 = (d1 >> 1) - d3, d1 + (d3 >> 1)
+    return e0 + e3, e1 + e2, e1 - e2, e0 - e3
+
+
+@kernel
+def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: no cover
+    """Decoder side of one 4x4 block: scale the levels at (y, x) of ``lev`` (8.5.12.1; the DC
+    is the already scaled ``dc`` when ``has_dc``), inverse transform (8.5.12.2), add to the
+    prediction ``pred[y.., x..]`` and write Clip1 of it to ``out[oy.., ox..]``."""
+    flat = True   # only a DC (or nothing): every sample gets the same (dc + 32) >> 6
+    for k in range(1 if has_dc else 0, 16):
+        if lev[y + k // 4, x + k % 4] != 0:
+            flat = False
+            break
+    if flat:
+        add = (dc + 32) >> 6 if has_dc else 0
+        for r in range(4):
+            for c in range(4):
+                v = pred[y + r, x + c] + add
+                out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
+        return
+    m = qp % 6
+    shift = qp // 6
+    d00 = dc if has_dc else (lev[y, x] * DEQUANT_V[m, 0]) << shift
+    rows = (_inverse_1d(d00, _scaled(lev, y, x, 1, m, shift), _scaled(lev, y, x, 2, m, shift),
+                        _scaled(lev, y, x, 3, m, shift)),
+            _inverse_1d(_scaled(lev, y, x, 4, m, shift), _scaled(lev, y, x, 5, m, shift),
+                        _scaled(lev, y, x, 6, m, shift), _scaled(lev, y, x, 7, m, shift)),
+            _inverse_1d(_scaled(lev, y, x, 8, m, shift), _scaled(lev, y, x, 9, m, shift),
+                        _scaled(lev, y, x, 10, m, shift), _scaled(lev, y, x, 11, m, shift)),
+            _inverse_1d(_scaled(lev, y, x, 12, m, shift), _scaled(lev, y, x, 13, m, shift),
+                        _scaled(lev, y, x, 14, m, shift), _scaled(lev, y, x, 15, m, shift)))
+    for c in range(4):   # rows first (above), then each column (8.5.12.2)
+        col = _inverse_1d(rows[0][c], rows[1][c], rows[2][c], rows[3][c])
+        for r in range(4):
+            v = pred[y + r, x + c] + ((col[r] + 32) >> 6)
+            out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
+
+
+@kernel(inline="always")
+def _scaled(lev, y, x, k, m, shift):  # pragma: no cover - compiled
+    """The decoder's scaled coefficient of raster position k (8.5.12.1, flat lists)."""
+    return (np.int64(lev[y + k // 4, x + k % 4]) * DEQUANT_V[m, k]) << shift
+
+
+@kernel
+def luma_dc_forward(coef, dclev, qp):  # pragma: no cover - compiled
+    """Intra 16x16: Hadamard of the 16 blocks' DC coefficients of ``coef`` (16x16), halved,
+    quantised into ``dclev`` (4x4, block raster). Returns the number of non-zero levels."""
+    t = np.empty((4, 4), np.int64)
+    for i in range(4):
+        for j in range(4):
+            t[i, j] = coef[4 * i, 4 * j]
+    _hadamard4(t)
+    qbits = 16 + qp // 6
+    count = 0
+    for i in range(4):
+        for j in range(4):
+            v = t[i, j] >> 1 if t[i, j] >= 0 else -((-t[i, j]) >> 1)
+            level = quantize(v, QUANT_MF[qp % 6, 0], qbits, INTRA_ROUNDING)
+            dclev[i, j] = level
+            if level != 0:
+                count += 1
+    return count
+
+
+@kernel(inline="always")
+def _hadamard4(t):  # pragma: no cover - compiled
+    for r in range(4):
+        a, b, c, d = t[r, 0], t[r, 1], t[r, 2], t[r, 3]
+        t[r, 0], t[r, 1], t[r, 2], t[r, 3] = a + b + c + d, a + b - c - d, a - b - c + d, \
+            a - b + c - d
+    for col in range(4):
+        a, b, c, d = t[0, col], t[1, col], t[2, col], t[3, col]
+        t[0, col], t[1, col], t[2, col], t[3, col] = a + b + c + d, a + b - c - d, \
+            a - b - c + d, a - b + c - d
+
+
+@kernel
+def luma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
+    """Decoder's Intra 16x16 DC: inverse Hadamard and scaling (8.5.10) of ``dclev`` into
+    ``dc`` (4x4, block raster)."""
+    t = np.empty((4, 4), np.int64)
+    for i in range(4):
+        for j in range(4):
+            t[i, j] = dclev[i, j]
+    _hadamard4(t)
+    scale = DEQUANT_V[qp % 6, 0] * 16
+    for i in range(4):
+        for j in range(4):
+            if qp >= 36:
+                dc[i, j] = (t[i, j] * scale) << (qp // 6 - 6)
+            else:
+                dc[i, j] = (t[i, j] * scale + (1 << (5 - qp // 6))) >> (6 - qp // 6)
+
+
+@kernel
+def chroma_dc_forward(coef, dclev, qp, rounding):  # pragma: no cover - compiled
+    """Chroma (4:2:0): 2x2 Hadamard of the 4 blocks' DCs of ``coef`` (8x8), quantised into
+    ``dclev`` (4,: raster c00 c01 c10 c11). Returns the number of non-zero levels."""
+    a, b, c, d = coef[0, 0], coef[0, 4], coef[4, 0], coef[4, 4]
+    f = (a + b + c + d, a - b + c - d, a + b - c - d, a - b - c + d)
+    qbits = 16 + qp // 6
+    count = 0
+    for k in range(4):
+        level = quantize(f[k], QUANT_MF[qp % 6, 0], qbits, rounding)
+        dclev[k] = level
+        if level != 0:
+            count += 1
+    return count
+
+
+@kernel
+def chroma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
+    """Decoder's chroma DC (8.5.11.2, 4:2:0): 2x2 Hadamard and scaling into ``dc`` (4,)."""
+    a, b, c, d = dclev[0], dclev[1], dclev[2], dclev[3]
+    f = (a + b + c + d, a - b + c - d, a + b - c - d, a - b - c + d)
+    scale = DEQUANT_V[qp % 6, 0] * 16
+    for k in range(4):
+        dc[k] = ((f[k] * scale) << (qp // 6)) >> 5
