@@ -236,3 +236,26 @@ def test_hugging_face_datasets_reads_the_shards_from_the_store(s3, stored, tmp_p
             record["object_subtraction_data"]["remove_object_ids"]
         assert np.array_equal(np.asarray(row["first.png"]),
                               np.asarray(Image.open(io.BytesIO(want["first.png"]))))
+
+
+def test_the_readmes_object_storage_commands_run_as_written(s3, tmp_path):
+    """The README's object-storage block, every command but the install, against the local
+    endpoint (its bucket created first, as a user's would exist)."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"### Object storage\n\n```bash\n(.*?)```", readme, flags=re.S).group(1)
+    commands = [shlex.split(line, comments=True) for line in block.splitlines()
+                if line.strip() and not line.startswith("pip ")]
+    assert [c[:2] for c in commands] == [["objsub-fast", "generate"], ["objsub-fast", "verify"]]
+    bucket = commands[0][commands[0].index("--out") + 1][len("s3://"):].split("/")[0]
+    s3.client().create_bucket(Bucket=bucket)
+    for command in commands:
+        done = subprocess.run([sys.executable, "-m", "objsub_fast.cli", *command[1:]],
+                              cwd=tmp_path, env={**os.environ, **s3.env}, capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, (command, done.stderr)
+    assert "verified 2000 tasks" in done.stdout
+    assert not any(tmp_path.iterdir())  # nothing written locally (no folder named "s3:")
