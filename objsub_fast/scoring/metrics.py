@@ -21,8 +21,9 @@ from .._numba import kernel
 from ..errors import TaskError
 from ..render import sprite
 from ..vocabulary import Vocabulary
+from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import BG, MIN_AREA_FRACTION, Detector, match, shape_templates
+from .detect import BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, shape_templates
 from .question import check_question
 from .thresholds import METRICS, THRESHOLDS
 
@@ -171,15 +172,17 @@ def _runs(flags: np.ndarray):
     return out
 
 
-def _reappeared(present: np.ndarray, min_run: int) -> bool:
-    """True when an absent run of >= min_run frames is followed by a present run >= min_run."""
-    seen_gap = False
+def _reappeared(present: np.ndarray, min_run: int) -> int | None:
+    """The frame an object came back in: the start of the first present run of >= min_run
+    frames after an absent run of >= min_run frames; None when it never did."""
+    seen_gap, start = False, 0
     for v, n in _runs(present):
         if not v and n >= min_run:
             seen_gap = True
         elif v and n >= min_run and seen_gap:
-            return True
-    return False
+            return start
+        start += n
+    return None
 
 
 def _warp_mask(mask: np.ndarray, cam, center) -> np.ndarray:
@@ -234,6 +237,10 @@ class Tracker:
                                    axis=1) + _ZONE_GROWTH
         self.prev_zones = self.base_zones[:0]
         self.final_cls = None
+        added = THRESHOLDS["added_objects"]
+        self.ledger = InkLedger(added["min_frames"], self.gate)
+        self._added_min_area = added["min_area_fraction"] * m.area.min()
+        self._zone_half = m.size * (0.5 + ZONE_GROWTH_FRACTION)
         self.keep_samples = int(keep_samples)
         self.samples = {}           # frame index -> canvas frame (decimated as frames come)
         self._sample_step = 1
@@ -350,7 +357,32 @@ class Tracker:
             self.max_global = max(self.max_global, changed)
         self.prev_cls, self.prev_zones = comps.cls, zones
         self.final_cls = comps.cls
+        self._account(t, comps, idx, cam)
         self._keep(t, frame)
+
+    def _account(self, t: int, comps, idx, cam) -> None:
+        """Give the ledger this frame's ink that no task object explains (``accounting``):
+        the zones are every object's square where the camera puts it and where the object was
+        last tracked, grown by a quarter of its size."""
+        m = self.model
+        matched = np.zeros(len(comps), bool)
+        matched[idx] = True
+        placed = apply_camera(self._drawn, cam, m.center)
+        centres = np.concatenate([placed, np.stack([self.ref_x, self.ref_y], axis=1)])
+        half = np.concatenate([self._zone_half * cam[0], self._zone_half])
+        zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,
+                          centres[:, 1] + half], axis=1)
+        ink = unexplained(comps, matched, zones, self._added_min_area)
+        if ink.size:
+            side = np.sqrt(comps.area[ink])
+            nearest = np.abs(m.size[:, None] - side[None]).argmin(axis=0)
+            shapes = classify_shapes(comps.features[ink], m.templates[nearest])
+            shapes = shapes[np.arange(ink.size), np.arange(ink.size)]
+            items = [(comps.cx[j], comps.cy[j], comps.area[j], comps.color[j], shapes[n])
+                     for n, j in enumerate(ink.tolist())]
+        else:
+            items = []
+        self.ledger.see(t, items)
 
     def _same_inputs(self, inputs) -> bool:
         """Whether ``inputs`` (see :meth:`update`) equal those the previous frame met."""
@@ -367,6 +399,7 @@ class Tracker:
                        self.cameras, self.ink):
             series.append(series[-1])
         self.last_seen[self.present[-1]] = t
+        self.ledger.repeat(t)
         self._keep(t, frame)
 
     # ------------------------------------------------------------------ result
@@ -456,19 +489,29 @@ class Tracker:
         m, mc = self.model, THRESHOLDS["motion_continuity"]
         ids = m.ids.tolist()
         rem = m.removed & self.visible
-        reappeared = [ids[k] for k in np.flatnonzero(rem)
-                      if _reappeared(present[:, k], mc["reappear_min_run"])]
+        back = {ids[k]: _reappeared(present[:, k], mc["reappear_min_run"])
+                for k in np.flatnonzero(rem)}
+        back = {i: f for i, f in back.items() if f is not None}
+        reappeared = sorted(back)
         absent_at_start = [ids[k] for k in np.flatnonzero(self.visible & ~present[0])]
         frames, gone = self._transition()
         cut = frames is not None and frames < mc["min_transition_frames"]
         return {"max_step_px": round(self.max_step / m.unit, 3),
                 "step_limit_px": round(self.gate / m.unit, 3), "reappeared": reappeared,
+                "reappeared_at": {str(i): f for i, f in sorted(back.items())},
                 "max_global_change": round(self.max_global, 4),
                 "absent_at_start": absent_at_start, "transition_frames": frames,
                 "ink_removed": round(gone, 3), "hard_cut": bool(cut),
                 "pass": bool(self.max_step <= self.gate and not reappeared
                              and self.max_global <= mc["max_global_change"]
                              and not absent_at_start and not cut)}
+
+    def _added(self) -> dict:
+        """The ``added_objects`` metric: unexplained ink that stayed (``accounting``)."""
+        vocab = self.model.question.vocabulary
+        added = [{**a, "color": vocab.colors[a["color"]], "shape": vocab.shape_labels[a["shape"]]}
+                 for a in self.ledger.added(len(self.present))]
+        return {"added": added, "pass": not added}
 
     def _camera_motion(self) -> dict:
         m, th = self.model, THRESHOLDS["camera_motion"]
@@ -496,6 +539,7 @@ class Tracker:
         else:
             out["motion_continuity"] = self._continuity(present)
         out["camera_motion"] = self._camera_motion()
+        out["added_objects"] = self._added()
         out["removed_object_count"] = {"removed": int(gone.sum()),
                                        "expected": int((m.removed & vis).sum()),
                                        "pass": int(gone.sum()) == int((m.removed & vis).sum())}
