@@ -39,6 +39,10 @@ NEAR_PX = 1.5
 _ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
 #: A transition frame has the removed objects' ink between these fractions of the way gone.
 TRANSITION_BAND = (0.1, 0.9)
+#: The band is narrowed by this multiple of the kept objects' ink noise (see _transition) ...
+NOISE_FACTOR = 1.5
+#: ... to at most this much off each end, so a gradual removal always has frames inside it.
+MAX_NOISE = 0.4
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
 MIN_INK_GONE = 0.3
 
@@ -99,11 +103,14 @@ class TaskModel:
         self.min_area = MIN_AREA_FRACTION * self.area.min()
         self.center = np.array([(w - 1) / 2, (h - 1) / 2])
 
-    def paste(self, canvas: np.ndarray, which) -> np.ndarray:
-        """OR the drawn masks of objects ``which`` into the bool ``canvas`` (clipped)."""
+    def paste(self, canvas: np.ndarray, which, offsets=None) -> np.ndarray:
+        """OR the drawn masks of objects ``which`` into the bool ``canvas`` (clipped), each
+        shifted by ``offsets[k]`` (dx, dy) whole px when given."""
         h, w = canvas.shape
         for k in which:
             t, x, s = self.top[k], self.left[k], self.size[k]
+            if offsets is not None:
+                x, t = x + int(offsets[k][0]), t + int(offsets[k][1])
             y0, x0, y1, x1 = max(t, 0), max(x, 0), min(t + s, h), min(x + s, w)
             if y1 > y0 and x1 > x0:
                 canvas[y0:y1, x0:x1] |= self.masks[k][y0 - t:y1 - t, x0 - x:x1 - x]
@@ -120,22 +127,24 @@ def _sprite_mask(shape: int, size: int) -> np.ndarray:
 
 
 @kernel(nogil=True)
-def _ink_sum(frame, q, half, s, tx, ty, cx, cy) -> float:
-    """Sum of ``255 - min(R, G, B)`` over the squares of half-side ``half`` (grown by 1 px) about
-    the points ``q`` (N, 2) as camera (s, tx, ty) about (cx, cy) places them (and their
-    half-sides), clipped to ``frame``."""
+def _ink_each(frame, q, half, s, tx, ty, cx, cy):
+    """Per point of ``q`` (N, 2): the sum of ``255 - min(R, G, B)`` over its square of
+    half-side ``half`` (grown by 1 px) as camera (s, tx, ty) about (cx, cy) places it (and its
+    half-side), clipped to ``frame``."""
     h, w = frame.shape[:2]
-    total = 0
+    out = np.zeros(q.shape[0])
     for k in range(q.shape[0]):
         px = cx + s * (q[k, 0] - cx) + tx
         py = cy + s * (q[k, 1] - cy) + ty
         r = s * half[k] + 1
         x0, x1 = int(max(px - r, 0.0)), int(min(px + r + 1, float(w)))
         y0, y1 = int(max(py - r, 0.0)), int(min(py + r + 1, float(h)))
+        total = 0
         for y in range(y0, y1):
             for x in range(x0, x1):
                 total += 255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
-    return float(total)
+        out[k] = total
+    return out
 
 
 @kernel(nogil=True)
@@ -256,9 +265,9 @@ class Tracker:
         m = self.model
         self._vis = vis = np.flatnonzero(self.visible)
         self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
-        ink = np.flatnonzero(self.model.removed & self.visible)
-        self._ink_q = np.stack([self.model.cx[ink], self.model.cy[ink]], axis=1)
-        self._ink_half = self.model.size[ink] / 2
+        self._ink_q = np.stack([m.cx[vis], m.cy[vis]], axis=1)
+        self._ink_half = m.size[vis] / 2
+        self._ink_removed = m.removed[vis]
 
     def _camera(self, hit, comps, idx):
         """This frame's camera from the kept objects (see ``camera``)."""
@@ -287,10 +296,10 @@ class Tracker:
             return prev, p      # two points decide a camera only when both are kept objects
         return estimate_camera(p[vote], q[vote], m.center, prev, m.unit), p
 
-    def _ink(self, frame, cam) -> float:
-        """Ink (255 - min channel) summed over the removed visible objects' placed squares."""
+    def _ink(self, frame, cam) -> np.ndarray:
+        """Ink (255 - min channel) over each visible object's placed square."""
         c = self.model.center
-        return _ink_sum(frame, self._ink_q, self._ink_half, cam[0], cam[1], cam[2], c[0], c[1])
+        return _ink_each(frame, self._ink_q, self._ink_half, cam[0], cam[1], cam[2], c[0], c[1])
 
     def _keep(self, t: int, frame) -> None:
         if not self.keep_samples:
@@ -404,13 +413,26 @@ class Tracker:
 
     # ------------------------------------------------------------------ result
 
+    def _settled(self, cam) -> np.ndarray:
+        """(M, 2) whole-px canvas offsets that put each kept object seen in the final frame on
+        its centroid there, when that is within the stability tolerance of where camera ``cam``
+        puts it (jitter); 0 for the others (moved, missing, removed)."""
+        m = self.model
+        pos = self.positions[-1]
+        d = (pos - apply_camera(self._drawn, cam, m.center)) / cam[0]
+        limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"] * m.unit
+        near = self.present[-1] & ~m.removed & (np.hypot(d[:, 0], d[:, 1]) <= limit)
+        return np.where(near[:, None], np.rint(np.nan_to_num(d)), 0).astype(int)
+
     def _iou(self, cam) -> float:
         """IoU of the final frame's foreground with the expected one placed by camera ``cam``,
-        over the part of the canvas the frame shows, objects it does not show left out."""
+        over the part of the canvas the frame shows, objects it does not show left out; each
+        kept object within the stability tolerance of its place is expected where it is seen
+        (:meth:`_settled`), so a jitter of small objects costs no overlap."""
         m, vis = self.model, self.visible
         blank = np.zeros(self.final_cls.shape, bool)
-        expected = _warp_mask(m.paste(blank.copy(), np.flatnonzero(~m.removed & vis)), cam,
-                              m.center)
+        expected = _warp_mask(m.paste(blank.copy(), np.flatnonzero(~m.removed & vis),
+                                      self._settled(cam)), cam, m.center)
         valid = blank.copy()
         u0, v0, u1, v1 = self.rect
         valid[v0:v1, u0:u1] = True
@@ -474,16 +496,36 @@ class Tracker:
                 "pass": bool(worst <= limit and not vanished and not changed_color
                              and not changed_shape)}
 
-    def _transition(self) -> tuple[int | None, float]:
-        """(frames in transition, fraction of the removed objects' ink gone at the end)."""
-        ink = np.array(self.ink)
-        start, end = ink[0], ink[-1]
+    def _transition(self) -> tuple[int | None, float, tuple]:
+        """(frames in transition, fraction of the removed objects' ink gone at the end, the
+        transition band used).
+
+        The band is :data:`TRANSITION_BAND` narrowed by the ink noise of the video: each kept
+        object's largest relative change of ink from frame 0 (its jitter, flicker, codec) times
+        its size (a pixel of jitter changes the ink of a rim), the worst kept object's, over
+        the smallest removed object's size, times :data:`NOISE_FACTOR`, at most
+        :data:`MAX_NOISE`. Frames the removed objects' ink reaches only by that much noise are
+        not in transition.
+        """
+        ink = np.array(self.ink).reshape(len(self.ink), -1)      # (F, visible objects)
+        removed = ink[:, self._ink_removed].sum(axis=1)
+        start, end = removed[0], removed[-1]
         gone = (start - end) / start if start > 0 else 0.0
+        noise = 0.0
+        kept = ink[:, ~self._ink_removed]
+        base = kept[0]
+        if (base > 0).any() and self._ink_removed.any():
+            # A shift of a pixel changes ink along an object's rim: relative to its ink, in
+            # proportion to 1 / size. Scaled to the smallest removed object.
+            size = self._ink_half * 2
+            rel = np.abs(kept[:, base > 0] / base[base > 0] - 1).max(axis=0)
+            per_px = float((rel * size[~self._ink_removed][base > 0]).max())
+            noise = min(NOISE_FACTOR * per_px / size[self._ink_removed].min(), MAX_NOISE)
+        lo, hi = max(TRANSITION_BAND[0], noise), min(TRANSITION_BAND[1], 1 - noise)
         if gone < MIN_INK_GONE:
-            return None, float(gone)
-        frac = (start - ink) / (start - end)
-        lo, hi = TRANSITION_BAND
-        return int(((frac > lo) & (frac < hi)).sum()), float(gone)
+            return None, float(gone), (lo, hi)
+        frac = (start - removed) / (start - end)
+        return int(((frac > lo) & (frac < hi)).sum()), float(gone), (lo, hi)
 
     def _continuity(self, present) -> dict:
         m, mc = self.model, THRESHOLDS["motion_continuity"]
@@ -494,14 +536,15 @@ class Tracker:
         back = {i: f for i, f in back.items() if f is not None}
         reappeared = sorted(back)
         absent_at_start = [ids[k] for k in np.flatnonzero(self.visible & ~present[0])]
-        frames, gone = self._transition()
+        frames, gone, band = self._transition()
         cut = frames is not None and frames < mc["min_transition_frames"]
         return {"max_step_px": round(self.max_step / m.unit, 3),
                 "step_limit_px": round(self.gate / m.unit, 3), "reappeared": reappeared,
                 "reappeared_at": {str(i): f for i, f in sorted(back.items())},
                 "max_global_change": round(self.max_global, 4),
                 "absent_at_start": absent_at_start, "transition_frames": frames,
-                "ink_removed": round(gone, 3), "hard_cut": bool(cut),
+                "ink_removed": round(gone, 3),
+                "transition_band": [round(float(b), 3) for b in band], "hard_cut": bool(cut),
                 "pass": bool(self.max_step <= self.gate and not reappeared
                              and self.max_global <= mc["max_global_change"]
                              and not absent_at_start and not cut)}
