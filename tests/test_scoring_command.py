@@ -123,3 +123,23 @@ def test_unusable_arguments_exit_2(tmp_path, capsys):
     (tmp_path / "emptydir").mkdir()
     assert _run(["--outputs", str(tmp_path / "emptydir")]) == 2
     assert "no outputs" in capsys.readouterr().err
+
+
+def test_vmevalkit_questions_left_out_count_as_failures(batch, tmp_path):
+    # A model that answered 1 of 4 questions scores 1 of 4, not "1 of 1".
+    qroot = _questions(batch, tmp_path / "questions")
+    tid = batch.task(0)["id"]
+    run = tmp_path / "out" / "m" / "object_subtraction_task" / tid / "run_0"
+    (run / "video").mkdir(parents=True)
+    write_video(run / "video" / "v.mp4", render_transition(batch, "fade", 10, [0])[0])
+    scores = tmp_path / "s.jsonl"
+    assert _run(["--questions", str(qroot), "--outputs", str(tmp_path / "out"), "--out",
+                 str(scores), "--workers", "1"]) == 0
+    lines = {r["task_id"]: r for r in _lines(scores)}
+    assert len(lines) == 4 and lines[tid]["pass"]
+    missing = [r for t, r in lines.items() if t != tid]
+    assert all(r["pass"] is False and r["score"] == 0 and "missing" in r["error"]
+               for r in missing)
+    rows = {(r["model"], r["level"], r["rule_kind"]): r
+            for r in csv.DictReader(open(tmp_path / "s_summary.csv"))}
+    assert rows[("m", "*", "*")]["tasks"] == "4" and rows[("m", "*", "*")]["pass_rate"] == "0.25"
