@@ -26,6 +26,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
 from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from .video import IMAGE_EXTS, VIDEO_EXTS
@@ -187,16 +188,24 @@ def find_jobs(questions, outputs) -> list[Job]:
     ------
     FileNotFoundError
         When ``outputs`` (or a given ``questions``) is not a folder.
+    UsageError
+        When ``outputs`` is the questions folder, or ``questions`` holds no question folder.
     """
     outputs = Path(outputs)
     if not outputs.is_dir():
         raise FileNotFoundError(f"--outputs is not a folder: {outputs}")
     if questions is not None and not Path(questions).is_dir():
         raise FileNotFoundError(f"--questions is not a folder: {questions}")
+    if questions is not None and outputs.resolve() == Path(questions).resolve():
+        raise UsageError(f"--outputs is the questions folder ({outputs}); give the folder of "
+                         "model outputs")
+    index = question_index(questions)
+    if questions is not None and not index:
+        raise UsageError(f"--questions holds no question folder ({questions}): expected "
+                         f"{{task_id}}/{METADATA} or VBVR-Bench's {{split}}/{{task}}/{{index}}/")
     jobs = _vbvr_jobs(questions, outputs)
     if jobs:
         return jobs
-    index = question_index(questions)
     jobs = _vmevalkit_jobs(outputs, index)
     if not jobs and index:
         jobs = _plain_jobs(outputs, index)
