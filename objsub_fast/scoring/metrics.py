@@ -252,6 +252,7 @@ class Tracker:
         self._zone_half = m.size * (0.5 + ZONE_GROWTH_FRACTION)
         self.keep_samples = int(keep_samples)
         self.samples = {}           # frame index -> canvas frame (decimated as frames come)
+        self.last_sample = None     # (index, frame) of the latest frame
         self._sample_step = 1
 
     def set_mapping(self, mapping) -> None:
@@ -306,7 +307,10 @@ class Tracker:
             return
         if t % self._sample_step == 0:
             self.samples[t] = frame.copy()
-        if len(self.samples) > 2 * self.keep_samples:
+            self.last_sample = (t, self.samples[t])
+        else:
+            self.last_sample = (t, frame.copy())     # the final frame is always drawn
+        if len(self.samples) > 4 * self.keep_samples:
             self._sample_step *= 2
             self.samples = {i: f for i, f in self.samples.items() if i % self._sample_step == 0}
 
@@ -595,9 +599,14 @@ class Tracker:
 
     def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
         """The kept frames, about ``keep`` of them spread evenly: list of (index, frame)."""
-        idx = sorted(self.samples)
-        pick = _sample_frames(len(idx), keep or self.keep_samples)
-        return [(idx[i], self.samples[idx[i]]) for i in pick] if idx else []
+        if not self.samples:
+            return []
+        frames = {**self.samples, self.last_sample[0]: self.last_sample[1]}
+        idx = np.array(sorted(frames))
+        # Evenly spaced over the video (first and last included), each the nearest kept frame.
+        want = _sample_frames(idx[-1] + 1, keep or self.keep_samples)
+        pick = np.unique(idx[np.abs(idx[None, :] - want[:, None]).argmin(axis=1)])
+        return [(int(i), frames[int(i)]) for i in pick]
 
 
 def score_frames(model: TaskModel, frames, single_image: bool = False,
