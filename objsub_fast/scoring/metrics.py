@@ -380,6 +380,10 @@ class Tracker:
         m = self.model
         matched = np.zeros(len(comps), bool)
         matched[idx] = True
+        if not (~matched & ~comps.edge & (comps.color >= 0)
+                & (comps.area >= self._added_min_area)).any():
+            self.ledger.see(t, [])          # the usual frame: nothing left to explain
+            return
         placed = apply_camera(self._drawn, cam, m.center)
         centres = np.concatenate([placed, np.stack([self.ref_x, self.ref_y], axis=1)])
         half = np.concatenate([self._zone_half * cam[0], self._zone_half])
