@@ -41,8 +41,9 @@ _ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
 TRANSITION_BAND = (0.1, 0.9)
 #: The band is narrowed by this multiple of the kept objects' ink noise (see _transition) ...
 NOISE_FACTOR = 1.5
-#: ... to at most this much off each end, so a gradual removal always has frames inside it.
-MAX_NOISE = 0.4
+#: ... to at most this much off each end: a removal in two steps or more (0.5; 0.33, 0.67; ...)
+#: always has a frame inside.
+MAX_NOISE = 0.3
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
 MIN_INK_GONE = 0.3
 
