@@ -37,6 +37,9 @@ WHOLE_RANGE = (0.75, 1.33)
 #: ... and while each stays within this many px (at 256) of where frame 0 showed it.
 NEAR_PX = 1.5
 _ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
+#: The final match expects a settled kept object at its seen size within this fraction of its
+#: drawn size (a size jitter of a few percent), the drawn size beyond it.
+SIZE_SLACK = 0.05
 #: A transition frame has the removed objects' ink between these fractions of the way gone.
 TRANSITION_BAND = (0.1, 0.9)
 #: The band is narrowed by this multiple of the kept objects' ink noise (see _transition) ...
@@ -92,8 +95,9 @@ class TaskModel:
         self.bw, self.bh = np.zeros(m), np.zeros(m)
         self.masks = []
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
+        self.global_shape = [int(vocab.shapes[c]) for c in self.shape]
         for k in range(m):
-            mask = _sprite_mask(int(vocab.shapes[self.shape[k]]), int(self.size[k]))
+            mask = _sprite_mask(self.global_shape[k], int(self.size[k]))
             rr, cc = np.nonzero(mask)
             self.cy[k], self.cx[k] = self.top[k] + rr.mean(), self.left[k] + cc.mean()
             self.area[k] = rr.size
@@ -104,17 +108,23 @@ class TaskModel:
         self.min_area = MIN_AREA_FRACTION * self.area.min()
         self.center = np.array([(w - 1) / 2, (h - 1) / 2])
 
-    def paste(self, canvas: np.ndarray, which, offsets=None) -> np.ndarray:
+    def paste(self, canvas: np.ndarray, which, offsets=None, sizes=None) -> np.ndarray:
         """OR the drawn masks of objects ``which`` into the bool ``canvas`` (clipped), each
-        shifted by ``offsets[k]`` (dx, dy) whole px when given."""
+        shifted by ``offsets[k]`` (dx, dy) whole px and drawn at ``sizes[k]`` about its centre
+        when given."""
         h, w = canvas.shape
         for k in which:
             t, x, s = self.top[k], self.left[k], self.size[k]
+            mask = self.masks[k]
+            if sizes is not None and sizes[k] != s:
+                x, t = x + (s - sizes[k]) // 2, t + (s - sizes[k]) // 2
+                s = int(sizes[k])
+                mask = _sprite_mask(self.global_shape[k], s)
             if offsets is not None:
                 x, t = x + int(offsets[k][0]), t + int(offsets[k][1])
             y0, x0, y1, x1 = max(t, 0), max(x, 0), min(t + s, h), min(x + s, w)
             if y1 > y0 and x1 > x0:
-                canvas[y0:y1, x0:x1] |= self.masks[k][y0 - t:y1 - t, x0 - x:x1 - x]
+                canvas[y0:y1, x0:x1] |= mask[y0 - t:y1 - t, x0 - x:x1 - x]
         return canvas
 
 
@@ -251,6 +261,7 @@ class Tracker:
         self.ledger = InkLedger(added["min_frames"], self.gate)
         self._added_min_area = added["min_area_fraction"] * m.area.min()
         self._zone_half = m.size * (0.5 + ZONE_GROWTH_FRACTION)
+        self._squares = np.stack([m.left + (m.size - 1) / 2, m.top + (m.size - 1) / 2], axis=1)
         self.keep_samples = int(keep_samples)
         self.samples = {}           # frame index -> canvas frame (decimated as frames come)
         self.last_sample = None     # (index, frame) of the latest frame
@@ -376,8 +387,8 @@ class Tracker:
 
     def _account(self, t: int, comps, idx, cam) -> None:
         """Give the ledger this frame's ink that no task object explains (``accounting``):
-        the zones are every object's square where the camera puts it and where the object was
-        last tracked, grown by a quarter of its size."""
+        the zones are every object's square where the camera puts it and where each visible
+        object was last tracked, grown by a quarter of its size."""
         m = self.model
         matched = np.zeros(len(comps), bool)
         matched[idx] = True
@@ -385,9 +396,10 @@ class Tracker:
                 & (comps.area >= self._added_min_area)).any():
             self.ledger.see(t, [])          # the usual frame: nothing left to explain
             return
-        placed = apply_camera(self._drawn, cam, m.center)
-        centres = np.concatenate([placed, np.stack([self.ref_x, self.ref_y], axis=1)])
-        half = np.concatenate([self._zone_half * cam[0], self._zone_half])
+        vis = self._vis              # objects the frame does not show are not tracked
+        placed = apply_camera(self._squares, cam, m.center)
+        centres = np.concatenate([placed, np.stack([self.ref_x[vis], self.ref_y[vis]], axis=1)])
+        half = np.concatenate([self._zone_half * cam[0], self._zone_half[vis]])
         zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,
                           centres[:, 1] + half], axis=1)
         ink = unexplained(comps, matched, zones, self._added_min_area)
@@ -422,16 +434,19 @@ class Tracker:
 
     # ------------------------------------------------------------------ result
 
-    def _settled(self, cam) -> np.ndarray:
-        """(M, 2) whole-px canvas offsets that put each kept object seen in the final frame on
-        its centroid there, when that is within the stability tolerance of where camera ``cam``
-        puts it (jitter); 0 for the others (moved, missing, removed)."""
+    def _settled(self, cam):
+        """((M, 2) whole-px canvas offsets, (M,) sizes) that put each kept object seen in the
+        final frame on its centroid there, when that is within the stability tolerance of where
+        camera ``cam`` puts it, at its size there within :data:`SIZE_SLACK` (jitter); the
+        drawn place and size for the others (moved, missing, removed)."""
         m = self.model
         pos = self.positions[-1]
         d = (pos - apply_camera(self._drawn, cam, m.center)) / cam[0]
         limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"] * m.unit
         near = self.present[-1] & ~m.removed & (np.hypot(d[:, 0], d[:, 1]) <= limit)
-        return np.where(near[:, None], np.rint(np.nan_to_num(d)), 0).astype(int)
+        grow = np.clip(np.sqrt(self.ref_area / m.area) / cam[0], 1 - SIZE_SLACK, 1 + SIZE_SLACK)
+        sizes = np.where(near, np.rint(m.size * grow), m.size).astype(int)
+        return np.where(near[:, None], np.rint(np.nan_to_num(d)), 0).astype(int), sizes
 
     def _iou(self, cam) -> float:
         """IoU of the final frame's foreground with the expected one placed by camera ``cam``,
@@ -441,11 +456,19 @@ class Tracker:
         m, vis = self.model, self.visible
         blank = np.zeros(self.final_cls.shape, bool)
         expected = _warp_mask(m.paste(blank.copy(), np.flatnonzero(~m.removed & vis),
-                                      self._settled(cam)), cam, m.center)
+                                      *self._settled(cam)), cam, m.center)
         valid = blank.copy()
         u0, v0, u1, v1 = self.rect
         valid[v0:v1, u0:u1] = True
-        valid &= ~_warp_mask(m.paste(blank, np.flatnonzero(~vis)), cam, m.center)
+        # Objects the frame does not show are left out with a margin of the stability
+        # tolerance: their jitter must not spill into the judged part.
+        margin = int(np.ceil(THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
+                             * m.unit))
+        hidden = blank.copy()
+        for k in np.flatnonzero(~vis):
+            hidden[max(m.top[k] - margin, 0):max(m.top[k] + m.size[k] + margin, 0),
+                   max(m.left[k] - margin, 0):max(m.left[k] + m.size[k] + margin, 0)] = True
+        valid &= ~_warp_mask(hidden, cam, m.center)
         fg = (self.final_cls != BG) & valid
         expected &= valid
         union = np.count_nonzero(fg | expected)
