@@ -45,9 +45,9 @@ with an "unmatched" option per object at :data:`UNMATCHED_COST`). For an object 
 previous frame the cost adds colour and shape mismatches, the distance from its last position in
 object sizes and the change of area since its last match; its area may change only within
 :data:`TRACK_RATIO_RANGE` per match, so look-alikes keep their identities while one of them
-shrinks or slides away (this area gate holds continuous tracks only: a lost object's last match
-may have been a small remnant); a component farther than the motion threshold (``gate``) cannot match
-(the object is lost instead, so two look-alikes cannot swap across the canvas); a component of
+shrinks or slides away (this area gate holds continuous tracks only: a lost object's last
+match may have been a small remnant); a component farther than the motion threshold (``gate``)
+cannot match (the object is lost instead, so two look-alikes cannot swap across the canvas); a component of
 another colour may only match an object in place (within one object size), and one of uncertain
 colour too, at :data:`UNCERTAIN_COLOR_COST` (a blurred small object is not read as removed). A
 lost object (unmatched in the previous frame) is re-acquired only by a whole look-alike (its

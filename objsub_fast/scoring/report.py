@@ -300,7 +300,8 @@ td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#eee}
 td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
 .task{margin:18px 0;padding:10px;border-left:6px solid #999}.pass{border-color:#2a2}
 .fail{border-color:#d22}.strip{max-width:100%;display:block;margin:6px 0}
-.why{color:#b00}.ok{color:#181}.meta{color:#555}.top{font-size:16px}.legend span{display:inline-block;margin-right:14px}"""
+.why{color:#b00}.ok{color:#181}.meta{color:#555}.top{font-size:16px}
+.legend span{display:inline-block;margin-right:14px}"""
 
 
 def _legend() -> str:
