@@ -123,3 +123,74 @@ def test_unusable_arguments_exit_2(tmp_path, capsys):
     (tmp_path / "emptydir").mkdir()
     assert _run(["--outputs", str(tmp_path / "emptydir")]) == 2
     assert "no outputs" in capsys.readouterr().err
+
+
+def test_vmevalkit_questions_left_out_count_as_failures(batch, tmp_path):
+    # A model that answered 1 of 4 questions scores 1 of 4, not "1 of 1".
+    qroot = _questions(batch, tmp_path / "questions")
+    tid = batch.task(0)["id"]
+    run = tmp_path / "out" / "m" / "object_subtraction_task" / tid / "run_0"
+    (run / "video").mkdir(parents=True)
+    write_video(run / "video" / "v.mp4", render_transition(batch, "fade", 10, [0])[0])
+    scores = tmp_path / "s.jsonl"
+    assert _run(["--questions", str(qroot), "--outputs", str(tmp_path / "out"), "--out",
+                 str(scores), "--workers", "1"]) == 0
+    lines = {r["task_id"]: r for r in _lines(scores)}
+    assert len(lines) == 4 and lines[tid]["pass"]
+    missing = [r for t, r in lines.items() if t != tid]
+    assert all(r["pass"] is False and r["score"] == 0 and "missing" in r["error"]
+               for r in missing)
+    rows = {(r["model"], r["level"], r["rule_kind"]): r
+            for r in csv.DictReader(open(tmp_path / "s_summary.csv"))}
+    assert rows[("m", "*", "*")]["tasks"] == "4" and rows[("m", "*", "*")]["pass_rate"] == "0.25"
+
+
+def test_bad_command_lines_fail_before_scoring(batch, tmp_path, capsys, monkeypatch):
+    from objsub_fast.scoring import command
+
+    qroot = _questions(batch, tmp_path / "q")
+    out = tmp_path / "o"
+    out.mkdir()
+    write_video(out / f"{batch.task(0)['id']}.mp4", render_transition(batch, "fade", 8, [0])[0])
+    scored = []
+    monkeypatch.setattr(command, "score_job", lambda *a: scored.append(a))
+    (tmp_path / "a_file").write_text("x")
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "not_questions").mkdir()
+    (tmp_path / "not_questions" / "notes.txt").write_text("x")
+    base = ["--questions", str(qroot), "--outputs", str(out)]
+    cases = [
+        (base + ["--out", str(tmp_path)], "--out is a folder"),
+        (base + ["--out", str(tmp_path / "a_file" / "s.jsonl")], "--out cannot be written"),
+        (base + ["--out", str(tmp_path / "s.jsonl"), "--summary-csv",
+                 str(tmp_path / "a_file" / "x.csv")], "--summary-csv cannot be written"),
+        (base + ["--workers", "0"], "--workers must be an integer >= 1"),
+        (base + ["--workers", "-1"], "--workers must be an integer >= 1"),
+        (["--questions", str(qroot), "--outputs", str(qroot)], "is the questions folder"),
+        (["--questions", str(qroot), "--outputs", str(tmp_path / "empty")], "no outputs"),
+        (["--questions", str(tmp_path / "not_questions"), "--outputs", str(out)],
+         "holds no question folder"),
+    ]
+    for argv, message in cases:
+        capsys.readouterr()
+        assert _run(argv) == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, (argv, err)
+    assert not scored
+
+
+def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(batch, tmp_path, capsys):
+    from objsub_fast.scoring import command
+
+    qroot = _questions(batch, tmp_path / "q")
+    out = tmp_path / "o"
+    out.mkdir()
+    write_video(out / f"{batch.task(0)['id']}.mp4", render_transition(batch, "fade", 8, [0])[0])
+    parser = argparse.ArgumentParser()
+    command.add_arguments(parser)
+    args = parser.parse_args(["--questions", str(qroot), "--outputs", str(out), "--out",
+                              str(tmp_path / "s.jsonl"), "--workers", "1"])
+    assert command.run(args) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1].startswith("objsub-fast: 4/4 tasks (100.0%)"), err
+    assert "\r" not in "".join(err)

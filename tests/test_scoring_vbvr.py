@@ -112,3 +112,21 @@ def test_report_of_error_records_has_no_dangling_images(batch, tmp_path):
     page = (report / "index.html").read_text()
     assert "Not scored" in page and "empty" in page
     assert all((report / r).is_file() for r in re.findall(r'src="([^"]+)"', page))
+
+
+def test_vbvr_questions_left_out_count_in_the_results(batch, tmp_path):
+    # A model folder holding 1 of 3 videos: three samples, two of them errors scoring 0.
+    gt = _gt(batch, tmp_path / "gt")
+    folder = tmp_path / "m" / SPLIT / TASK_NAME
+    folder.mkdir(parents=True)
+    write_video(folder / "00001.mp4", control_frames(batch, 1, "ground_truth", 12, style="fade"))
+    out = tmp_path / "s.jsonl"
+    assert _run(["--questions", str(gt), "--outputs", str(tmp_path / "m"), "--out",
+                 str(out), "--workers", "1"]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(lines) == 3 and sum(bool(r["error"]) for r in lines) == 2
+    res = json.loads((tmp_path / "m_vbvr_results.json").read_text())
+    overall = res["summary"]["overall"]
+    assert overall["num_samples"] == 3 and overall["mean_score"] == pytest.approx(1 / 3)
+    missing = [s for s in res["samples"] if s["error"]]
+    assert len(missing) == 2 and all(s["score"] == 0 and not s["pass"] for s in missing)

@@ -9,7 +9,8 @@ from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
 from .register import register
 from .video import FrameStream
 
-__all__ = ["score_video", "score_video_tracked", "task_fields", "error_record", "THRESHOLDS"]
+__all__ = ["score_video", "score_video_tracked", "task_fields", "error_record", "object_names",
+           "THRESHOLDS"]
 
 
 def task_fields(record) -> dict:
@@ -53,7 +54,13 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
              "content_box": [x0, y0, x1, y1]}
     score, dims = continuous_score(res["metrics"])
     return {**out, "error": None, "input": frame, "registration": warp.mapping.to_dict(), **res,
-            "score": score, "dimensions": dims}, tracker
+            "score": score, "dimensions": dims, "objects": object_names(model)}, tracker
+
+
+def object_names(model: TaskModel) -> dict:
+    """Task object id (a string, as JSON keys are) -> its colour and shape in words."""
+    q = model.question
+    return {str(o["id"]): f"{o['color']} {o['shape']}" for o in q.objects}
 
 
 def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:

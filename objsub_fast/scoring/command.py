@@ -16,12 +16,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 from ..atomic import AtomicWriter
 from ..dataset.parallel import worker_count
+from ..errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
 from .layout import find_jobs
 from .vbvr import write_results
@@ -63,8 +65,8 @@ def add_arguments(parser) -> None:
                         help="summary table by model, level and rule kind "
                              "(default: --out with _summary.csv)")
     parser.add_argument("--workers", "-j", type=int, default=None,
-                        help="parallel worker processes (default: all cores; at most one per "
-                             "output)")
+                        help="parallel worker processes, an integer >= 1 (default: all cores; "
+                             "never more than there are outputs), as in generate")
     parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
                         help="no progress output (--no-progress: the same)")
     parser.add_argument("--report", type=Path, default=None, metavar="DIR",
@@ -143,22 +145,58 @@ def format_table(rows) -> str:
 
 
 def _results(jobs, workers: int, progress: bool, report_dir=None):
+    """Yield the result of every job as it finishes; progress as ``generate`` shows it: a bar
+    on a terminal, a plain line every 1% (and at the end) otherwise."""
     from joblib import Parallel, delayed
-    from tqdm import tqdm
 
-    bar = tqdm(total=len(jobs), desc="scoring", unit="video", disable=not progress,
-               file=sys.stderr)
+    from ..dataset.progress import Progress
+
+    bar = Progress(len(jobs), 0, quiet=not progress)
+    step, pending = max(1, len(jobs) // 100), 0
     if workers == 1:
-        for job in jobs:
-            yield score_job(job, report_dir)
-            bar.update()
+        gen = (score_job(job, report_dir) for job in jobs)
     else:
         gen = Parallel(n_jobs=workers, return_as="generator", batch_size=1)(
             delayed(score_job)(job, report_dir) for job in jobs)
-        for res in gen:
-            yield res
-            bar.update()
+    for n, res in enumerate(gen, 1):
+        yield res
+        pending += 1
+        if pending >= step or n == len(jobs):
+            bar.update(pending)
+            pending = 0
     bar.close()
+
+
+def _check_writable(path: Path, option: str, folder: bool = False) -> None:
+    """Raise UsageError naming ``option`` when ``path`` cannot be written (checked before any
+    scoring, so a long run never ends without its results); its parent folders are made."""
+    path = Path(path)
+    if not folder and path.is_dir():
+        raise UsageError(f"{option} is a folder, not a file: {path}")
+    where = path if folder else path.parent
+    try:
+        where.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise UsageError(f"{option} cannot be written: {exc.strerror or exc} ({where})") \
+            from None
+    if not os.access(where, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} cannot be written: no permission to write in {where}")
+
+
+def _prepare(args, questions, outputs, out) -> list:
+    """The jobs of a run (``questions``, ``outputs`` and ``out`` local: fetched or to be
+    published when given as URLs), once every argument is checked (UsageError otherwise)."""
+    worker_count(args.workers)
+    jobs = find_jobs(questions, outputs)
+    if not any(job.output is not None for job in jobs):
+        raise UsageError(f"no outputs to score under {args.outputs} (see 'objsub-fast score "
+                         "--help' for the layouts understood)")
+    _check_writable(out, "--out")
+    if args.summary_csv is not None:
+        _check_writable(args.summary_csv, "--summary-csv")
+    if getattr(args, "report", None) is not None:
+        _check_writable(args.report, "--report", folder=True)
+    return jobs
 
 
 def _write_text(path: Path, text: str) -> None:
@@ -191,13 +229,9 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     """``run`` on local folders; ``as_given`` writes a local path of an input or output
     given as a URL as that URL (in the records and the printed lines)."""
     try:
-        jobs = find_jobs(questions, outputs)
-    except FileNotFoundError as exc:
+        jobs = _prepare(args, questions, outputs, out)
+    except (FileNotFoundError, UsageError) as exc:
         print(f"objsub-fast score: error: {exc}", file=sys.stderr)
-        return 2
-    if not jobs:
-        print(f"objsub-fast score: error: no outputs to score under {args.outputs} "
-              "(see 'objsub-fast score --help' for the layouts understood)", file=sys.stderr)
         return 2
     workers = worker_count(args.workers, len(jobs))
     out.parent.mkdir(parents=True, exist_ok=True)

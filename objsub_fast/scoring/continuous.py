@@ -1,6 +1,6 @@
 """A continuous score in [0, 1] beside pass/fail, for VBVR-Bench-style averages.
 
-``score`` is the product of five dimensions, each in [0, 1] and 1 when its metric passes with
+``score`` is the product of six dimensions, each in [0, 1] and 1 when its metric passes with
 room to spare:
 
 ==========  =====================================================================================
@@ -15,6 +15,7 @@ kept        0 when a kept object vanished or changed colour/shape; else
 final       clip((IoU - 0.5) / (min_iou - 0.5), 0, 1) of the final-frame match
 motion      1 when not applicable (a single image); 0 for a reappearance, a hard cut, removed
             objects absent from frame 0 or a whole-frame change; else clip(2 - step / step_max)
+added       0 when the video added an object (unexplained ink that stayed), else 1
 camera      clip(2 - zoom / zoom_max) * clip(2 - pan / pan_max)
 ==========  =====================================================================================
 
@@ -34,7 +35,7 @@ from .thresholds import THRESHOLDS
 
 __all__ = ["continuous_score", "dimension_scores", "DIMENSIONS"]
 
-DIMENSIONS = ("rule", "kept", "final", "motion", "camera")
+DIMENSIONS = ("rule", "kept", "final", "motion", "added", "camera")
 
 
 def _ramp(value: float, limit: float) -> float:
@@ -70,6 +71,10 @@ def _motion(mc: dict) -> float:
     return _ramp(mc["max_step_px"], mc["step_limit_px"])
 
 
+def _added(a: dict) -> float:
+    return 0.0 if a["added"] else 1.0
+
+
 def _camera(c: dict) -> float:
     th = THRESHOLDS["camera_motion"]
     return (_ramp(c["max_zoom"], th["max_zoom"])
@@ -78,7 +83,7 @@ def _camera(c: dict) -> float:
 
 _DIMENSION_OF = {"rule": ("rule_accuracy", _rule), "kept": ("kept_object_stability", _kept),
                  "final": ("final_object_match", _final), "motion": ("motion_continuity", _motion),
-                 "camera": ("camera_motion", _camera)}
+                 "added": ("added_objects", _added), "camera": ("camera_motion", _camera)}
 
 
 def dimension_scores(metrics: dict) -> dict:

@@ -16,6 +16,16 @@ jump               ground truth, one kept object jumps >= 1/4 of the        moti
 nothing_removed    the first frame, repeated (a static video)              removed_object_count
 hard_cut           the first frame, then the final frame from mid-video     motion_continuity
 all_removed        every object fades out                                   removed_object_count
+added_object       ground truth, and a new object of the vocabulary (a      added_objects
+                   kept object's look, no target's) appears on free canvas
+                   at mid-video and stays
+returning_object   the targets shrink away over the first 5/8 of the        motion_continuity
+                   video, then come back whole for the last quarter
+late_cut_jitter    every object jitters (+-1 px, +-3% size, each frame      motion_continuity
+                   on its own); the targets vanish in one frame, 3 frames
+                   before the end
+jitter             the same jitter, the targets fading as the ground        (passes everything)
+                   truth does
 =================  ======================================================  ======================
 
 :func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) by a seed
@@ -93,13 +103,14 @@ def _move(frames, arrs, k, offsets):
         _draw(frames[f], sp, x0 + int(dx), y0 + int(dy), fill, np.array(OUTLINE_RGB, np.uint8))
 
 
-def _free_spot(arrs, k, window):
-    """Farthest top-left for object k inside ``window`` whose square keeps 10 px from every
-    other square."""
+def _free_spot(arrs, k, window, size=None):
+    """Farthest top-left from object k's inside ``window`` for a square of ``size`` (default
+    object k's) that keeps 10 px from every other object's square (and from k's too when
+    ``size`` is given: a new object beside it)."""
     wx0, wx1, wy0, wy1 = window
-    s = int(arrs["size"][k])
+    s = int(arrs["size"][k]) if size is None else int(size)
     others = [(int(ox), int(oy), int(oz)) for j, (ox, oy, oz) in
-              enumerate(zip(arrs["left"], arrs["top"], arrs["size"])) if j != k]
+              enumerate(zip(arrs["left"], arrs["top"], arrs["size"])) if j != k or size]
     best, best_d = None, -1.0
     for y in range(wy0 + 10, wy1 - s - 9, 2):
         for x in range(wx0 + 10, wx1 - s - 9, 2):
@@ -178,6 +189,90 @@ def _all_removed(first, arrs, num_frames, style, window):
                        **{**arrs, "removed": everything})
 
 
+def _new_look(arrs, k):
+    """(colour, shape) for an added object: object k's look when no target shares it, else the
+    first combination of the objects' colours and shapes that no target has."""
+    taken = set(zip(arrs["color"][arrs["removed"]].tolist(),
+                    arrs["shape"][arrs["removed"]].tolist()))
+    for look in [(int(arrs["color"][k]), int(arrs["shape"][k]))] + [
+            (int(c), int(s)) for c in np.unique(arrs["color"]) for s in np.unique(arrs["shape"])]:
+        if look not in taken:
+            return look
+    raise ValueError("every look of the scene is a target's")
+
+
+def _added_object(first, arrs, num_frames, style, window):
+    # Slides cross free canvas, so the added object sits beside a fade or a shrink.
+    frames = _ground_truth(first, arrs, num_frames, "fade" if style == "slide" else style, window)
+    k = _kept_object(arrs, window)
+    size = int(arrs["size"][k])
+    spot, _ = _free_spot(arrs, k, window, size)
+    if spot is None:
+        raise ValueError("no free canvas for an added object in this task")
+    color, shape = _new_look(arrs, k)
+    look = arrs["look"]
+    line = np.array(OUTLINE_RGB, np.uint8)
+    for f in range(num_frames // 2, num_frames):
+        _draw(frames[f], look.sprite(shape, size), spot[0], spot[1], look.fill(color), line)
+    return frames
+
+
+def _returning_object(first, arrs, num_frames, style, window):
+    _visible_target(arrs, window)
+    gone = max(num_frames * 5 // 8, 2)
+    frames = np.repeat(first[None], num_frames, axis=0)
+    frames[:gone] = task_frames(first, style="shrink", num_frames=gone, **arrs)
+    frames[gone:num_frames * 3 // 4] = frames[gone - 1]
+    return frames
+
+
+#: Per-object jitter of the jitter controls: up to this many px (at 256) and this size fraction.
+JITTER_PX, JITTER_SIZE = 1, 0.03
+
+
+def _jittered_scene(first, arrs, progress, seed):
+    """Frames in which every object is redrawn each frame (frame 0 excepted) up to
+    ``JITTER_PX`` off its place and ``JITTER_SIZE`` off its size, each on its own; the targets
+    blend toward white by ``progress[f]`` (gone at 1)."""
+    rng = np.random.default_rng(seed)
+    h, w = first.shape[:2]
+    unit = min(w, h) / 256
+    look, removed = arrs["look"], arrs["removed"]
+    n = len(arrs["size"])
+    blank = whiten(first, arrs["left"], arrs["top"], arrs["size"], range(n))
+    line = np.array(OUTLINE_RGB, np.float64)
+    frames = np.repeat(first[None], len(progress), axis=0)
+    for f in range(1, len(progress)):
+        frames[f] = blank
+        shift = np.rint(rng.uniform(-JITTER_PX, JITTER_PX, (n, 2)) * unit).astype(int)
+        scale = 1 + rng.uniform(-JITTER_SIZE, JITTER_SIZE, n)
+        for k in range(n):
+            t = progress[f] if removed[k] else 0.0
+            if t >= 1:
+                continue
+            s0 = int(arrs["size"][k])
+            s = max(int(round(s0 * scale[k])), 4)
+            x = int(round(arrs["left"][k] + (s0 - s) / 2)) + shift[k, 0]
+            y = int(round(arrs["top"][k] + (s0 - s) / 2)) + shift[k, 1]
+            fill = (1 - t) * look.fill(arrs["color"][k]) + t * 255.0
+            _draw(frames[f], look.sprite(arrs["shape"][k], s), x, y,
+                  np.rint(fill).astype(np.uint8), np.rint((1 - t) * line + t * 255.0)
+                  .astype(np.uint8))
+    return frames
+
+
+def _late_cut_jitter(first, arrs, num_frames, style, window):
+    _visible_target(arrs, window)
+    progress = (np.arange(num_frames) >= num_frames - 3).astype(float)
+    return _jittered_scene(first, arrs, progress, num_frames)
+
+
+def _jitter(first, arrs, num_frames, style, window):
+    from ..transitions import _progress
+
+    return _jittered_scene(first, arrs, _progress(num_frames), num_frames)
+
+
 #: control name -> (frame builder, metric that must fail; None = must pass everything)
 CONTROLS = {
     "ground_truth": (_ground_truth, None),
@@ -187,6 +282,10 @@ CONTROLS = {
     "nothing_removed": (_nothing_removed, "removed_object_count"),
     "hard_cut": (_hard_cut, "motion_continuity"),
     "all_removed": (_all_removed, "removed_object_count"),
+    "added_object": (_added_object, "added_objects"),
+    "returning_object": (_returning_object, "motion_continuity"),
+    "late_cut_jitter": (_late_cut_jitter, "motion_continuity"),
+    "jitter": (_jitter, None),
 }
 
 
@@ -213,4 +312,4 @@ def caught(result: dict, control: str) -> bool:
         return False
     if metric is None:
         return bool(result["pass"])
-    return (result["metrics"][metric]["pass"] is False) and not result["pass"]
+    return (result["metrics"].get(metric, {}).get("pass") is False) and not result["pass"]

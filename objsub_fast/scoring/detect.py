@@ -45,8 +45,9 @@ with an "unmatched" option per object at :data:`UNMATCHED_COST`). For an object 
 previous frame the cost adds colour and shape mismatches, the distance from its last position in
 object sizes and the change of area since its last match; its area may change only within
 :data:`TRACK_RATIO_RANGE` per match, so look-alikes keep their identities while one of them
-shrinks or slides away; a component farther than the motion threshold (``gate``) cannot match
-(the object is lost instead, so two look-alikes cannot swap across the canvas); a component of
+shrinks or slides away (this area gate holds continuous tracks only: a lost object's last
+match may have been a small remnant); a component farther than the motion threshold (``gate``)
+cannot match (the object is lost instead, so two look-alikes cannot swap across the canvas); a component of
 another colour may only match an object in place (within one object size), and one of uncertain
 colour too, at :data:`UNCERTAIN_COLOR_COST` (a blurred small object is not read as removed). A
 lost object (unmatched in the previous frame) is re-acquired only by a whole look-alike (its
@@ -517,7 +518,10 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
             uncertain = ccolor[j] < 0
             col_bad = ccolor[j] != color[i] and not uncertain
             shape_bad = best != shape[i]
-            if ratio > c[4] or track < c[5] or track > c[6] or (col_bad and dist > size[i]):
+            if ratio > c[4] or (col_bad and dist > size[i]):
+                continue
+            # The area gate holds a continuous track; a lost object returns whole instead.
+            if not lost[i] and (track < c[5] or track > c[6]):
                 continue
             if lost[i] and (col_bad or uncertain or shape_bad or cedge[j] or ratio < c[7]
                             or ratio > c[8]):
@@ -525,8 +529,9 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
             if not lost[i] and (dist > gate or (uncertain and dist > size[i])):
                 continue
             unit = diag if lost[i] else c[0] * size[i]
+            growth = abs(np.log(ratio if lost[i] else track))
             cost[i, j] = (dist / unit + c[1] * col_bad + c[11] * uncertain
-                          + c[2] * shape_bad + c[3] * abs(np.log(track)))
+                          + c[2] * shape_bad + c[3] * growth)
     return cost, shapes
 
 

@@ -8,10 +8,13 @@ Layouts understood (first match wins):
        {outputs}/{model}/object_subtraction_task/{task_id}/{run_id}/question/question_metadata.json
 
    One job per run folder. The task record is the copy in ``question/`` beside the video, else
-   ``{questions}/[object_subtraction_task/]{task_id}/question_metadata.json``.
+   ``{questions}/[object_subtraction_task/]{task_id}/question_metadata.json``. Every question
+   of ``{questions}`` (its Object Subtraction ones) without a run of a model gives a job
+   without output for it.
 2. VBVR-Bench (``vbvr``): model videos ``{outputs}/[{model}/]{split}/O-43_object_subtraction_
    data-generator/{index:05d}.mp4`` (several models under one base folder) with question folders
-   ``{questions}/{split}/O-43_object_subtraction_data-generator/{index:05d}/``.
+   ``{questions}/{split}/O-43_object_subtraction_data-generator/{index:05d}/``. Every question
+   folder of ``{questions}`` without a video of a model gives a job without output for it.
 3. Plain pairs: for every question folder ``{questions}/[...]/{task_id}/`` a model output named
    after the task id, ``{outputs}/{task_id}.{mp4,webm,gif,png,...}`` or a folder of frame
    images ``{outputs}/{task_id}/``; or the same one level down, ``{outputs}/{model}/...``, for
@@ -23,6 +26,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..errors import UsageError
 from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
 from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from .video import IMAGE_EXTS, VIDEO_EXTS
@@ -99,13 +103,23 @@ def _pick_output(folder: Path) -> Path | None:
     return files[0] if files else None
 
 
+def _subtraction_questions(index: dict) -> dict:
+    """The questions of ``index`` that are Object Subtraction tasks: those under a
+    ``object_subtraction_task/`` folder when any is (a VMEvalKit questions tree holds other
+    domains too), else all."""
+    ours = {t: q for t, q in index.items() if TASK_DIR in q.parts}
+    return ours or index
+
+
 def _vmevalkit_jobs(outputs: Path, index: dict) -> list[Job]:
     jobs = []
+    expected = _subtraction_questions(index)
     for task_root in sorted(outputs.rglob(TASK_DIR)):
-        if not task_root.is_dir():
+        if not task_root.is_dir() or TASK_DIR in task_root.relative_to(outputs).parts[:-1]:
             continue
         rel = task_root.parent.relative_to(outputs)
         model = rel.as_posix() if rel.parts else outputs.name
+        answered = set()
         for task_dir in sorted(p for p in task_root.iterdir() if p.is_dir()):
             for run in sorted(p for p in task_dir.iterdir() if p.is_dir()):
                 if not (run / "video").exists() and not (run / "question").exists():
@@ -114,6 +128,10 @@ def _vmevalkit_jobs(outputs: Path, index: dict) -> list[Job]:
                 question = q if q.is_dir() else index.get(task_dir.name)
                 jobs.append(Job(model, task_dir.name, run.name, question,
                                 _pick_output(run / "video")))
+                answered.add(task_dir.name)
+        # A question the model left without an output is a job too (an error record).
+        jobs += [Job(model, task_id, "", question, None)
+                 for task_id, question in sorted(expected.items()) if task_id not in answered]
     return jobs
 
 
@@ -121,16 +139,27 @@ def _vbvr_jobs(questions, outputs: Path) -> list[Job]:
     from .vbvr import TASK_NAME
 
     jobs = []
+    models = {}
     for video in sorted(outputs.rglob(f"{TASK_NAME}/*.mp4")):
         rel = video.relative_to(outputs).parts
         if len(rel) < 3 or rel[-2] != TASK_NAME:
             continue
-        split, models = rel[-3], rel[:-3]
-        model = "/".join(models) if models else outputs.name
-        model_path = outputs.joinpath(*models)
+        split, parts = rel[-3], rel[:-3]
+        model = "/".join(parts) if parts else outputs.name
+        model_path = outputs.joinpath(*parts)
+        models[model] = model_path
         folder = Path(questions) / split / TASK_NAME / video.stem if questions else None
         jobs.append(Job(model, video.stem, "", folder if folder and folder.is_dir() else None,
                         video, split_folder=split, model_path=str(model_path)))
+    if questions is None:
+        return jobs
+    # Every question of the tree counts for every model: one left out is an error record.
+    answered = {(j.model, j.split_folder, j.task_id) for j in jobs}
+    folders = sorted(p for p in Path(questions).glob(f"*/{TASK_NAME}/*") if p.is_dir())
+    for model, model_path in sorted(models.items()):
+        jobs += [Job(model, q.name, "", q, None, split_folder=q.parent.parent.name,
+                     model_path=str(model_path))
+                 for q in folders if (model, q.parent.parent.name, q.name) not in answered]
     return jobs
 
 
@@ -159,16 +188,24 @@ def find_jobs(questions, outputs) -> list[Job]:
     ------
     FileNotFoundError
         When ``outputs`` (or a given ``questions``) is not a folder.
+    UsageError
+        When ``outputs`` is the questions folder, or ``questions`` holds no question folder.
     """
     outputs = Path(outputs)
     if not outputs.is_dir():
         raise FileNotFoundError(f"--outputs is not a folder: {outputs}")
     if questions is not None and not Path(questions).is_dir():
         raise FileNotFoundError(f"--questions is not a folder: {questions}")
+    if questions is not None and outputs.resolve() == Path(questions).resolve():
+        raise UsageError(f"--outputs is the questions folder ({outputs}); give the folder of "
+                         "model outputs")
+    index = question_index(questions)
+    if questions is not None and not index:
+        raise UsageError(f"--questions holds no question folder ({questions}): expected "
+                         f"{{task_id}}/{METADATA} or VBVR-Bench's {{split}}/{{task}}/{{index}}/")
     jobs = _vbvr_jobs(questions, outputs)
     if jobs:
         return jobs
-    index = question_index(questions)
     jobs = _vmevalkit_jobs(outputs, index)
     if not jobs and index:
         jobs = _plain_jobs(outputs, index)

@@ -21,8 +21,9 @@ from .._numba import kernel
 from ..errors import TaskError
 from ..render import sprite
 from ..vocabulary import Vocabulary
+from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import BG, MIN_AREA_FRACTION, Detector, match, shape_templates
+from .detect import BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, shape_templates
 from .question import check_question
 from .thresholds import METRICS, THRESHOLDS
 
@@ -36,8 +37,16 @@ WHOLE_RANGE = (0.75, 1.33)
 #: ... and while each stays within this many px (at 256) of where frame 0 showed it.
 NEAR_PX = 1.5
 _ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
+#: The final match expects a settled kept object at its seen size within this fraction of its
+#: drawn size (a size jitter of a few percent), the drawn size beyond it.
+SIZE_SLACK = 0.05
 #: A transition frame has the removed objects' ink between these fractions of the way gone.
 TRANSITION_BAND = (0.1, 0.9)
+#: The band is narrowed by this multiple of the kept objects' ink noise (see _transition) ...
+NOISE_FACTOR = 1.5
+#: ... to at most this much off each end: a removal in two steps or more (0.5; 0.33, 0.67; ...)
+#: always has a frame inside.
+MAX_NOISE = 0.3
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
 MIN_INK_GONE = 0.3
 
@@ -86,8 +95,9 @@ class TaskModel:
         self.bw, self.bh = np.zeros(m), np.zeros(m)
         self.masks = []
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
+        self.global_shape = [int(vocab.shapes[c]) for c in self.shape]
         for k in range(m):
-            mask = _sprite_mask(int(vocab.shapes[self.shape[k]]), int(self.size[k]))
+            mask = _sprite_mask(self.global_shape[k], int(self.size[k]))
             rr, cc = np.nonzero(mask)
             self.cy[k], self.cx[k] = self.top[k] + rr.mean(), self.left[k] + cc.mean()
             self.area[k] = rr.size
@@ -98,14 +108,23 @@ class TaskModel:
         self.min_area = MIN_AREA_FRACTION * self.area.min()
         self.center = np.array([(w - 1) / 2, (h - 1) / 2])
 
-    def paste(self, canvas: np.ndarray, which) -> np.ndarray:
-        """OR the drawn masks of objects ``which`` into the bool ``canvas`` (clipped)."""
+    def paste(self, canvas: np.ndarray, which, offsets=None, sizes=None) -> np.ndarray:
+        """OR the drawn masks of objects ``which`` into the bool ``canvas`` (clipped), each
+        shifted by ``offsets[k]`` (dx, dy) whole px and drawn at ``sizes[k]`` about its centre
+        when given."""
         h, w = canvas.shape
         for k in which:
             t, x, s = self.top[k], self.left[k], self.size[k]
+            mask = self.masks[k]
+            if sizes is not None and sizes[k] != s:
+                x, t = x + (s - sizes[k]) // 2, t + (s - sizes[k]) // 2
+                s = int(sizes[k])
+                mask = _sprite_mask(self.global_shape[k], s)
+            if offsets is not None:
+                x, t = x + int(offsets[k][0]), t + int(offsets[k][1])
             y0, x0, y1, x1 = max(t, 0), max(x, 0), min(t + s, h), min(x + s, w)
             if y1 > y0 and x1 > x0:
-                canvas[y0:y1, x0:x1] |= self.masks[k][y0 - t:y1 - t, x0 - x:x1 - x]
+                canvas[y0:y1, x0:x1] |= mask[y0 - t:y1 - t, x0 - x:x1 - x]
         return canvas
 
 
@@ -119,22 +138,24 @@ def _sprite_mask(shape: int, size: int) -> np.ndarray:
 
 
 @kernel(nogil=True)
-def _ink_sum(frame, q, half, s, tx, ty, cx, cy) -> float:
-    """Sum of ``255 - min(R, G, B)`` over the squares of half-side ``half`` (grown by 1 px) about
-    the points ``q`` (N, 2) as camera (s, tx, ty) about (cx, cy) places them (and their
-    half-sides), clipped to ``frame``."""
+def _ink_each(frame, q, half, s, tx, ty, cx, cy):
+    """Per point of ``q`` (N, 2): the sum of ``255 - min(R, G, B)`` over its square of
+    half-side ``half`` (grown by 1 px) as camera (s, tx, ty) about (cx, cy) places it (and its
+    half-side), clipped to ``frame``."""
     h, w = frame.shape[:2]
-    total = 0
+    out = np.zeros(q.shape[0])
     for k in range(q.shape[0]):
         px = cx + s * (q[k, 0] - cx) + tx
         py = cy + s * (q[k, 1] - cy) + ty
         r = s * half[k] + 1
         x0, x1 = int(max(px - r, 0.0)), int(min(px + r + 1, float(w)))
         y0, y1 = int(max(py - r, 0.0)), int(min(py + r + 1, float(h)))
+        total = 0
         for y in range(y0, y1):
             for x in range(x0, x1):
                 total += 255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
-    return float(total)
+        out[k] = total
+    return out
 
 
 @kernel(nogil=True)
@@ -171,15 +192,17 @@ def _runs(flags: np.ndarray):
     return out
 
 
-def _reappeared(present: np.ndarray, min_run: int) -> bool:
-    """True when an absent run of >= min_run frames is followed by a present run >= min_run."""
-    seen_gap = False
+def _reappeared(present: np.ndarray, min_run: int) -> int | None:
+    """The frame an object came back in: the start of the first present run of >= min_run
+    frames after an absent run of >= min_run frames; None when it never did."""
+    seen_gap, start = False, 0
     for v, n in _runs(present):
         if not v and n >= min_run:
             seen_gap = True
         elif v and n >= min_run and seen_gap:
-            return True
-    return False
+            return start
+        start += n
+    return None
 
 
 def _warp_mask(mask: np.ndarray, cam, center) -> np.ndarray:
@@ -234,8 +257,14 @@ class Tracker:
                                    axis=1) + _ZONE_GROWTH
         self.prev_zones = self.base_zones[:0]
         self.final_cls = None
+        added = THRESHOLDS["added_objects"]
+        self.ledger = InkLedger(added["min_frames"], self.gate)
+        self._added_min_area = added["min_area_fraction"] * m.area.min()
+        self._zone_half = m.size * (0.5 + ZONE_GROWTH_FRACTION)
+        self._squares = np.stack([m.left + (m.size - 1) / 2, m.top + (m.size - 1) / 2], axis=1)
         self.keep_samples = int(keep_samples)
         self.samples = {}           # frame index -> canvas frame (decimated as frames come)
+        self.last_sample = None     # (index, frame) of the latest frame
         self._sample_step = 1
 
     def set_mapping(self, mapping) -> None:
@@ -249,9 +278,9 @@ class Tracker:
         m = self.model
         self._vis = vis = np.flatnonzero(self.visible)
         self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
-        ink = np.flatnonzero(self.model.removed & self.visible)
-        self._ink_q = np.stack([self.model.cx[ink], self.model.cy[ink]], axis=1)
-        self._ink_half = self.model.size[ink] / 2
+        self._ink_q = np.stack([m.cx[vis], m.cy[vis]], axis=1)
+        self._ink_half = m.size[vis] / 2
+        self._ink_removed = m.removed[vis]
 
     def _camera(self, hit, comps, idx):
         """This frame's camera from the kept objects (see ``camera``)."""
@@ -280,17 +309,20 @@ class Tracker:
             return prev, p      # two points decide a camera only when both are kept objects
         return estimate_camera(p[vote], q[vote], m.center, prev, m.unit), p
 
-    def _ink(self, frame, cam) -> float:
-        """Ink (255 - min channel) summed over the removed visible objects' placed squares."""
+    def _ink(self, frame, cam) -> np.ndarray:
+        """Ink (255 - min channel) over each visible object's placed square."""
         c = self.model.center
-        return _ink_sum(frame, self._ink_q, self._ink_half, cam[0], cam[1], cam[2], c[0], c[1])
+        return _ink_each(frame, self._ink_q, self._ink_half, cam[0], cam[1], cam[2], c[0], c[1])
 
     def _keep(self, t: int, frame) -> None:
         if not self.keep_samples:
             return
         if t % self._sample_step == 0:
             self.samples[t] = frame.copy()
-        if len(self.samples) > 2 * self.keep_samples:
+            self.last_sample = (t, self.samples[t])
+        else:
+            self.last_sample = (t, frame.copy())     # the final frame is always drawn
+        if len(self.samples) > 4 * self.keep_samples:
             self._sample_step *= 2
             self.samples = {i: f for i, f in self.samples.items() if i % self._sample_step == 0}
 
@@ -350,7 +382,37 @@ class Tracker:
             self.max_global = max(self.max_global, changed)
         self.prev_cls, self.prev_zones = comps.cls, zones
         self.final_cls = comps.cls
+        self._account(t, comps, idx, cam)
         self._keep(t, frame)
+
+    def _account(self, t: int, comps, idx, cam) -> None:
+        """Give the ledger this frame's ink that no task object explains (``accounting``):
+        the zones are every object's square where the camera puts it and where each visible
+        object was last tracked, grown by a quarter of its size."""
+        m = self.model
+        matched = np.zeros(len(comps), bool)
+        matched[idx] = True
+        if not (~matched & ~comps.edge & (comps.color >= 0)
+                & (comps.area >= self._added_min_area)).any():
+            self.ledger.see(t, [])          # the usual frame: nothing left to explain
+            return
+        vis = self._vis              # objects the frame does not show are not tracked
+        placed = apply_camera(self._squares, cam, m.center)
+        centres = np.concatenate([placed, np.stack([self.ref_x[vis], self.ref_y[vis]], axis=1)])
+        half = np.concatenate([self._zone_half * cam[0], self._zone_half[vis]])
+        zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,
+                          centres[:, 1] + half], axis=1)
+        ink = unexplained(comps, matched, zones, self._added_min_area)
+        if ink.size:
+            side = np.sqrt(comps.area[ink])
+            nearest = np.abs(m.size[:, None] - side[None]).argmin(axis=0)
+            shapes = classify_shapes(comps.features[ink], m.templates[nearest])
+            shapes = shapes[np.arange(ink.size), np.arange(ink.size)]
+            items = [(comps.cx[j], comps.cy[j], comps.area[j], comps.color[j], shapes[n])
+                     for n, j in enumerate(ink.tolist())]
+        else:
+            items = []
+        self.ledger.see(t, items)
 
     def _same_inputs(self, inputs) -> bool:
         """Whether ``inputs`` (see :meth:`update`) equal those the previous frame met."""
@@ -367,21 +429,46 @@ class Tracker:
                        self.cameras, self.ink):
             series.append(series[-1])
         self.last_seen[self.present[-1]] = t
+        self.ledger.repeat(t)
         self._keep(t, frame)
 
     # ------------------------------------------------------------------ result
 
+    def _settled(self, cam):
+        """((M, 2) whole-px canvas offsets, (M,) sizes) that put each kept object seen in the
+        final frame on its centroid there, when that is within the stability tolerance of where
+        camera ``cam`` puts it, at its size there within :data:`SIZE_SLACK` (jitter); the
+        drawn place and size for the others (moved, missing, removed)."""
+        m = self.model
+        pos = self.positions[-1]
+        d = (pos - apply_camera(self._drawn, cam, m.center)) / cam[0]
+        limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"] * m.unit
+        near = self.present[-1] & ~m.removed & (np.hypot(d[:, 0], d[:, 1]) <= limit)
+        grow = np.clip(np.sqrt(self.ref_area / m.area) / cam[0], 1 - SIZE_SLACK, 1 + SIZE_SLACK)
+        sizes = np.where(near, np.rint(m.size * grow), m.size).astype(int)
+        return np.where(near[:, None], np.rint(np.nan_to_num(d)), 0).astype(int), sizes
+
     def _iou(self, cam) -> float:
         """IoU of the final frame's foreground with the expected one placed by camera ``cam``,
-        over the part of the canvas the frame shows, objects it does not show left out."""
+        over the part of the canvas the frame shows, objects it does not show left out; each
+        kept object within the stability tolerance of its place is expected where it is seen
+        (:meth:`_settled`), so a jitter of small objects costs no overlap."""
         m, vis = self.model, self.visible
         blank = np.zeros(self.final_cls.shape, bool)
-        expected = _warp_mask(m.paste(blank.copy(), np.flatnonzero(~m.removed & vis)), cam,
-                              m.center)
+        expected = _warp_mask(m.paste(blank.copy(), np.flatnonzero(~m.removed & vis),
+                                      *self._settled(cam)), cam, m.center)
         valid = blank.copy()
         u0, v0, u1, v1 = self.rect
         valid[v0:v1, u0:u1] = True
-        valid &= ~_warp_mask(m.paste(blank, np.flatnonzero(~vis)), cam, m.center)
+        # Objects the frame does not show are left out with a margin of the stability
+        # tolerance: their jitter must not spill into the judged part.
+        margin = int(np.ceil(THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
+                             * m.unit))
+        hidden = blank.copy()
+        for k in np.flatnonzero(~vis):
+            hidden[max(m.top[k] - margin, 0):max(m.top[k] + m.size[k] + margin, 0),
+                   max(m.left[k] - margin, 0):max(m.left[k] + m.size[k] + margin, 0)] = True
+        valid &= ~_warp_mask(hidden, cam, m.center)
         fg = (self.final_cls != BG) & valid
         expected &= valid
         union = np.count_nonzero(fg | expected)
@@ -441,34 +528,65 @@ class Tracker:
                 "pass": bool(worst <= limit and not vanished and not changed_color
                              and not changed_shape)}
 
-    def _transition(self) -> tuple[int | None, float]:
-        """(frames in transition, fraction of the removed objects' ink gone at the end)."""
-        ink = np.array(self.ink)
-        start, end = ink[0], ink[-1]
+    def _transition(self) -> tuple[int | None, float, tuple]:
+        """(frames in transition, fraction of the removed objects' ink gone at the end, the
+        transition band used).
+
+        The band is :data:`TRANSITION_BAND` narrowed by the ink noise of the video: each kept
+        object's largest relative change of ink from frame 0 (its jitter, flicker, codec) times
+        its size (a pixel of jitter changes the ink of a rim), the worst kept object's, over
+        the smallest removed object's size, times :data:`NOISE_FACTOR`, at most
+        :data:`MAX_NOISE`. Frames the removed objects' ink reaches only by that much noise are
+        not in transition.
+        """
+        ink = np.array(self.ink).reshape(len(self.ink), -1)      # (F, visible objects)
+        removed = ink[:, self._ink_removed].sum(axis=1)
+        start, end = removed[0], removed[-1]
         gone = (start - end) / start if start > 0 else 0.0
+        noise = 0.0
+        kept = ink[:, ~self._ink_removed]
+        base = kept[0]
+        if (base > 0).any() and self._ink_removed.any():
+            # A shift of a pixel changes ink along an object's rim: relative to its ink, in
+            # proportion to 1 / size. Scaled to the smallest removed object.
+            size = self._ink_half * 2
+            rel = np.abs(kept[:, base > 0] / base[base > 0] - 1).max(axis=0)
+            per_px = float((rel * size[~self._ink_removed][base > 0]).max())
+            noise = min(NOISE_FACTOR * per_px / size[self._ink_removed].min(), MAX_NOISE)
+        lo, hi = max(TRANSITION_BAND[0], noise), min(TRANSITION_BAND[1], 1 - noise)
         if gone < MIN_INK_GONE:
-            return None, float(gone)
-        frac = (start - ink) / (start - end)
-        lo, hi = TRANSITION_BAND
-        return int(((frac > lo) & (frac < hi)).sum()), float(gone)
+            return None, float(gone), (lo, hi)
+        frac = (start - removed) / (start - end)
+        return int(((frac > lo) & (frac < hi)).sum()), float(gone), (lo, hi)
 
     def _continuity(self, present) -> dict:
         m, mc = self.model, THRESHOLDS["motion_continuity"]
         ids = m.ids.tolist()
         rem = m.removed & self.visible
-        reappeared = [ids[k] for k in np.flatnonzero(rem)
-                      if _reappeared(present[:, k], mc["reappear_min_run"])]
+        back = {ids[k]: _reappeared(present[:, k], mc["reappear_min_run"])
+                for k in np.flatnonzero(rem)}
+        back = {i: f for i, f in back.items() if f is not None}
+        reappeared = sorted(back)
         absent_at_start = [ids[k] for k in np.flatnonzero(self.visible & ~present[0])]
-        frames, gone = self._transition()
+        frames, gone, band = self._transition()
         cut = frames is not None and frames < mc["min_transition_frames"]
         return {"max_step_px": round(self.max_step / m.unit, 3),
                 "step_limit_px": round(self.gate / m.unit, 3), "reappeared": reappeared,
+                "reappeared_at": {str(i): f for i, f in sorted(back.items())},
                 "max_global_change": round(self.max_global, 4),
                 "absent_at_start": absent_at_start, "transition_frames": frames,
-                "ink_removed": round(gone, 3), "hard_cut": bool(cut),
+                "ink_removed": round(gone, 3),
+                "transition_band": [round(float(b), 3) for b in band], "hard_cut": bool(cut),
                 "pass": bool(self.max_step <= self.gate and not reappeared
                              and self.max_global <= mc["max_global_change"]
                              and not absent_at_start and not cut)}
+
+    def _added(self) -> dict:
+        """The ``added_objects`` metric: unexplained ink that stayed (``accounting``)."""
+        vocab = self.model.question.vocabulary
+        added = [{**a, "color": vocab.colors[a["color"]], "shape": vocab.shape_labels[a["shape"]]}
+                 for a in self.ledger.added(len(self.present))]
+        return {"added": added, "pass": not added}
 
     def _camera_motion(self) -> dict:
         m, th = self.model, THRESHOLDS["camera_motion"]
@@ -496,6 +614,7 @@ class Tracker:
         else:
             out["motion_continuity"] = self._continuity(present)
         out["camera_motion"] = self._camera_motion()
+        out["added_objects"] = self._added()
         out["removed_object_count"] = {"removed": int(gone.sum()),
                                        "expected": int((m.removed & vis).sum()),
                                        "pass": int(gone.sum()) == int((m.removed & vis).sum())}
@@ -508,9 +627,14 @@ class Tracker:
 
     def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
         """The kept frames, about ``keep`` of them spread evenly: list of (index, frame)."""
-        idx = sorted(self.samples)
-        pick = _sample_frames(len(idx), keep or self.keep_samples)
-        return [(idx[i], self.samples[idx[i]]) for i in pick] if idx else []
+        if not self.samples:
+            return []
+        frames = {**self.samples, self.last_sample[0]: self.last_sample[1]}
+        idx = np.array(sorted(frames))
+        # Evenly spaced over the video (first and last included), each the nearest kept frame.
+        want = _sample_frames(idx[-1] + 1, keep or self.keep_samples)
+        pick = np.unique(idx[np.abs(idx[None, :] - want[:, None]).argmin(axis=1)])
+        return [(int(i), frames[int(i)]) for i in pick]
 
 
 def score_frames(model: TaskModel, frames, single_image: bool = False,

@@ -1,10 +1,14 @@
 """The HTML report of a scoring run (``objsub-fast score ... --report DIR``).
 
-``DIR/index.html`` holds the summary table (by model, level and rule kind) and, per output, a
-strip of frames sampled over the video (``DIR/img/*.png``) with every task object outlined where
-the camera puts it and labelled by its verdict (:data:`STATUS_COLORS`), the registration and
-camera motion found, and each failing metric in words (:func:`explain`). A static page: no
-scripts, only relative links to the images written beside it.
+``DIR/index.html`` opens with a compact summary (how many outputs pass, fail or were not
+scored; each model's pass rate and mean score), then every output, failures first: its one-line
+verdict (:func:`verdict`), a strip of frames evenly spaced over the video, the last one always
+included (``DIR/img/*.png``), with every task object outlined where the camera puts it, in the
+colour of its verdict (:data:`STATUS_COLORS`) and labelled in words ("blue sphere (3)") where
+no label overlaps another (:func:`place_label`), then the other failing checks in words
+(:func:`explain`), the prompt, the registration and camera motion found. The full summary table
+(by model, level and rule kind) ends the page. A static page: no scripts, only relative links
+to the images written beside it.
 """
 from __future__ import annotations
 
@@ -17,14 +21,14 @@ import numpy as np
 from .camera import apply_camera
 from .thresholds import METRICS, SHORT_NAMES, THRESHOLDS
 
-__all__ = ["STATUS_COLORS", "object_status", "explain", "prepare", "write_strip",
-           "write_index"]
+__all__ = ["STATUS_COLORS", "object_status", "explain", "verdict", "place_label", "prepare",
+           "write_strip", "write_index"]
 
 #: Verdict of an object -> outline colour (RGB).
 STATUS_COLORS = {"kept": (40, 110, 230), "removed as asked": (20, 160, 60),
                  "wrongly removed": (220, 20, 60), "not removed": (220, 20, 60),
                  "moved": (255, 120, 0), "changed": (255, 120, 0), "not found": (120, 120, 120),
-                 "not visible": (170, 170, 170)}
+                 "not visible": (170, 170, 170), "added": (200, 0, 200)}
 #: Height of each frame in a strip (px).
 STRIP_HEIGHT = 256
 
@@ -49,33 +53,53 @@ def object_status(res: dict, object_id: int, removed: bool, seen: bool) -> str:
     return "kept"
 
 
-def _ids(ids) -> str:
-    return ", ".join(map(str, ids))
+def _namer(res: dict):
+    """A function: object id -> "the blue sphere (3)" (the task's words), or "object 3"."""
+    names = res.get("objects") or {}
+
+    def name(oid) -> str:
+        words = names.get(str(oid))
+        return f"the {words} ({oid})" if words else f"object {oid}"
+    return name
 
 
-def _why_final(f: dict) -> list[str]:
+def _listed(ids, name) -> str:
+    """Objects in words: "the red square (2) and the blue circle (5)"."""
+    words = [name(i) for i in ids]
+    return " and ".join(words) if len(words) < 3 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _why_final(f: dict, name) -> list[str]:
     return [f"The final frame matches the expected final frame at IoU {f['iou']:.2f} "
             f"(needs {THRESHOLDS['final_object_match']['min_iou']:.2f})."]
 
 
-def _why_kept(k: dict) -> list[str]:
+def _why_kept(k: dict, name) -> list[str]:
     limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
-    out = [f"Kept object {oid} moved {k['per_object_px'][oid]:.1f} px on average relative to "
-           f"the camera (allowed {limit:g} px)." for oid in k["moved"]]
-    return out + [f"Kept object(s) {_ids(k[key])} {what}." for key, what in
+    out = [f"{_capital(name(oid))} moved {k['per_object_px'][oid]:.1f} px on average relative "
+           f"to the camera (allowed {limit:g} px)." for oid in k["moved"]]
+    return out + [f"{_capital(_listed(k[key], name))} {what}." for key, what in
                   (("vanished", "vanished"), ("changed_color", "changed colour"),
                    ("changed_shape", "changed shape")) if k[key]]
 
 
-def _why_motion(c: dict) -> list[str]:
+def _why_motion(c: dict, name) -> list[str]:
     th = THRESHOLDS["motion_continuity"]
+    back = c.get("reappeared_at") or {}
     checks = [
-        (c["absent_at_start"], f"Object(s) {_ids(c['absent_at_start'])} are missing from the "
-                               "first frame: the video does not start from the task's first "
-                               "frame."),
+        (c["absent_at_start"], f"{_capital(_listed(c['absent_at_start'], name))} missing from "
+                               "the first frame: the video does not start from the task's "
+                               "first frame."),
         (c["hard_cut"], f"Hard cut: the removed objects vanish with {c['transition_frames']} "
                         f"transition frame(s) (needs {th['min_transition_frames']})."),
-        (c["reappeared"], f"Removed object(s) {_ids(c['reappeared'])} came back."),
+        (c["reappeared"], " ".join(
+            f"{_capital(name(oid))} was removed and came back"
+            + (f" at frame {back[str(oid)]}." if str(oid) in back else ".")
+            for oid in c["reappeared"])),
         (c["max_step_px"] > c["step_limit_px"],
          f"An object jumped {c['max_step_px']:.0f} px between two frames (allowed "
          f"{c['step_limit_px']:.0f} px)."),
@@ -86,32 +110,68 @@ def _why_motion(c: dict) -> list[str]:
     return [text for failed, text in checks if failed]
 
 
-def _why_camera(cam: dict) -> list[str]:
+def _why_added(a: dict, name) -> list[str]:
+    return [f"A new {x['color']} {x['shape']} appeared at frame {x['frame']} at "
+            f"({x['at'][0]}, {x['at'][1]})"
+            + (" and stayed to the end." if x["in_final"] else f" for {x['frames']} frames.")
+            for x in a["added"]]
+
+
+def _why_camera(cam: dict, name) -> list[str]:
     return [f"The camera moves too much: zoom up to {100 * cam['max_zoom']:.1f}% (allowed "
             f"{100 * THRESHOLDS['camera_motion']['max_zoom']:.0f}%), pan up to "
             f"{cam['max_pan_px']:.0f} px (allowed {cam['pan_limit_px']:.0f} px)."]
 
 
-def _why_count(n: dict) -> list[str]:
+def _why_count(n: dict, name) -> list[str]:
     return [f"{n['removed']} object(s) are gone at the end; the task removes {n['expected']}."]
 
 
-def _why_rule(r: dict) -> list[str]:
-    return [f"Gone: {r['removed_ids'] or 'none'}; the prompt asks for {r['target_ids']}."]
+def _why_rule(r: dict, name) -> list[str]:
+    gone, target = r["removed_ids"], r["target_ids"]
+    wrong = [i for i in gone if i not in target]
+    left = [i for i in target if i not in gone]
+    out = [f"{_capital(_listed(left, name))} should have been removed and "
+           f"{'was' if len(left) == 1 else 'were'} not." if left else "",
+           f"{_capital(_listed(wrong, name))} {'was' if len(wrong) == 1 else 'were'} removed "
+           "but should have stayed." if wrong else ""]
+    return [t for t in out if t]
 
 
 #: metric -> sentences saying why it failed.
 _WHY = {"final_object_match": _why_final, "kept_object_stability": _why_kept,
-        "motion_continuity": _why_motion, "camera_motion": _why_camera,
-        "removed_object_count": _why_count, "rule_accuracy": _why_rule}
+        "motion_continuity": _why_motion, "added_objects": _why_added,
+        "camera_motion": _why_camera, "removed_object_count": _why_count,
+        "rule_accuracy": _why_rule}
+#: The order sentences are given in: what a person sees first (what was removed, what
+#: appeared, what moved) before the measurements that follow from it.
+_WHY_ORDER = ("added_objects", "motion_continuity", "rule_accuracy", "kept_object_stability",
+              "camera_motion", "removed_object_count", "final_object_match")
 
 
 def explain(res: dict) -> list[str]:
-    """Sentences saying why a result failed (empty when it passed)."""
+    """Sentences saying why a result failed (empty when it passed), the most telling first.
+
+    Examples
+    --------
+    >>> explain({"objects": {"3": "blue circle"}, "metrics": {"rule_accuracy": {
+    ...     "removed_ids": [], "target_ids": [3], "pass": False}}})
+    ['The blue circle (3) should have been removed and was not.']
+    """
     if res.get("error"):
         return [f"Not scored: {res['error']}"]
-    return [text for name, why in _WHY.items() if res["metrics"][name]["pass"] is False
-            for text in why(res["metrics"][name])]
+    name = _namer(res)
+    metrics = res["metrics"]
+    return [text for m in _WHY_ORDER if metrics.get(m, {}).get("pass") is False
+            for text in _WHY[m](metrics[m], name)]
+
+
+def verdict(res: dict) -> str:
+    """One line: PASS, or FAIL and the most telling reason."""
+    if res.get("pass"):
+        return "PASS: every check passed."
+    why = explain(res)
+    return "FAIL: " + (why[0] if why else "a check failed.")
 
 
 def prepare(folder) -> Path:
@@ -126,6 +186,38 @@ def _name(res: dict) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", raw).strip("_") or "output"
 
 
+def _overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def place_label(box, size, taken, bounds):
+    """Top-left (x, y) for a label of ``size`` (w, h) near ``box`` (x0, y0, x1, y1) that
+    overlaps no rectangle of ``taken`` and stays inside ``bounds`` (w, h): above the box, below
+    it, beside it, then the nearest free place scanning the image; None when nothing is free.
+
+    Examples
+    --------
+    >>> place_label((10, 20, 30, 40), (20, 10), [], (100, 100))
+    (10, 9)
+    >>> place_label((10, 20, 30, 40), (20, 10), [(10, 9, 30, 19)], (100, 100))
+    (10, 41)
+    """
+    w, h = size
+    x0, y0, x1, y1 = box
+    spots = [(x0, y0 - h - 1), (x0, y1 + 1), (x1 + 1, y0), (x0 - w - 1, y0), (x1 - w, y0 - h - 1),
+             (x1 - w, y1 + 1)]
+    spots += sorted(((x, y) for y in range(0, bounds[1] - h + 1, max(h // 2, 1))
+                     for x in range(0, bounds[0] - w + 1, max(w // 4, 1))),
+                    key=lambda p: (p[0] - x0) ** 2 + (p[1] - y0) ** 2)
+    for x, y in spots:
+        x, y = int(round(x)), int(round(y))
+        rect = (x, y, x + w, y + h)
+        if 0 <= x and 0 <= y and x + w <= bounds[0] and y + h <= bounds[1] \
+                and not any(_overlaps(rect, t) for t in taken):
+            return x, y
+    return None
+
+
 def _draw_frame(frame, index, res, tracker, font):
     from PIL import Image, ImageDraw
 
@@ -137,6 +229,10 @@ def _draw_frame(frame, index, res, tracker, font):
     cam = tracker.cameras[index]
     centre = apply_camera(np.stack([m.cx, m.cy], axis=1), cam, m.center)
     seen_ever = np.array(tracker.present).any(axis=0)
+    name = _namer(res)
+    footer = f"frame {index}" + (" (last)" if index == len(tracker.present) - 1 else "")
+    taken = [draw.textbbox((4, STRIP_HEIGHT - 14), footer, font=font)]
+    labels = []
     for k, oid in enumerate(m.ids.tolist()):
         status = object_status(res, oid, bool(m.removed[k]), bool(seen_ever[k]))
         colour = STATUS_COLORS[status]
@@ -144,16 +240,32 @@ def _draw_frame(frame, index, res, tracker, font):
         x, y = centre[k]
         box = [(x - half) * scale, (y - half) * scale, (x + half) * scale, (y + half) * scale]
         draw.rectangle(box, outline=colour, width=2)
+        taken.append(tuple(box))
         if tracker.present[index][k]:
             px, py = tracker.positions[index][k] * scale
             draw.line([px - 4, py, px + 4, py], fill=colour, width=2)
             draw.line([px, py - 4, px, py + 4], fill=colour, width=2)
-        label = f"{oid} {status}"
-        width = draw.textlength(label, font=font)
-        tx, ty = max(0, min(box[0], img.width - width - 1)), max(0, box[1] - 11)
-        draw.rectangle(draw.textbbox((tx, ty), label, font=font), fill=(255, 255, 255))
-        draw.text((tx, ty), label, fill=colour, font=font)
-    draw.text((4, STRIP_HEIGHT - 14), f"frame {index}", fill=(0, 0, 0), font=font)
+        labels.append((box, name(oid).removeprefix("the "), colour))
+    added = res["metrics"].get("added_objects", {}).get("added", [])
+    for a in added:           # unexplained ink, where it was first seen, while it stayed
+        if a["frame"] <= index and (a["in_final"] or index < a["frame"] + a["frames"]):
+            half = np.sqrt(a["area"]) / 2 + 3
+            x, y = a["at"]
+            box = [(x - half) * scale, (y - half) * scale, (x + half) * scale, (y + half) * scale]
+            draw.rectangle(box, outline=STATUS_COLORS["added"], width=2)
+            taken.append(tuple(box))
+            labels.append((box, f"added {a['color']} {a['shape']}", STATUS_COLORS["added"]))
+    placed = []
+    for box, label, colour in labels:
+        l, t, r, b = draw.textbbox((0, 0), label, font=font)
+        spot = place_label(box, (r - l + 2, b - t + 2), placed + taken[:1], img.size)
+        if spot is None:
+            continue
+        rect = (spot[0], spot[1], spot[0] + r - l + 2, spot[1] + b - t + 2)
+        draw.rectangle(rect, fill=(255, 255, 255))
+        draw.text((spot[0] + 1 - l, spot[1] + 1 - t), label, fill=colour, font=font)
+        placed.append(rect)
+    draw.text((4, STRIP_HEIGHT - 14), footer, fill=(0, 0, 0), font=font)
     return img
 
 
@@ -188,7 +300,8 @@ td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#eee}
 td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
 .task{margin:18px 0;padding:10px;border-left:6px solid #999}.pass{border-color:#2a2}
 .fail{border-color:#d22}.strip{max-width:100%;display:block;margin:6px 0}
-.why{color:#b00}.meta{color:#555}.legend span{display:inline-block;margin-right:14px}"""
+.why{color:#b00}.ok{color:#181}.meta{color:#555}.top{font-size:16px}
+.legend span{display:inline-block;margin-right:14px}"""
 
 
 def _legend() -> str:
@@ -206,12 +319,34 @@ def _summary_table(rows) -> str:
     return f"<table><tr>{head}</tr>{body}</table>"
 
 
+def _compact_summary(results, rows) -> str:
+    """The first lines of the page: how many outputs passed, failed or were not scored, and
+    each model's pass rate and mean score."""
+    n = len(results)
+    errors = sum(bool(r.get("error")) for r in results)
+    passed = sum(bool(r.get("pass")) for r in results)
+    lines = [f"<p class='top'><b>{passed} of {n} outputs pass</b>; {n - passed - errors} fail, "
+             f"{errors} not scored (missing or unreadable).</p>"]
+    models = [r for r in rows if r["model"] != "*" and r["level"] == "*"]
+    if models:
+        lines.append("<p class='meta'>" + "<br>".join(
+            f"{html.escape(str(r['model']))}: {100 * r['pass_rate']:.0f}% pass, mean score "
+            f"{r['mean_score']:.2f} ({r['tasks']} outputs)" for r in models) + "</p>")
+    return "\n".join(lines)
+
+
 def _task_block(res: dict) -> str:
     ok = bool(res.get("pass"))
     title = " / ".join(html.escape(str(res.get(k))) for k in ("model", "task_id")
                        if res.get(k))
     lines = [f'<div class="task {"pass" if ok else "fail"}"><b>{title}</b> &mdash; '
-             f'{"PASS" if ok else "FAIL"}, score {res.get("score", 0.0):.2f}']
+             f'score {res.get("score", 0.0):.2f} &mdash; '
+             f'<span class="{"ok" if ok else "why"}">{html.escape(verdict(res))}</span>']
+    if res.get("report_image"):
+        lines.append(f'<img class="strip" src="{html.escape(res["report_image"])}" '
+                     f'alt="sampled frames of {title}">')
+    for sentence in explain(res)[1:]:
+        lines.append(f'<div class="why">{html.escape(sentence)}</div>')
     if res.get("prompt"):
         lines.append(f'<div class="meta">Prompt: {html.escape(res["prompt"])}</div>')
     reg, cam = res.get("registration"), res.get("metrics", {}).get("camera_motion")
@@ -226,25 +361,23 @@ def _task_block(res: dict) -> str:
     if res.get("question_source") and res["question_source"] != "question_metadata.json":
         lines.append(f'<div class="meta">Task record: {html.escape(res["question_source"])}'
                      "</div>")
-    for sentence in explain(res):
-        lines.append(f'<div class="why">{html.escape(sentence)}</div>')
-    if res.get("report_image"):
-        lines.append(f'<img class="strip" src="{html.escape(res["report_image"])}" '
-                     f'alt="sampled frames of {title}">')
     lines.append("</div>")
     return "\n".join(lines)
 
 
 def write_index(folder, results, rows) -> Path:
-    """Write ``folder/index.html`` (failures first, then passes); return its path."""
+    """Write ``folder/index.html``: a compact summary, then every output (failures first, each
+    with its one-line verdict and frame strip), then the full summary table; return its path."""
     from ..atomic import AtomicWriter
 
     ordered = sorted(results, key=lambda r: (bool(r.get("pass")), str(r.get("model")),
                                              str(r.get("task_id"))))
     page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>objsub-fast scores"
             f"</title><style>{_CSS}</style></head><body><h1>Object Subtraction scores</h1>"
-            f"<h2>Summary</h2>{_summary_table(rows)}<h2>Outputs (failures first)</h2>"
-            f"{_legend()}" + "\n".join(_task_block(r) for r in ordered) + "</body></html>\n")
+            f"{_compact_summary(results, rows)}{_legend()}"
+            + "\n".join(_task_block(r) for r in ordered)
+            + f"<h2>Summary by model, level and rule kind</h2>{_summary_table(rows)}"
+            "</body></html>\n")
     path = Path(folder) / "index.html"
     with AtomicWriter(path) as fh:
         fh.write(page.encode())

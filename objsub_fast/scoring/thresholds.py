@@ -45,6 +45,16 @@ motion_continuity      min_transition_frames     1      frames strictly between 
                                                         (their ink between 10% and 90% gone);
                                                         0 is a hard cut. Ground truth at 8 fps
                                                         (31 frames) has 11 (slide) to 19 (fade)
+added_objects          min_area_fraction         0.5    ink no task object explains (away from
+                                                        every object's zone, of a task colour,
+                                                        off the frame's border) counts when it
+                                                        is at least half the smallest object:
+                                                        codec specks, grain and blended edges
+                                                        are far smaller
+added_objects          min_frames                3      ... and stays this many frames (a
+                                                        one-frame gap allowed; a shorter video
+                                                        or a single image: all of it), as a
+                                                        reappearance must (reappear_min_run)
 camera_motion          max_zoom                  0.15   largest |scale - 1| of the camera over
                                                         the video; a push-in of 3-5% passes
 camera_motion          max_pan_fraction          0.10   largest pan of the canvas centre, as a
@@ -66,16 +76,17 @@ THRESHOLDS = {
                               "max_changed_frames": 1},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
+    "added_objects": {"min_area_fraction": 0.5, "min_frames": 3},
     "camera_motion": {"max_zoom": 0.15, "max_pan_fraction": 0.10},
     "removed_object_count": {},
     "rule_accuracy": {},
 }
 
 #: The metrics of a result, in report order (registration is a precondition, not a metric).
-METRICS = ("final_object_match", "kept_object_stability", "motion_continuity", "camera_motion",
-           "removed_object_count", "rule_accuracy")
+METRICS = ("final_object_match", "kept_object_stability", "motion_continuity", "added_objects",
+           "camera_motion", "removed_object_count", "rule_accuracy")
 
 #: Short metric names for table columns.
 SHORT_NAMES = {"final_object_match": "final_iou", "kept_object_stability": "kept",
-               "motion_continuity": "motion", "camera_motion": "camera",
+               "motion_continuity": "motion", "added_objects": "added", "camera_motion": "camera",
                "removed_object_count": "count", "rule_accuracy": "rule"}
