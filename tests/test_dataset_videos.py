@@ -11,6 +11,7 @@ from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.config import load_manifest
 from objsub_fast.dataset.vmevalkit import TASK_ROOT
+from objsub_fast._version import generator_version
 from objsub_fast.engine import generate_batch
 from objsub_fast.pipeline import generate
 from objsub_fast.shards import task_levels, task_seeds
@@ -215,3 +216,13 @@ def test_finish_command_keeps_the_video_options(datasets):
     args = build_parser().parse_args(shlex.split(command)[1:])
     assert (args.videos, args.video_style, args.fps, args.video_frames, args.video_encoder) == \
         (True, "shrink", 12, 12, "x264")
+
+
+@pytest.mark.parametrize("fmt", ["vbvr", "vbvr-bench"])
+def test_formats_with_videos_by_default_carry_the_video_generator_version(fmt):
+    """The VBVR formats have videos without --videos: their version is the objsub videos' one
+    (it was once computed before the format's default turned videos on)."""
+    assert RunConfig(count=8, format=fmt, canvas_size=1024).generator_version == \
+        generator_version(1024, video_encoder="objsub")
+    assert RunConfig(count=8, format=fmt, encoder="x264").generator_version == \
+        generator_version(256, video_encoder="x264")

@@ -155,12 +155,12 @@ class RunConfig:
                            else tuple(canvas))
         for name in ("num_objects", "object_size", "colors", "shapes"):
             object.__setattr__(self, name, _as_tuple(getattr(self, name)))
-        if self.generator_version is None:
-            object.__setattr__(self, "generator_version", self._own_generator_version())
         if self.shard_size is None and _is_int(self.count) and self.count >= 1:
             object.__setattr__(self, "shard_size", default_shard_size(self.count))
         if self.videos is None and self.format in FORMATS:
             object.__setattr__(self, "videos", FORMATS[self.format].VIDEOS_REQUIRED)
+        if self.generator_version is None:
+            object.__setattr__(self, "generator_version", self._own_generator_version())
         if self.vbvr_parquet is None:
             object.__setattr__(self, "vbvr_parquet", _has_pyarrow())
 
