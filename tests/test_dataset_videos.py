@@ -175,7 +175,7 @@ def test_resumed_run_with_other_video_settings_is_refused(datasets, tmp_path):
 
 def test_resumed_run_with_another_encoder_is_refused(datasets, tmp_path):
     out = shutil.copytree(datasets["webdataset"], tmp_path / "wds")
-    with pytest.raises(ValueError, match="encoder: 'objsub' there vs 'x264' now"):
+    with pytest.raises(ValueError, match=r"--video-encoder \(there: objsub, now: x264\)"):
         generate(RunConfig(count=7, shard_size=4, seed=11, encoder="x264", **VIDEO), out,
                  workers=1, quiet=True)
 
@@ -210,11 +210,11 @@ def test_finish_command_keeps_the_video_options(datasets):
     from objsub_fast.verify import finish_command
 
     config = RunConfig(count=7, shard_size=4, seed=11, encoder="x264", **VIDEO).validate()
-    command = finish_command(config, "out dir")
+    command = finish_command(config.to_json(), "out dir")
     assert "--videos --video-style shrink --fps 12 --video-frames 12 --video-encoder x264" \
         in command
     args = build_parser().parse_args(shlex.split(command)[1:])
-    assert (args.videos, args.video_style, args.fps, args.video_frames, args.video_encoder) == \
+    assert (args.videos, args.video_style, args.fps, args.video_frames, args.encoder) == \
         (True, "shrink", 12, 12, "x264")
 
 

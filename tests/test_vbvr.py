@@ -75,7 +75,9 @@ def test_metadata_json_has_vbvr_fields_and_the_task_record(runs):
     for i in range(5):
         meta = json.loads(samples[f"{GEN}/object_subtraction_task/"
                                   f"object_subtraction_{i:08d}"]["metadata.json"])
-        record = {**batch.task(i), "task_index": i}
+        # the record carries the run's generator version (its videos are the own encoder's)
+        record = {**batch.task(i), "task_index": i,
+                  "generator_version": RunConfig(**COMMON, format="vbvr").generator_version}
         assert meta["task_id"] == f"object_subtraction_{i:08d}" and meta["generator"] == GEN
         assert meta["timestamp"] == vbvr.TIMESTAMP and meta["task"] == record
         assert meta["generation"]["seed"] == record["seed"]
