@@ -8,12 +8,15 @@ wins), a Dask LocalCluster writing to the store, reading back with webdataset an
 Face datasets."""
 import json
 import os
+import re
+import shlex
 import signal
 import subprocess
 import sys
 import threading
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -66,10 +69,10 @@ def objects(s3, url) -> dict:
     return {k: store.read(k) for k in store.listing()}
 
 
-def cli(s3, *args, env=None):
+def cli(s3, *args, env=None, cwd=None):
     return subprocess.run([sys.executable, "-m", "objsub_fast.cli", *args],
                           env={**os.environ, **s3.env, **(env or {})}, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=300, cwd=cwd)
 
 
 def test_generate_and_verify_through_the_aws_environment(s3, url, reference):
@@ -241,10 +244,6 @@ def test_hugging_face_datasets_reads_the_shards_from_the_store(s3, stored, tmp_p
 def test_the_readmes_object_storage_commands_run_as_written(s3, tmp_path):
     """The README's object-storage block, every command but the install, against the local
     endpoint (its bucket created first, as a user's would exist)."""
-    import re
-    import shlex
-    from pathlib import Path
-
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
     block = re.search(r"### Object storage\n\n```bash\n(.*?)```", readme, flags=re.S).group(1)
     commands = [shlex.split(line, comments=True) for line in block.splitlines()
@@ -253,9 +252,7 @@ def test_the_readmes_object_storage_commands_run_as_written(s3, tmp_path):
     bucket = commands[0][commands[0].index("--out") + 1][len("s3://"):].split("/")[0]
     s3.client().create_bucket(Bucket=bucket)
     for command in commands:
-        done = subprocess.run([sys.executable, "-m", "objsub_fast.cli", *command[1:]],
-                              cwd=tmp_path, env={**os.environ, **s3.env}, capture_output=True,
-                              text=True, timeout=600)
+        done = cli(s3, *command[1:], cwd=tmp_path)
         assert done.returncode == 0, (command, done.stderr)
     assert "verified 2000 tasks" in done.stdout
     assert not any(tmp_path.iterdir())  # nothing written locally (no folder named "s3:")
