@@ -31,6 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._numba import kernel
 from .errors import ParameterError
 from .render import sprite
 from .vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
@@ -87,33 +88,46 @@ CLASSIC_LOOK = Look(tuple(map(tuple, CLASSIC.rgb.tolist())), tuple(CLASSIC.shape
 STYLE_NAMES = ("fade", "shrink", "slide")
 
 
+@kernel(nogil=True)
+def _paint_sprite(frame, mask, left, top, fill, line):  # pragma: no cover - compiled
+    """Paint sprite ``mask`` (0 empty, 1 outline, 2 fill) with its top-left corner at
+    (left, top) into the (H, W, 3) ``frame``, clipped to it."""
+    h, w = frame.shape[0], frame.shape[1]
+    s = mask.shape[0]
+    for r in range(max(0, -top), min(s, h - top)):
+        for c in range(max(0, -left), min(s, w - left)):
+            label = mask[r, c]
+            if label == 1:
+                for k in range(3):
+                    frame[top + r, left + c, k] = line[k]
+            elif label == 2:
+                for k in range(3):
+                    frame[top + r, left + c, k] = fill[k]
+
+
 def _draw(frame, mask, left, top, fill, line):
     """Draw sprite ``mask`` (1 outline, 2 fill) at (left, top) into ``frame``, clipped; return
     the rectangle (y0, y1, x0, x1) it may have changed, or None."""
-    return _draw_parts(frame, (mask == 1, mask == 2), left, top, fill, line)
-
-
-@lru_cache(maxsize=4096)
-def _sprite_parts(shape: int, size: int, outline: int):
-    """(outline, fill) boolean masks of the sprite of global shape code ``shape``, computed
-    once."""
-    mask = sprite(shape, size, outline)
-    return mask == 1, mask == 2
-
-
-def _draw_parts(frame, parts, left, top, fill, line):
-    """``_draw`` with the sprite given as its (outline, fill) boolean masks."""
     h, w = frame.shape[:2]
-    outline, inside = parts
-    s = outline.shape[0]
+    s = mask.shape[0]
     y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, h), min(left + s, w)
     if y1 <= y0 or x1 <= x0:
         return None
-    rows, cols = slice(y0 - top, y1 - top), slice(x0 - left, x1 - left)
-    view = frame[y0:y1, x0:x1]
-    view[outline[rows, cols]] = line
-    view[inside[rows, cols]] = fill
+    _paint_sprite(frame, mask, int(left), int(top), _rgb(fill), _rgb(line))
     return y0, y1, x0, x1
+
+
+def _rgb(colour) -> tuple:
+    """(r, g, b) as Python ints, from a tuple or an array."""
+    return int(colour[0]), int(colour[1]), int(colour[2])
+
+
+@lru_cache(maxsize=4096)
+def _sprite_mask(shape: int, size: int, outline: int) -> np.ndarray:
+    """The renderer's sprite of global shape code ``shape``, computed once (read-only)."""
+    mask = sprite(shape, size, outline)
+    mask.flags.writeable = False
+    return mask
 
 
 def _progress(num_frames: int) -> np.ndarray:
@@ -177,22 +191,22 @@ def whiten(frame, left, top, size, which) -> np.ndarray:
     return out
 
 
-def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size, look):
-    """A function ``draw(frame, t)`` that draws the removed objects at progress ``t`` in (0, 1)
-    onto ``frame`` (which holds the final frame), by the per-style rule of the module docstring
-    and with ``look``, and returns the rectangles (y0, y1, x0, x1) it drew in."""
+def _removed_painter(left, top, size, color, shape, removed, style, canvas_size, look):
+    """A function ``paints(t)`` that lists how the removed objects are drawn at progress ``t``
+    in (0, 1) onto the final frame, by the per-style rule of the module docstring and with
+    ``look``: (sprite mask, left, top, fill, outline) for each object drawn."""
     ks = np.flatnonzero(removed)
     plans = (plan_slides(left, top, size, removed, canvas_size) if style == "slide"
              else [None] * len(size))
-    line = np.array(OUTLINE_RGB, np.uint8)
-    white = np.full(3, 255.0)
+    line = tuple(OUTLINE_RGB)
+    fills = {int(k): tuple(look.rgb[int(color[k])]) for k in ks}
     smallest = -(-3 * look.outline // 2)  # 1.5 outline widths, rounded up: 3 px at 256
 
     def place(k, tf):
         """(sprite side, left, top, fill, outline) of removed object k at progress tf, or None
         when it is not drawn (shrunk below ``smallest``)."""
         s, x, y = int(size[k]), int(left[k]), int(top[k])
-        fill = look.fill(color[k])
+        fill = fills[int(k)]
         if style == "slide" and plans[k] is not None:
             dx, dy, dist = plans[k]
             off = int(round(tf * dist))
@@ -204,21 +218,91 @@ def _removed_drawer(left, top, size, color, shape, removed, style, canvas_size, 
             return (s2, int(round(left[k] + s / 2 - s2 / 2)), int(round(top[k] + s / 2 - s2 / 2)),
                     fill, line)
         # fade (also the fallback of a slide without a clear exit)
-        def blend(c):
-            return np.rint((1 - tf) * c.astype(float) + tf * white).astype(np.uint8)
+        keep = 1.0 - tf
+
+        def blend(rgb):   # round half to even, as numpy's rint
+            return tuple(round(keep * float(v) + tf * 255.0) for v in rgb)
         return s, x, y, blend(fill), blend(line)
 
-    def draw(frame, tf):
-        drawn = []
+    def paints(tf):
+        out = []
         for k in ks:
             placed = place(k, tf)
             if placed is not None:
                 s, x, y, fill, outline = placed
-                parts = _sprite_parts(look.shapes[int(shape[k])], s, look.outline)
-                drawn.append(_draw_parts(frame, parts, x, y, fill, outline))
-        return [r for r in drawn if r is not None]
+                out.append((_sprite_mask(look.shapes[int(shape[k])], s, look.outline), x, y,
+                            fill, outline))
+        return out
 
-    return draw
+    return paints
+
+
+def _clipped(mask, left, top, height, width):
+    """The rectangle (y0, y1, x0, x1) of the canvas that sprite ``mask`` at (left, top) covers,
+    or None when it is outside."""
+    s = mask.shape[0]
+    y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, height), min(left + s, width)
+    return (y0, y1, x0, x1) if y1 > y0 and x1 > x0 else None
+
+
+@dataclass(frozen=True)
+class Step:
+    """How one frame of a transition is made from the previous one.
+
+    Attributes
+    ----------
+    start : {"first", "final", None}
+        Copy that whole frame first (None: start from the previous frame).
+    restore : list of (y0, y1, x0, x1)
+        Rectangles copied back from the final frame.
+    paints : list of (mask, left, top, fill, outline)
+        Sprites drawn then (``_draw``).
+    changed : list of (y0, y1, x0, x1) or None
+        Rectangles outside of which the frame equals the previous one (None: all of it).
+    """
+
+    start: str | None
+    restore: list
+    paints: list
+    changed: list | None
+
+
+def transition_steps(first, left, top, size, color, shape, removed, style, num_frames,
+                     look=CLASSIC_LOOK) -> list:
+    """The :class:`Step` of each frame of one task's transition: what is copied and drawn, as
+    data (arguments as in :func:`transition_frames`).
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> b = generate_batch([7])
+    >>> steps = transition_steps(b.first_frames[0], style="fade", num_frames=8,
+    ...                          **task_arrays(b, 0))
+    >>> [s.start for s in steps][:2], steps[1].changed, steps[-1].paints
+    (['first', None], [], [])
+    """
+    check_style(style)
+    ks = np.flatnonzero(removed)
+    h, w = first.shape[:2]
+    paints = _removed_painter(left, top, size, color, shape, removed, style, (w, h), look)
+    squares = [(max(int(top[k]), 0), min(int(top[k] + size[k]), h),
+                max(int(left[k]), 0), min(int(left[k] + size[k]), w)) for k in ks]
+    steps = []
+    previous = None  # rectangles in which the frame differs from `final` (None: not drawn yet)
+    for tf in _progress(num_frames).tolist():
+        if tf <= 0.0:  # the held first frame: it differs from `final` in the removed squares
+            steps.append(Step("first", [], [], None) if previous is None
+                         else Step(None, [], [], []))
+            previous = squares
+            continue
+        fresh = previous is None
+        restored = [] if fresh else previous
+        drawn = paints(tf) if tf < 1.0 else []
+        rects = [_clipped(mask, x, y, h, w) for mask, x, y, _, _ in drawn]
+        previous = [r for r in rects if r is not None]
+        steps.append(Step("final" if fresh else None, restored, drawn,
+                          None if fresh else restored + previous))
+    return steps
 
 
 def check_style(style) -> str:
@@ -237,33 +321,19 @@ def transition_updates(first, left, top, size, color, shape, removed, style, num
     frame (None for the first frame: everything is new). Arguments as in
     :func:`transition_frames`.
     """
-    check_style(style)
-    ks = np.flatnonzero(removed)
+    steps = transition_steps(first, left, top, size, color, shape, removed, style, num_frames,
+                             look)
     if final is None:
-        final = whiten(first, left, top, size, ks)
+        final = whiten(first, left, top, size, np.flatnonzero(removed))
     out = np.empty_like(first) if out is None else out
-    draw = _removed_drawer(left, top, size, color, shape, removed, style, first.shape[1::-1],
-                           look)
-    h, w = first.shape[:2]
-    squares = [(max(int(top[k]), 0), min(int(top[k] + size[k]), h),
-                max(int(left[k]), 0), min(int(left[k] + size[k]), w)) for k in ks]
-    previous = None  # rectangles in which `out` differs from `final` (None: not drawn yet)
-    for tf in _progress(num_frames):
-        if tf <= 0.0:  # the held first frame: it differs from `final` in the removed squares
-            changed = None if previous is None else []
-            if previous is None:
-                np.copyto(out, first)
-            previous = squares
-        else:
-            fresh = previous is None
-            if fresh:
-                np.copyto(out, final)
-            restored = [] if fresh else previous
-            for y0, y1, x0, x1 in restored:
-                out[y0:y1, x0:x1] = final[y0:y1, x0:x1]
-            previous = draw(out, tf) if tf < 1.0 else []
-            changed = None if fresh else restored + previous
-        yield out, changed
+    for step in steps:
+        if step.start is not None:
+            np.copyto(out, first if step.start == "first" else final)
+        for y0, y1, x0, x1 in step.restore:
+            out[y0:y1, x0:x1] = final[y0:y1, x0:x1]
+        for mask, x, y, fill, outline in step.paints:
+            _draw(out, mask, x, y, fill, outline)
+        yield out, step.changed
 
 
 def transition_frames(first, left, top, size, color, shape, removed, style, num_frames,

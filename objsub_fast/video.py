@@ -47,10 +47,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._numba import kernel
 from .errors import ParameterError
+from .yuv import outermost, rgb_to_yuv420, rgb_to_yuv420_rect, widened
 from .transitions import STYLE_NAMES, check_style, render_transition, task_arrays, \
-    transition_frames, transition_updates
+    transition_frames, transition_steps, transition_updates
 
 #: Every setting that decides a ground-truth video's bytes (besides the pixels and the build).
 #: ``x264_params`` is x264's "ultrafast" preset with compression turned back on, except the
@@ -147,38 +147,6 @@ def check_canvas(width: int, height: int) -> None:
 
 # --------------------------------------------------------------------------- colour conversion
 
-@kernel(nogil=True)
-def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
-    """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
-    (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
-    (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB.
-
-    One pass over the 2x2 blocks on whole arrays: no slices, so one compiled version serves
-    every rectangle."""
-    for r in range(y0 // 2, y1 // 2):
-        for c in range(x0 // 2, x1 // 2):
-            red = green = blue = np.int32(0)
-            for dr in range(2):
-                for dc in range(2):
-                    pr, pg = np.int32(rgb[2 * r + dr, 2 * c + dc, 0]), \
-                        np.int32(rgb[2 * r + dr, 2 * c + dc, 1])
-                    pb = np.int32(rgb[2 * r + dr, 2 * c + dc, 2])
-                    y_plane[2 * r + dr, 2 * c + dc] = ((66 * pr + 129 * pg + 25 * pb + 128)
-                                                       >> 8) + 16
-                    red += pr
-                    green += pg
-                    blue += pb
-            u_plane[r, c] = ((-38 * red - 74 * green + 112 * blue + 512) >> 10) + 128
-            v_plane[r, c] = ((112 * red - 94 * green - 18 * blue + 512) >> 10) + 128
-
-
-@kernel(nogil=True)
-def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
-    """BT.601 limited-range Y, U, V of a whole (H, W, 3) uint8 frame (H, W even) into the
-    planes (:func:`rgb_to_yuv420_rect` of the whole frame)."""
-    rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, 0, rgb.shape[0], 0, rgb.shape[1])
-
-
 # --------------------------------------------------------------------------- encoding
 
 def _open_stream(container, codec: str, fps: int, width: int, height: int, options: dict,
@@ -229,11 +197,14 @@ class YuvPicture:
         if changed is None or self.count == 1:
             rgb_to_yuv420(rgb, *self.planes)
             return None
-        widened = [(y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2)
-                   for y0, y1, x0, x1 in changed]
-        for y0, y1, x0, x1 in widened:
+        even = widened(changed)
+        for y0, y1, x0, x1 in outermost(even):
             rgb_to_yuv420_rect(rgb, *self.planes, y0, y1, x0, x1)
-        return widened
+        return even
+
+
+#: ``ObjsubEncoder.add_steps``'s output buffer, in worst-case pictures (at least 1).
+OUTPUT_PICTURES = 2
 
 
 class ObjsubEncoder:
@@ -268,6 +239,37 @@ class ObjsubEncoder:
         widened = self._picture.update(rgb, changed)
         nals = self._encoder.encode(*self._picture.planes, changed=widened)
         self._muxer.add(nals, self._encoder.is_keyframe)
+
+    def add_steps(self, steps, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
+        """Encode the frames that transition ``steps`` (``transitions.transition_steps``) make
+        from ``first`` and ``final``, all in one compiled call (``transition_video``): the
+        same bytes as adding the frames ``transitions.transition_updates`` yields, faster.
+        ``rgb``: an (H, W, 3) uint8 buffer to draw in (default a new one)."""
+        from .transition_video import encode_steps, pack_steps
+
+        enc = self._encoder
+        if first.shape != self._picture._shape or final.shape != first.shape:
+            raise ValueError(f"frames must be {self._picture._shape} uint8, got "
+                             f"{first.shape} and {final.shape}")
+        packed = pack_steps(steps)
+        rgb = np.empty_like(first) if rgb is None else rgb
+        sizes = np.zeros(len(steps), np.int64)
+        # Room for OUTPUT_PICTURES escaped pictures of the worst case (about 7 MB each at
+        # 1024x1024; only the pages written are ever touched): a real video fits in one call.
+        out = np.empty(OUTPUT_PICTURES * (enc._buf.shape[0] * 3 // 2 + 2), np.uint8)
+        done = 0
+        while done < len(steps):
+            count = encode_steps(packed, done, first, final, rgb, enc._src, enc._ref, enc._cur,
+                                 enc._code, enc.frame_index, enc.quantisers(True),
+                                 enc.quantisers(False), enc.state(), out, sizes)
+            pos = 0
+            for f in range(done, done + count):
+                self._muxer.add([out[pos:pos + sizes[f]].tobytes()], enc.frame_index == 0)
+                pos += sizes[f]
+                enc.frame_index += 1
+            done += count
+        enc.is_keyframe = enc.frame_index == 1
+        self._picture.count = 0    # the next add() converts a whole frame
 
     def reconstruction(self):
         """The decoder-side (y, u, v) planes of the last picture (the encoder's reference)."""
@@ -392,11 +394,16 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     videos, make = [], MP4_ENCODERS[spec.encoder]
     for i in range(len(batch)) if tasks is None else tasks:
         encoder = make(w, h, spec.fps, settings)
-        for frame, changed in transition_updates(batch.first_frames[i], style=spec.style,
-                                                 num_frames=spec.num_frames,
-                                                 final=batch.final_frames[i], out=buffer,
-                                                 **task_arrays(batch, i)):
-            encoder.add(frame, changed)
+        first, final = batch.first_frames[i], batch.final_frames[i]
+        if isinstance(encoder, ObjsubEncoder):
+            encoder.add_steps(transition_steps(first, style=spec.style,
+                                               num_frames=spec.num_frames,
+                                               **task_arrays(batch, i)), first, final, buffer)
+        else:
+            for frame, changed in transition_updates(first, style=spec.style,
+                                                     num_frames=spec.num_frames, final=final,
+                                                     out=buffer, **task_arrays(batch, i)):
+                encoder.add(frame, changed)
         videos.append(encoder.finish())
         if w * h >= TRIM_AREA:
             release_free_memory()

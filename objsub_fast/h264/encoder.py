@@ -25,6 +25,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from .._numba import kernel
 from ..errors import ParameterError
 from .bitstream import nal_unit, written
 from .cavlc import N_STATS, STAT_NAMES
@@ -69,6 +70,53 @@ class EncoderSettings:
         """The settings as recorded in a dataset manifest."""
         return {"name": "objsub-h264", "profile": "constrained baseline", "entropy": "cavlc",
                 "deblocking": "off", **asdict(self)}
+
+
+@kernel(nogil=True)
+def mark_changed(rects, code, height, width):  # pragma: no cover - compiled
+    """Zero ``code``, then mark the macroblocks that the rectangles (y0, y1, x0, x1) of
+    ``rects`` touch once widened to even bounds and clipped to the (height, width) picture.
+    Returns the rectangles as widened and clipped (empty ones: y1 <= y0)."""
+    code[:, :] = 0
+    out = np.zeros_like(rects)
+    for i in range(rects.shape[0]):
+        y0, y1 = max(rects[i, 0], 0) & ~1, min(rects[i, 1] + (rects[i, 1] & 1), height)
+        x0, x1 = max(rects[i, 2], 0) & ~1, min(rects[i, 3] + (rects[i, 3] & 1), width)
+        out[i, 0], out[i, 1], out[i, 2], out[i, 3] = y0, y1, x0, x1
+        if y1 <= y0 or x1 <= x0:
+            continue
+        for mby in range(y0 // 16, (y1 + 15) // 16):
+            for mbx in range(x0 // 16, (x1 + 15) // 16):
+                code[mby, mbx] = 1
+    return out
+
+
+@kernel(nogil=True)
+def load_changed(y, u, v, sy, su, sv, rects, code):  # pragma: no cover - compiled
+    """Copy the rectangles of ``rects`` (:func:`mark_changed`) from the planes y, u, v into
+    the padded source planes sy, su, sv, and mark the macroblocks they touch in ``code``."""
+    clipped = mark_changed(rects, code, y.shape[0], y.shape[1])
+    for i in range(clipped.shape[0]):
+        y0, y1, x0, x1 = clipped[i, 0], clipped[i, 1], clipped[i, 2], clipped[i, 3]
+        for r in range(y0, y1):
+            for c in range(x0, x1):
+                sy[r, c] = y[r, c]
+        for r in range(y0 // 2, y1 // 2):
+            for c in range(x0 // 2, x1 // 2):
+                su[r, c] = u[r, c]
+                sv[r, c] = v[r, c]
+
+
+@kernel(nogil=True)
+def pad_edges(plane, height, width):  # pragma: no cover - compiled
+    """Replicate the last row and column of the (height, width) picture in ``plane`` into
+    the rest of it (a source plane padded to whole macroblocks)."""
+    for r in range(height, plane.shape[0]):
+        for c in range(width):
+            plane[r, c] = plane[height - 1, c]
+    for r in range(plane.shape[0]):
+        for c in range(width, plane.shape[1]):
+            plane[r, c] = plane[r, width - 1]
 
 
 class H264Encoder:
@@ -131,35 +179,33 @@ class H264Encoder:
             for src, plane in zip(self._src, planes):
                 ph, pw = plane.shape
                 src[:ph, :pw] = plane
-                src[ph:, :pw] = plane[-1:, :]        # edge replication into the padding
-                src[:, pw:] = src[:, pw - 1:pw]
+                pad_edges(src, ph, pw)
             self._code[:] = 1
             return
-        self._code[:] = 0
-        for y0, y1, x0, x1 in changed:
-            y0, y1 = max(int(y0), 0) & ~1, min(int(y1) + (int(y1) & 1), h)
-            x0, x1 = max(int(x0), 0) & ~1, min(int(x1) + (int(x1) & 1), w)
-            if y1 <= y0 or x1 <= x0:
-                continue
-            for src, plane, s in zip(self._src, planes, (1, 2, 2)):
-                src[y0 // s:y1 // s, x0 // s:x1 // s] = plane[y0 // s:y1 // s, x0 // s:x1 // s]
-            self._code[y0 // 16:(y1 + 15) // 16, x0 // 16:(x1 + 15) // 16] = 1
+        rects = np.array(changed, np.int64).reshape(-1, 4)
+        load_changed(*planes, *self._src, rects, self._code)
 
     def encode(self, y, u, v, changed=None) -> list:
         """Encode one picture; returns its NAL units (header byte, escaped, no start code)."""
         idr = self.frame_index == 0
         self._load((y, u, v), None if idr else changed)
-        qp = self.settings.qp_i if idr else self.settings.qp_p
-        qpc = int(CHROMA_QP[qp])
         code_picture(self._src, self._ref, self._cur, self._code, idr,
-                     self.frame_index % (1 << LOG2_MAX_FRAME_NUM), qp, qpc, LAMBDA[qp],
-                     max(1, LAMBDA[qp] ** 2 * 27 // 32), self.settings.intra4x4, self._mv,
-                     self._refidx, self._prev_mv, self._common, self._nz, self._i4m, NO_WEIGHTS,
-                     self._buf, self._st, self.stats)
+                     self.frame_index % (1 << LOG2_MAX_FRAME_NUM), *self.quantisers(idr),
+                     *self.state())
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(self._buf, self._st))
         self.is_keyframe = idr
         self.frame_index += 1
         return [nal]
+
+    def quantisers(self, idr: bool) -> tuple:
+        """(qp, chroma qp, lambda, lambda squared-ish) of an IDR or a P picture."""
+        qp = self.settings.qp_i if idr else self.settings.qp_p
+        return qp, int(CHROMA_QP[qp]), LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32)
+
+    def state(self) -> tuple:
+        """The arguments of ``code_picture`` after the quantisers: the encoder's state."""
+        return (self.settings.intra4x4, self._mv, self._refidx, self._prev_mv, self._common,
+                self._nz, self._i4m, NO_WEIGHTS, self._buf, self._st, self.stats)
 
     def reconstruction(self):
         """Copies of the decoder-side Y, U, V of the last picture (cropped)."""

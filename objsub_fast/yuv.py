@@ -1,0 +1,76 @@
+"""RGB -> yuv420p, BT.601 limited range, in integer arithmetic (the videos' colour conversion,
+shared by both encoders; ``video`` explains why it is done here and not by swscale).
+
+Examples
+--------
+>>> import numpy as np
+>>> rgb = np.full((2, 2, 3), 255, np.uint8)
+>>> y, u, v = np.empty((2, 2), np.uint8), np.empty((1, 1), np.uint8), np.empty((1, 1), np.uint8)
+>>> rgb_to_yuv420(rgb, y, u, v)
+>>> int(y[0, 0]), int(u[0, 0]), int(v[0, 0])
+(235, 128, 128)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._numba import kernel
+
+
+@kernel(nogil=True)
+def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
+    """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
+    (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
+    (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB.
+
+    One pass over the 2x2 blocks on whole arrays: no slices, so one compiled version serves
+    every rectangle."""
+    for r in range(y0 // 2, y1 // 2):
+        for c in range(x0 // 2, x1 // 2):
+            red = green = blue = np.int32(0)
+            for dr in range(2):
+                for dc in range(2):
+                    pr, pg = np.int32(rgb[2 * r + dr, 2 * c + dc, 0]), \
+                        np.int32(rgb[2 * r + dr, 2 * c + dc, 1])
+                    pb = np.int32(rgb[2 * r + dr, 2 * c + dc, 2])
+                    y_plane[2 * r + dr, 2 * c + dc] = ((66 * pr + 129 * pg + 25 * pb + 128)
+                                                       >> 8) + 16
+                    red += pr
+                    green += pg
+                    blue += pb
+            u_plane[r, c] = ((-38 * red - 74 * green + 112 * blue + 512) >> 10) + 128
+            v_plane[r, c] = ((112 * red - 94 * green - 18 * blue + 512) >> 10) + 128
+
+
+@kernel(nogil=True)
+def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
+    """BT.601 limited-range Y, U, V of a whole (H, W, 3) uint8 frame (H, W even) into the
+    planes (:func:`rgb_to_yuv420_rect` of the whole frame)."""
+    rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, 0, rgb.shape[0], 0, rgb.shape[1])
+
+
+def widened(rects) -> list:
+    """The rectangles (y0, y1, x0, x1) widened to even bounds (whole 2x2 chroma blocks).
+
+    Examples
+    --------
+    >>> widened([(1, 4, 3, 7)])
+    [(0, 4, 2, 8)]
+    """
+    return [(y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2) for y0, y1, x0, x1 in rects]
+
+
+def outermost(rects) -> list:
+    """The rectangles (y0, y1, x0, x1) of ``rects`` that no other one contains (of equal
+    ones, the first): converting those converts every pixel of the list once or more.
+
+    Examples
+    --------
+    >>> outermost([(0, 8, 0, 8), (2, 4, 2, 4), (0, 8, 0, 8), (6, 10, 6, 10)])
+    [(0, 8, 0, 8), (6, 10, 6, 10)]
+    """
+    def within(a, b):
+        return b[0] <= a[0] and a[1] <= b[1] and b[2] <= a[2] and a[3] <= b[3]
+
+    return [a for i, a in enumerate(rects)
+            if not any(within(a, b) and (a != b or j < i) for j, b in enumerate(rects) if j != i)]

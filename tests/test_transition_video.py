@@ -1,0 +1,70 @@
+"""The own encoder's one-call path (``ObjsubEncoder.add_steps``) writes exactly the bytes of
+adding the transition's frames one at a time, for every style, canvas and frame count."""
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from objsub_fast.engine import generate_batch
+from objsub_fast.transition_video import pack_steps
+from objsub_fast.transitions import (STYLE_NAMES, task_arrays, transition_steps,
+                                     transition_updates)
+from objsub_fast.video import ObjsubEncoder
+
+
+def _frame_by_frame(batch, i, style, frames) -> ObjsubEncoder:
+    h, w = batch.final_frames.shape[1:3]
+    enc = ObjsubEncoder(w, h)
+    for frame, changed in transition_updates(batch.first_frames[i], style=style,
+                                             num_frames=frames, final=batch.final_frames[i],
+                                             **task_arrays(batch, i)):
+        enc.add(frame, changed)
+    return enc
+
+
+def _one_call(batch, i, style, frames) -> ObjsubEncoder:
+    h, w = batch.final_frames.shape[1:3]
+    enc = ObjsubEncoder(w, h)
+    first = batch.first_frames[i]
+    enc.add_steps(transition_steps(first, style=style, num_frames=frames, **task_arrays(batch, i)),
+                  first, batch.final_frames[i])
+    return enc
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 10_000), style=st.sampled_from(STYLE_NAMES),
+       frames=st.integers(1, 24), size=st.sampled_from([(256, 256), (320, 200), (96, 144)]),
+       vocabulary=st.sampled_from(["classic", "extended"]))
+def test_one_call_writes_the_bytes_of_frame_by_frame(seed, style, frames, size, vocabulary):
+    batch = generate_batch([seed], canvas_size=size, vocabulary=vocabulary)
+    slow, fast = _frame_by_frame(batch, 0, style, frames), _one_call(batch, 0, style, frames)
+    assert fast.finish() == slow.finish()
+    for a, b in zip(fast.reconstruction(), slow.reconstruction()):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_an_output_buffer_of_one_picture_resumes_where_it_stopped(monkeypatch):
+    """encode_steps stops before a picture that might not fit; add_steps calls it again."""
+    import objsub_fast.transition_video as transition_video
+    import objsub_fast.video as video
+
+    batch = generate_batch([3], canvas_size=128)
+    slow = _frame_by_frame(batch, 0, "slide", 9).finish()
+    calls = []
+    real = transition_video.encode_steps
+    monkeypatch.setattr(video, "OUTPUT_PICTURES", 1)
+    monkeypatch.setattr(transition_video, "encode_steps",
+                        lambda *args: calls.append(real(*args)) or calls[-1])
+    assert _one_call(batch, 0, "slide", 9).finish() == slow
+    assert calls == [1] * 9
+
+
+def test_packed_steps_hold_every_paint_and_rectangle():
+    batch = generate_batch([11], level="L4")
+    steps = transition_steps(batch.first_frames[0], style="shrink", num_frames=16,
+                             **task_arrays(batch, 0))
+    packed = pack_steps(steps)
+    assert int(packed.paint_at[-1]) == sum(len(s.paints) for s in steps) > 0
+    assert int(packed.restore_at[-1]) == sum(len(s.restore) for s in steps)
+    for k, side in enumerate(packed.sprite_side):   # every sprite's bytes are the mask's
+        mask = next(m for s in steps for m, *_ in s.paints if m.shape[0] == side)
+        got = packed.sprites[packed.sprite_at[k]:packed.sprite_at[k + 1]].reshape(side, side)
+        np.testing.assert_array_equal(got, mask)
