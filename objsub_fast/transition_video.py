@@ -28,7 +28,7 @@ from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM
 from .transitions import _paint_sprite
-from .yuv import outermost, rgb_to_yuv420_rect, widened
+from .yuv import convert_rects, rgb_to_yuv420_rect
 
 #: ``PackedSteps.start`` codes: start from the previous frame, the first frame, the final one.
 FROM_PREVIOUS, FROM_FIRST, FROM_FINAL = 0, 1, 2
@@ -54,8 +54,6 @@ class PackedSteps(NamedTuple):
     sprite_at: np.ndarray
     sprite_side: np.ndarray
     sprites: np.ndarray
-    convert_at: np.ndarray
-    convert: np.ndarray
     changed_at: np.ndarray
     changed: np.ndarray
 
@@ -80,7 +78,6 @@ def pack_steps(steps) -> PackedSteps:
                 masks.append(mask)
             rows.append((index[id(mask)], x, y, *fill, *line))
         paints.append(rows)
-    changed = [[] if step.changed is None else widened(step.changed) for step in steps]
     sprite_at = np.zeros(len(masks) + 1, np.int64)
     sprite_at[1:] = np.cumsum([m.size for m in masks])
     return PackedSteps(
@@ -88,7 +85,7 @@ def pack_steps(steps) -> PackedSteps:
         *_rows([step.restore for step in steps], 4), *_rows(paints, 9),
         sprite_at, np.array([m.shape[0] for m in masks], np.int64),
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
-        *_rows([outermost(rects) for rects in changed], 4), *_rows(changed, 4))
+        *_rows([step.changed or [] for step in steps], 4))
 
 
 @kernel(nogil=True)
@@ -136,10 +133,9 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
             pad_edges(src[2], height // 2, width // 2)
             code[:, :] = 1
         else:
-            for i in range(p.convert_at[f], p.convert_at[f + 1]):
-                rgb_to_yuv420_rect(rgb, src[0], src[1], src[2], p.convert[i, 0],
-                                   p.convert[i, 1], p.convert[i, 2], p.convert[i, 3])
-            mark_changed(p.changed[p.changed_at[f]:p.changed_at[f + 1]], code, height, width)
+            changed = p.changed[p.changed_at[f]:p.changed_at[f + 1]]
+            convert_rects(rgb, src[0], src[1], src[2], changed)
+            mark_changed(changed, code, height, width)
         qp, qpc, lam, lam2 = quant_i if idr else quant_p
         frame_num = (frame_index + f - begin) % (1 << LOG2_MAX_FRAME_NUM)
         code_picture(src, ref, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv, refidx, prev_mv, common, nz, i4m, weights,

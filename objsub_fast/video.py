@@ -48,7 +48,7 @@ from functools import lru_cache
 import numpy as np
 
 from .errors import ParameterError
-from .yuv import outermost, rgb_to_yuv420, rgb_to_yuv420_rect, widened
+from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened
 from .transitions import STYLE_NAMES, check_style, render_transition, task_arrays, \
     transition_frames, transition_steps, transition_updates
 
@@ -197,10 +197,8 @@ class YuvPicture:
         if changed is None or self.count == 1:
             rgb_to_yuv420(rgb, *self.planes)
             return None
-        even = widened(changed)
-        for y0, y1, x0, x1 in outermost(even):
-            rgb_to_yuv420_rect(rgb, *self.planes, y0, y1, x0, x1)
-        return even
+        convert_rects(rgb, *self.planes, np.array(changed, np.int64).reshape(-1, 4))
+        return widened(changed)
 
 
 #: ``ObjsubEncoder.add_steps``'s output buffer, in worst-case pictures (at least 1).

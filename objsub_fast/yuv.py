@@ -9,6 +9,10 @@ Examples
 >>> rgb_to_yuv420(rgb, y, u, v)
 >>> int(y[0, 0]), int(u[0, 0]), int(v[0, 0])
 (235, 128, 128)
+>>> rgb[0, 0] = (255, 0, 0)
+>>> convert_rects(rgb, y, u, v, np.array([[0, 1, 0, 1], [0, 2, 0, 2]]))  # one red, 3 white
+>>> int(y[0, 0]), int(y[0, 1]), int(u[0, 0]), int(v[0, 0])
+(82, 235, 119, 156)
 """
 from __future__ import annotations
 
@@ -60,17 +64,27 @@ def widened(rects) -> list:
     return [(y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2) for y0, y1, x0, x1 in rects]
 
 
-def outermost(rects) -> list:
-    """The rectangles (y0, y1, x0, x1) of ``rects`` that no other one contains (of equal
-    ones, the first): converting those converts every pixel of the list once or more.
+@kernel(inline="always")
+def _even(rects, i):  # pragma: no cover - compiled
+    """Rectangle i of ``rects`` widened to even bounds."""
+    return (rects[i, 0] - rects[i, 0] % 2, rects[i, 1] + rects[i, 1] % 2,
+            rects[i, 2] - rects[i, 2] % 2, rects[i, 3] + rects[i, 3] % 2)
 
-    Examples
-    --------
-    >>> outermost([(0, 8, 0, 8), (2, 4, 2, 4), (0, 8, 0, 8), (6, 10, 6, 10)])
-    [(0, 8, 0, 8), (6, 10, 6, 10)]
-    """
-    def within(a, b):
-        return b[0] <= a[0] and a[1] <= b[1] and b[2] <= a[2] and a[3] <= b[3]
 
-    return [a for i, a in enumerate(rects)
-            if not any(within(a, b) and (a != b or j < i) for j, b in enumerate(rects) if j != i)]
+@kernel(nogil=True)
+def convert_rects(rgb, y_plane, u_plane, v_plane, rects):  # pragma: no cover - compiled
+    """Convert the rectangles (y0, y1, x0, x1) of ``rects`` ((n, 4) int64, widened to even
+    bounds) of ``rgb`` into the planes (:func:`rgb_to_yuv420_rect`), each pixel once where
+    one rectangle lies inside another (a fade's restored and redrawn squares are the same;
+    a shrinking object's lies in its square)."""
+    for i in range(rects.shape[0]):
+        a = _even(rects, i)
+        inside = False
+        for j in range(rects.shape[0]):
+            b = _even(rects, j)
+            if j != i and b[0] <= a[0] and a[1] <= b[1] and b[2] <= a[2] and a[3] <= b[3] \
+                    and (a != b or j < i):
+                inside = True
+                break
+        if not inside:
+            rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, a[0], a[1], a[2], a[3])
