@@ -246,45 +246,42 @@ def bench_encoders(size: int, tasks: int, repeats: int) -> list[list]:
 
 
 def bench_parts(size: int, tasks: int, repeats: int) -> list[list]:
-    """Where objsub's ``encode_transitions`` time goes, per style: drawing the transition,
-    RGB -> YUV of the changed rectangles, the H.264 encoder, the muxer (ms per video, CPU)."""
-    from objsub_fast.h264.encoder import H264Encoder
-    from objsub_fast.h264.mp4 import Mp4Muxer
-    from objsub_fast.transitions import transition_updates
-    from objsub_fast.video import YuvPicture
+    """Where objsub's ``encode_transitions`` time goes, per style (ms per video, CPU): the
+    transition's steps planned and packed (Python), the one compiled call that draws, converts
+    and encodes every picture (``transition_video.encode_steps``), and the rest (the encoder's
+    set-up, the mp4 muxer)."""
+    import objsub_fast.transition_video as transition_video
+    from objsub_fast.transitions import transition_steps
 
     batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
                            canvas_size=size)
-    buffer = np.empty_like(batch.first_frames[0])
     rows = []
     for style in STYLE_NAMES:
+        spec = VideoSpec(style, encoder="objsub")
         runs = []
         for _ in range(repeats + 1):  # the first run warms up
-            spent = np.zeros(4)
-            for i in range(tasks):
-                picture, enc = YuvPicture(size, size), H264Encoder(size, size)
-                mux = Mp4Muxer(size, size, 16, enc.sps, enc.pps)
-                frames = transition_updates(batch.first_frames[i], style=style, num_frames=61,
-                                            final=batch.final_frames[i], out=buffer,
-                                            **task_arrays(batch, i))
-                while True:
-                    t0 = time.process_time()
-                    item = next(frames, None)
-                    t1 = time.process_time()
-                    if item is None:
-                        break
-                    changed = picture.update(*item)
-                    t2 = time.process_time()
-                    nals = enc.encode(*picture.planes, changed=changed)
-                    t3 = time.process_time()
-                    mux.add(nals, enc.is_keyframe)
-                    spent += (t1 - t0, t2 - t1, t3 - t2, time.process_time() - t3)
-                t = time.process_time()
-                mux.finish()
-                spent[3] += time.process_time() - t
-            runs.append(spent * 1000 / tasks)
+            spent = {"steps": 0.0, "call": 0.0}
+            real_steps, real_call = transition_steps, transition_video.encode_steps
+
+            def timed(key, fn):
+                def run(*args, **kwargs):
+                    t = time.process_time()
+                    out = fn(*args, **kwargs)
+                    spent[key] += time.process_time() - t
+                    return out
+                return run
+
+            import objsub_fast.video as video
+            video.transition_steps = timed("steps", real_steps)
+            transition_video.encode_steps = timed("call", real_call)
+            try:
+                total = cpu_and_wall(lambda: encode_transitions(batch, spec))[0]
+            finally:
+                video.transition_steps, transition_video.encode_steps = real_steps, real_call
+            runs.append(np.array([spent["steps"], spent["call"],
+                                  total - spent["steps"] - spent["call"], total]) * 1000 / tasks)
         ms = np.median(runs[1:], axis=0)
-        rows.append([f"{size}", style, *(f"{v:.1f}" for v in ms), f"{ms.sum():.1f}"])
+        rows.append([f"{size}", style, *(f"{v:.1f}" for v in ms)])
     return rows
 
 
@@ -362,8 +359,8 @@ def main(argv=None) -> int:
     print()
     rows = bench_parts(256, args.tasks, args.repeats) + bench_parts(1024, big, args.repeats)
     print(table("Where objsub's time goes (ms per video, CPU, medians)", [
-        "canvas", "style", "draw transition", "RGB -> YUV", "H.264 encoder", "mp4 muxer",
-        "total"], rows))
+        "canvas", "style", "plan steps", "draw + convert + encode (one call)",
+        "set-up + mp4 muxer", "total"], rows))
     print()
     rows = bench_qps(256, args.tasks, args.repeats) + bench_qps(1024, big, args.repeats)
     print(table("objsub QP choices (I/P), every style pooled", ["canvas", "QP I/P", "videos/s",

@@ -229,8 +229,16 @@ class ObjsubEncoder:
         self._picture = YuvPicture(width, height)
         self._encoder = enc = H264Encoder(width, height,
                                           EncoderSettings() if settings is None else settings)
-        self._muxer = Mp4Muxer(width, height, fps, enc.sps, enc.pps, enc.profile_idc,
-                               enc.constraint_flags, enc.level_idc)
+        self._new_muxer = lambda: Mp4Muxer(width, height, fps, enc.sps, enc.pps, enc.profile_idc,
+                                           enc.constraint_flags, enc.level_idc)
+        self._muxer = self._new_muxer()
+
+    def restart(self) -> None:
+        """Begin a new video, keeping the encoder's buffers (a 1024x1024 encoder's take longer
+        to set up than a small video to encode)."""
+        self._encoder.restart()
+        self._muxer = self._new_muxer()
+        self._picture.count = 0
 
     def add(self, rgb: np.ndarray, changed=None) -> None:
         """Encode one (H, W, 3) uint8 RGB frame; ``changed`` as in :meth:`Mp4Encoder.add`."""
@@ -298,6 +306,7 @@ class Mp4Encoder:
     def __init__(self, width: int, height: int, fps: int = 16, settings: dict | None = None):
         import av
 
+        self._args = (width, height, fps, settings)
         settings = ENCODER if settings is None else settings
         self._picture = YuvPicture(width, height)
         self._av = av
@@ -314,6 +323,10 @@ class Mp4Encoder:
             ctx.thread_type = settings["thread_type"]
         ctx.colorspace = ctx.color_primaries = ctx.color_trc = _SMPTE170M
         ctx.color_range = _LIMITED_RANGE
+
+    def restart(self) -> None:
+        """Begin a new video (a new libx264 encoder and container)."""
+        self.__init__(*self._args)
 
     def add(self, rgb: np.ndarray, changed=None) -> None:
         """Encode one (H, W, 3) uint8 RGB frame.
@@ -389,9 +402,12 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     check_canvas(*batch.canvas_size)
     buffer = np.empty_like(batch.first_frames[0])
     h, w = buffer.shape[:2]
-    videos, make = [], MP4_ENCODERS[spec.encoder]
+    videos, encoder = [], None
     for i in range(len(batch)) if tasks is None else tasks:
-        encoder = make(w, h, spec.fps, settings)
+        if encoder is None:
+            encoder = MP4_ENCODERS[spec.encoder](w, h, spec.fps, settings)
+        else:
+            encoder.restart()
         first, final = batch.first_frames[i], batch.final_frames[i]
         if isinstance(encoder, ObjsubEncoder):
             encoder.add_steps(transition_steps(first, style=spec.style,

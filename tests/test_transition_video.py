@@ -68,3 +68,18 @@ def test_packed_steps_hold_every_paint_and_rectangle():
         mask = next(m for s in steps for m, *_ in s.paints if m.shape[0] == side)
         got = packed.sprites[packed.sprite_at[k]:packed.sprite_at[k + 1]].reshape(side, side)
         np.testing.assert_array_equal(got, mask)
+
+
+def test_a_restarted_encoder_writes_the_bytes_of_a_fresh_one():
+    """encode_transitions reuses one encoder per batch: nothing of a video leaks into the next
+    (the IDR picture rewrites every sample, vector and context the next pictures read)."""
+    batch = generate_batch([5, 6], canvas_size=(160, 96), vocabulary="extended")
+    fresh = _one_call(batch, 1, "slide", 12)
+    reused = _one_call(batch, 0, "fade", 12)
+    reused.finish()
+    reused.restart()
+    first = batch.first_frames[1]
+    reused.add_steps(transition_steps(first, style="slide", num_frames=12,
+                                      **task_arrays(batch, 1)), first, batch.final_frames[1])
+    assert reused.finish() == fresh.finish()
+    assert reused._encoder.stats_dict() == fresh._encoder.stats_dict()

@@ -162,6 +162,13 @@ class H264Encoder:
         self.frame_index = 0
         self.is_keyframe = False
 
+    def restart(self) -> None:
+        """Begin a new video in the same buffers: the next picture is an IDR picture (which
+        writes every sample and vector the later ones read) and the statistics start again."""
+        self.stats[:] = 0
+        self.frame_index = 0
+        self.is_keyframe = False
+
     def stats_dict(self) -> dict:
         """What the encoder used so far (coeff_token tables, escapes, macroblock types, ...)."""
         return dict(zip(STAT_NAMES, self.stats.tolist()))
