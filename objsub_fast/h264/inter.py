@@ -109,6 +109,31 @@ def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
     return sad
 
 
+@kernel
+def block_sum(pic, y0, x0, n, m):  # pragma: no cover - compiled
+    """Sum of the n x m block of ``pic`` at (y0, x0), reading outside the picture as its edge."""
+    h, w = pic.shape
+    total = 0
+    for r in range(n):
+        ry = _clamp(y0 + r, h - 1)
+        for c in range(m):
+            total += np.int64(pic[ry, _clamp(x0 + c, w - 1)])
+    return total
+
+
+@kernel
+def shifted_sum(pic, y0, x0, total, dy, dx):  # pragma: no cover - compiled
+    """Sum of the 16x16 block at (y0 + dy, x0 + dx) from ``total``, the one at (y0, x0), for a
+    one-sample step (|dy| + |dx| = 1): the row or column that leaves, the one that enters."""
+    if dx != 0:
+        enter = x0 + 16 if dx > 0 else x0 - 1
+        leave = x0 if dx > 0 else x0 + 15
+        return total + block_sum(pic, y0, enter, 16, 1) - block_sum(pic, y0, leave, 16, 1)
+    enter = y0 + 16 if dy > 0 else y0 - 1
+    leave = y0 if dy > 0 else y0 + 15
+    return total + block_sum(pic, enter, x0, 1, 16) - block_sum(pic, leave, x0, 1, 16)
+
+
 @kernel(inline="always")
 def _weigh(v, log_wd, weight, offset):  # pragma: no cover - compiled
     """Explicit weighted sample prediction (8.4.2.3.2, one list)."""

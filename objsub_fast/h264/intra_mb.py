@@ -19,8 +19,8 @@ from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
 from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
                        flat_edge_mode, nc_of, uniform_mb, write_chroma, write_luma)
-from .transform import (INTRA_ROUNDING, dequant_idct_add, forward4x4, luma_dc_forward,
-                        luma_dc_inverse, quant4x4)
+from .transform import (INTRA_ROUNDING, dequant_idct_add, luma_dc_forward, luma_dc_inverse,
+                        transform_quant4x4)
 
 #: luma4x4BlkIdx of the 4x4 block at raster position row * 4 + col of a macroblock.
 BLK_OF_RASTER = np.array([0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15], np.int64)
@@ -87,13 +87,11 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
         for r in range(16):
             for c in range(16):
                 diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
-        for b in range(16):
-            forward4x4(diff, BLK_Y[b], BLK_X[b])
-        n_dc = luma_dc_forward(diff, dclev, qp)
         n_ac = 0
         for b in range(16):
             lev[BLK_Y[b], BLK_X[b]] = 0
-            n_ac += quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTRA_ROUNDING, 1)
+            n_ac += transform_quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTRA_ROUNDING, 1)
+        n_dc = luma_dc_forward(diff, dclev, qp)
         cbp_luma = 15 if n_ac > 0 else 0
         if n_dc > 0:
             luma_dc_inverse(dclev, qp, dc)
@@ -166,8 +164,7 @@ def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode,
         for r in range(4):
             for c in range(4):
                 diff[by + r, bx + c] = np.int64(sy[y0 + by + r, x0 + bx + c]) - pred[by + r, bx + c]
-        forward4x4(diff, by, bx)
-        counts[b] = quant4x4(diff, lev, by, bx, qp, INTRA_ROUNDING, 0)
+        counts[b] = transform_quant4x4(diff, lev, by, bx, qp, INTRA_ROUNDING, 0)
         dequant_idct_add(lev, by, bx, qp, 0, False, pred, cy_, y0 + by, x0 + bx)
     predict_chroma8(cu, yc, xc, icmode, left_mb, top_mb, m8[0])
     predict_chroma8(cv, yc, xc, icmode, left_mb, top_mb, m8[1])

@@ -11,19 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import kernel
-from .bitstream import put_bits, put_se, put_ue, se_bits, trailing_bits
+from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
-from .inter import common_vectors, luma_sad, predict_chroma, predict_luma, predict_mv, skip_mv
+from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, skip_mv
+from .motion import motion_search
 from .intra_mb import code_chroma, code_intra
 from .params import slice_header
 from .residual import BLK_X, BLK_Y, write_chroma, write_luma
-from .transform import INTER_ROUNDING, dequant_idct_add, forward4x4, quant4x4
+from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
-#: Largest motion vector component searched, in pixels.
-MAX_MV_PIXELS = 128
-#: Steps of the 1-pel diamond refinement at most.
-MAX_STEPS = 24
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
 #: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
 INTRA_TRY_SAD = 0
@@ -160,59 +157,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MB_P16X16_ZERO_MV] += 1
                 continue
             if not is_idr:
-                pmx, pmy = predict_mv(mv, ref, mby, mbx, 0)
-                best_cost = 1 << 40
-                best_sad = 0
-                n_tried = 0
-                # candidates: zero, this macroblock's previous vector, the prediction, the
-                # neighbours', the previous picture's commonest vectors, the last one chosen
-                for k in range(6 + common.shape[0]):
-                    if k == 0:
-                        tx, ty = 0, 0
-                    elif k == 1:
-                        tx, ty = prev_mv[mby, mbx, 0], prev_mv[mby, mbx, 1]
-                    elif k == 2:
-                        tx, ty = pmx, pmy
-                    elif k == 3 and mbx > 0 and ref[mby, mbx - 1] >= 0:
-                        tx, ty = mv[mby, mbx - 1, 0], mv[mby, mbx - 1, 1]
-                    elif k == 4 and mby > 0 and ref[mby - 1, mbx] >= 0:
-                        tx, ty = mv[mby - 1, mbx, 0], mv[mby - 1, mbx, 1]
-                    elif k == 5:
-                        tx, ty = last_x, last_y
-                    elif k > 5:
-                        tx, ty = common[k - 6, 0], common[k - 6, 1]
-                    else:
-                        continue
-                    tx, ty = tx - (tx & 3), ty - (ty & 3)
-                    if abs(tx) > 4 * MAX_MV_PIXELS or abs(ty) > 4 * MAX_MV_PIXELS:
-                        continue
-                    seen = False
-                    for j in range(n_tried):
-                        if tried[j, 0] == tx and tried[j, 1] == ty:
-                            seen = True
-                    if seen:
-                        continue
-                    tried[n_tried, 0], tried[n_tried, 1] = tx, ty
-                    n_tried += 1
-                    sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost)
-                    cost = sad + lam * (se_bits(tx - pmx) + se_bits(ty - pmy))
-                    if cost < best_cost:
-                        best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
-                steps = 0
-                moved = best_sad > 0
-                while moved and steps < MAX_STEPS:   # 1-pel diamond refinement
-                    moved = False
-                    steps += 1
-                    for d in range(4):
-                        tx = mvx + (4 if d == 0 else (-4 if d == 1 else 0))
-                        ty = mvy + (4 if d == 2 else (-4 if d == 3 else 0))
-                        if abs(tx) > 4 * MAX_MV_PIXELS or abs(ty) > 4 * MAX_MV_PIXELS:
-                            continue
-                        sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost)
-                        cost = sad + lam * (se_bits(tx - pmx) + se_bits(ty - pmy))
-                        if cost < best_cost:
-                            best_cost, best_sad, mvx, mvy = cost, sad, tx, ty
-                            moved = True
+                mvx, mvy, best_cost, best_sad = motion_search(
+                    sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried)
                 if best_sad > INTRA_TRY_SAD and \
                         edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
                     intra = True
@@ -238,18 +184,15 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             for r in range(16):
                 for c in range(16):
                     diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
-            for b in range(16):
-                forward4x4(diff, BLK_Y[b], BLK_X[b])
             for b8 in range(4):
                 n8 = 0
                 for b in range(4 * b8, 4 * b8 + 4):
-                    n8 += quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTER_ROUNDING, 0)
+                    n8 += transform_quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTER_ROUNDING, 0)
                 if n8 > 0:
                     cbp_luma |= 1 << b8
                 else:
                     for b in range(4 * b8, 4 * b8 + 4):
-                        for k in range(16):
-                            lev[BLK_Y[b] + k // 4, BLK_X[b] + k % 4] = 0
+                        lev[BLK_Y[b]:BLK_Y[b] + 4, BLK_X[b]:BLK_X[b] + 4] = 0
             cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, m8, v4)
             for b in range(16):
                 dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,

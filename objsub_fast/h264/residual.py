@@ -16,8 +16,7 @@ from .._numba import kernel
 from .cavlc import write_block
 from .cavlc_tables import ZIGZAG_4X4 as ZIGZAG
 from .intra import chroma_mode_ok, luma_mode_ok, predict_chroma8, predict_luma16
-from .transform import (chroma_dc_forward, chroma_dc_inverse, dequant_idct_add, forward4x4,
-                        quant4x4)
+from .transform import chroma_dc_forward, chroma_dc_inverse, dequant_idct_add, transform_quant4x4
 
 #: Offsets (x, y) in pixels of luma4x4BlkIdx 0..15 in its macroblock (6.4.3).
 BLK_X = np.array([0, 4, 0, 4, 8, 12, 8, 12, 0, 4, 0, 4, 8, 12, 8, 12], np.int64)
@@ -133,15 +132,12 @@ def chroma_residual(src, y0, x0, pred, qpc, rounding, diff, lev, dclev):
     for r in range(8):
         for c in range(8):
             diff[r, c] = np.int64(src[y0 + r, x0 + c]) - pred[r, c]
-    for by in range(0, 8, 4):
-        for bx in range(0, 8, 4):
-            forward4x4(diff, by, bx)
-    n_dc = chroma_dc_forward(diff, dclev, qpc, rounding)
     n_ac = 0
     for by in range(0, 8, 4):
         for bx in range(0, 8, 4):
             lev[by, bx] = 0
-            n_ac += quant4x4(diff, lev, by, bx, qpc, rounding, 1)
+            n_ac += transform_quant4x4(diff, lev, by, bx, qpc, rounding, 1)
+    n_dc = chroma_dc_forward(diff, dclev, qpc, rounding)
     if n_ac > 0:
         return 2
     return 1 if n_dc > 0 else 0

@@ -9,10 +9,9 @@ Examples
 --------
 >>> import numpy as np
 >>> res = np.full((4, 4), 10, np.int32); lev = np.zeros((4, 4), np.int32)
->>> forward4x4(res, 0, 0); int(res[0, 0]), int(res[1, 1])   # DC = 16 * 10, no AC
-(160, 0)
->>> count = quant4x4(res, lev, 0, 0, 28, INTRA_ROUNDING, 0); count, int(lev[0, 0])
-(1, 2)
+>>> count = transform_quant4x4(res, lev, 0, 0, 28, INTRA_ROUNDING, 0)
+>>> count, int(res[0, 0]), int(lev[0, 0]), int(lev[1, 1])   # DC = 16 * 10, no AC
+(1, 160, 2, 0)
 """
 from __future__ import annotations
 
@@ -26,22 +25,21 @@ INTRA_ROUNDING, INTER_ROUNDING = 2, 1
 
 
 @kernel(inline="always")
+def _forward_1d(p0, p1, p2, p3):  # pragma: no cover - compiled
+    """One row (or column) of the forward core transform Cf."""
+    s03, d03, s12, d12 = p0 + p3, p0 - p3, p1 + p2, p1 - p2
+    return s03 + s12, 2 * d03 + d12, s03 - s12, d03 - 2 * d12
+
+
+@kernel(inline="always")
 def forward4x4(a, y, x):  # pragma: no cover - compiled
     """In place: the 4x4 block at (y, x) of ``a`` -> its integer transform Cf X Cf^T."""
     for r in range(4):
-        p0, p1, p2, p3 = a[y + r, x], a[y + r, x + 1], a[y + r, x + 2], a[y + r, x + 3]
-        s03, d03, s12, d12 = p0 + p3, p0 - p3, p1 + p2, p1 - p2
-        a[y + r, x] = s03 + s12
-        a[y + r, x + 1] = 2 * d03 + d12
-        a[y + r, x + 2] = s03 - s12
-        a[y + r, x + 3] = d03 - 2 * d12
+        a[y + r, x], a[y + r, x + 1], a[y + r, x + 2], a[y + r, x + 3] = _forward_1d(
+            a[y + r, x], a[y + r, x + 1], a[y + r, x + 2], a[y + r, x + 3])
     for c in range(4):
-        p0, p1, p2, p3 = a[y, x + c], a[y + 1, x + c], a[y + 2, x + c], a[y + 3, x + c]
-        s03, d03, s12, d12 = p0 + p3, p0 - p3, p1 + p2, p1 - p2
-        a[y, x + c] = s03 + s12
-        a[y + 1, x + c] = 2 * d03 + d12
-        a[y + 2, x + c] = s03 - s12
-        a[y + 3, x + c] = d03 - 2 * d12
+        a[y, x + c], a[y + 1, x + c], a[y + 2, x + c], a[y + 3, x + c] = _forward_1d(
+            a[y, x + c], a[y + 1, x + c], a[y + 2, x + c], a[y + 3, x + c])
 
 
 @kernel(inline="always")
@@ -53,18 +51,72 @@ def quantize(value, mf, qbits, rounding):  # pragma: no cover - compiled
     return -((-value * mf + offset) >> qbits)
 
 
+#: Largest forward-transform gain of a position: |Cf[i, r] * Cf[j, c]| <= ROW_GAIN[i] * ROW_GAIN[j].
+ROW_GAIN = np.array([1, 2, 1, 2])
+
+
+def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
+    """``[qp, rounding, start]``: the largest SAD of a 4x4 residual for which every level of
+    raster positions ``start``..15 is zero whatever the residual (rounding in 1/6, 0..5).
+
+    A coefficient is at most ``ROW_GAIN[i] * ROW_GAIN[j] * SAD`` in magnitude, and its level is
+    zero while ``|W| * mf + offset < 2**qbits`` (:func:`quantize`).
+
+    Examples
+    --------
+    >>> int(zero_sad_bounds()[28, INTER_ROUNDING, 0])   # qp 28 inter: 436906 // (4 * 3355)
+    32
+    """
+    gain = (ROW_GAIN[:, None] * ROW_GAIN[None, :]).reshape(16)
+    out = np.zeros((52, 6, 2), np.int64)
+    for qp in range(52):
+        qbits = 15 + qp // 6
+        for rounding in range(6):
+            room = (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
+            for start in range(2):
+                worst = (gain[start:] * mf[qp % 6, start:].astype(np.int64)).max()
+                out[qp, rounding, start] = room // worst
+    return out
+
+
+#: :func:`zero_sad_bounds` of the quantiser's multipliers.
+ZERO_SAD = zero_sad_bounds()
+
+
 @kernel
-def quant4x4(coef, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
-    """Quantise the 4x4 block at (y, x) of ``coef`` into ``lev`` (raster positions ``start``..15;
-    position 0 is left alone when start = 1). Returns the number of non-zero levels."""
+def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
+    """Forward transform and quantise the 4x4 residual block at (y, x) of ``a`` into ``lev``
+    (raster positions ``start``..15; position 0 is left alone when start = 1). The block's DC
+    coefficient is written back to ``a[y, x]`` (for the Hadamard stages); the other
+    coefficients are not kept. A block whose SAD is within :data:`ZERO_SAD` is known to
+    quantise to nothing and is not transformed. Returns the number of non-zero levels."""
+    sad = 0
+    dc = 0
+    for r in range(4):
+        for c in range(4):
+            v = a[y + r, x + c]
+            dc += v
+            sad += v if v >= 0 else -v
+    if sad <= ZERO_SAD[qp, rounding, start]:
+        a[y, x] = dc
+        for k in range(start, 16):
+            lev[y + (k >> 2), x + (k & 3)] = 0
+        return 0
+    forward4x4(a, y, x)
     qbits = 15 + qp // 6
+    offset = ((1 << qbits) * rounding) // 6
     m = qp % 6
     count = 0
-    for k in range(start, 16):
-        level = quantize(coef[y + k // 4, x + k % 4], QUANT_MF[m, k], qbits, rounding)
-        lev[y + k // 4, x + k % 4] = level
-        if level != 0:
-            count += 1
+    for r in range(4):
+        for c in range(4):
+            k = 4 * r + c
+            if k < start:
+                continue
+            v = a[y + r, x + c]
+            mf = QUANT_MF[m, k]
+            level = (v * mf + offset) >> qbits if v >= 0 else -((-v * mf + offset) >> qbits)
+            lev[y + r, x + c] = level
+            count += level != 0
     return count
 
 
@@ -82,7 +134,7 @@ def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: n
     prediction ``pred[y.., x..]`` and write Clip1 of it to ``out[oy.., ox..]``."""
     flat = True   # only a DC (or nothing): every sample gets the same (dc + 32) >> 6
     for k in range(1 if has_dc else 0, 16):
-        if lev[y + k // 4, x + k % 4] != 0:
+        if lev[y + (k >> 2), x + (k & 3)] != 0:
             flat = False
             break
     if flat:
@@ -113,7 +165,7 @@ def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: n
 @kernel(inline="always")
 def _scaled(lev, y, x, k, m, shift):  # pragma: no cover - compiled
     """The decoder's scaled coefficient of raster position k (8.5.12.1, flat lists)."""
-    return (np.int64(lev[y + k // 4, x + k % 4]) * DEQUANT_V[m, k]) << shift
+    return (np.int64(lev[y + (k >> 2), x + (k & 3)]) * DEQUANT_V[m, k]) << shift
 
 
 @kernel
