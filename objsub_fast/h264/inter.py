@@ -87,7 +87,7 @@ def _clamp(v, hi):  # pragma: no cover - compiled
     return 0 if v < 0 else (hi if v > hi else v)
 
 
-@kernel
+@kernel(inline="always")
 def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
     """SAD of the source macroblock at (y0, x0) against the reference moved by integer
     (dy, dx), reading outside the picture as its edge; stops early past ``limit``."""
@@ -109,7 +109,7 @@ def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
     return sad
 
 
-@kernel
+@kernel(inline="always")
 def block_sum(pic, y0, x0, n, m):  # pragma: no cover - compiled
     """Sum of the n x m block of ``pic`` at (y0, x0), reading outside the picture as its edge."""
     h, w = pic.shape

@@ -18,7 +18,7 @@ from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, ski
 from .motion import motion_search
 from .intra_mb import code_chroma, code_intra
 from .params import slice_header
-from .residual import BLK_X, BLK_Y, write_chroma, write_luma
+from .residual import BLK_X, BLK_Y, flat_edge_mode, uniform_mb, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -156,10 +156,19 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MB_P16X16] += 1
                 stats[S_MB_P16X16_ZERO_MV] += 1
                 continue
+            flat = -2   # not looked at yet
             if not is_idr:
+                # a flat macroblock that continues its upper or left neighbour costs about
+                # 8 * lam as Intra 16x16 with no residual: inter has to beat that
+                flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0) \
+                    if uniform_mb(sy, su, sv, y0, x0) else -1
+                cap = 8 * lam if flat >= 0 else 1 << 40
                 mvx, mvy, best_cost, best_sad = motion_search(
-                    sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried)
-                if best_sad > INTRA_TRY_SAD and \
+                    sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
+                    cap)
+                if best_cost > cap:
+                    intra = True
+                elif flat < 0 and best_sad > INTRA_TRY_SAD and \
                         edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
                     intra = True
             if intra:
@@ -169,7 +178,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
                 # bytes (fades at 1024) for a third more encoding time
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
-                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
+                           lam2, use_i4 and is_idr, flat, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
                            m4, v4, coefs)
                 ref[mby, mbx] = -1
                 continue
@@ -225,25 +234,40 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
 
 
 @kernel
+def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
+    """Zero the TotalCoeff counts (``nz``: Y, U, V) of the macroblocks this picture coded (all
+    of them for an IDR picture), so that the next picture starts from zeros everywhere without
+    clearing whole planes."""
+    for mby in range(code.shape[0]):
+        for mbx in range(code.shape[1]):
+            if idr or code[mby, mbx]:
+                nz[0][4 * mby:4 * mby + 4, 4 * mbx:4 * mbx + 4] = 0
+                nz[1][2 * mby:2 * mby + 2, 2 * mbx:2 * mbx + 2] = 0
+                nz[2][2 * mby:2 * mby + 2, 2 * mbx:2 * mbx + 2] = 0
+
+
+@kernel
 def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
                  ref, prev_mv, common, nz, i4m, weights, buf, st, stats):
     """One whole picture in one call: the slice header, slice_data() (:func:`encode_picture`)
     and the trailing bits into ``buf`` (from its start), then the reconstruction copied into
     the reference where it changed. ``src``, ``ref_planes``, ``cur``, ``nz``: (Y, U, V)
-    tuples; ``common``: (K, 2) room for the motion search's common vectors."""
+    tuples; ``common``: (K, 2) room for the motion search's common vectors. ``nz`` is zero on
+    entry (a new encoder's, or as the previous call left it); ``i4m`` matters in IDR pictures
+    only (Intra 4x4 is not used in P pictures)."""
     prev_mv[:, :, :] = mv  # pragma: no cover - compiled
     n_common = common_vectors(mv, ref, common)
     mv[:, :, :] = 0
     ref[:, :] = -1 if idr else 0
-    for plane in nz:
-        plane[:, :] = 0
-    i4m[:, :] = 2
+    if idr:
+        i4m[:, :] = 2
     st[:] = 0
     slice_header(buf, st, idr, frame_num, qp, 0, weights)
     encode_picture(src[0], src[1], src[2], ref_planes[0], ref_planes[1], ref_planes[2], cur[0],
                    cur[1], cur[2], code, idr, qp, qpc, lam, lam2, use_i4, mv, ref, prev_mv,
                    common[:n_common], nz[0], nz[1], nz[2], i4m, weights, buf, st, stats)
     trailing_bits(buf, st)
+    clear_coded_counts(code, idr, nz)
     if idr:
         for k in range(3):
             ref_planes[k][:, :] = cur[k]

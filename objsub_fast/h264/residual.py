@@ -91,7 +91,7 @@ def flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0):  # pragma: no cover - compi
     return -1
 
 
-@kernel
+@kernel(inline="always")
 def sad_block(src, y0, x0, pred, n):  # pragma: no cover - compiled
     total = 0
     for r in range(n):

@@ -83,29 +83,37 @@ def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
 ZERO_SAD = zero_sad_bounds()
 
 
-@kernel
+@kernel(inline="always")
 def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
     """Forward transform and quantise the 4x4 residual block at (y, x) of ``a`` into ``lev``
     (raster positions ``start``..15; position 0 is left alone when start = 1). The block's DC
     coefficient is written back to ``a[y, x]`` (for the Hadamard stages); the other
-    coefficients are not kept. A block whose SAD is within :data:`ZERO_SAD` is known to
-    quantise to nothing and is not transformed. Returns the number of non-zero levels."""
+    coefficients are not kept. Two kinds of block are not transformed: one whose SAD is within
+    :data:`ZERO_SAD` (it quantises to nothing) and a uniform one (only its DC, the sum, is not
+    zero; a fade's residual). Returns the number of non-zero levels."""
     sad = 0
     dc = 0
+    first = a[y, x]
+    uniform = True
     for r in range(4):
         for c in range(4):
             v = a[y + r, x + c]
             dc += v
             sad += v if v >= 0 else -v
-    if sad <= ZERO_SAD[qp, rounding, start]:
+            uniform = uniform and v == first
+    qbits = 15 + qp // 6
+    m = qp % 6
+    if uniform or sad <= ZERO_SAD[qp, rounding, start]:
         a[y, x] = dc
         for k in range(start, 16):
             lev[y + (k >> 2), x + (k & 3)] = 0
-        return 0
+        if start > 0 or not uniform:
+            return 0
+        level = quantize(dc, QUANT_MF[m, 0], qbits, rounding)
+        lev[y, x] = level
+        return 1 if level != 0 else 0
     forward4x4(a, y, x)
-    qbits = 15 + qp // 6
     offset = ((1 << qbits) * rounding) // 6
-    m = qp % 6
     count = 0
     for r in range(4):
         for c in range(4):
@@ -127,26 +135,26 @@ def _inverse_1d(d0, d1, d2, d3):  # pragma: no cover - compiled
     return e0 + e3, e1 + e2, e1 - e2, e0 - e3
 
 
-@kernel
+@kernel(inline="always")
 def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: no cover
     """Decoder side of one 4x4 block: scale the levels at (y, x) of ``lev`` (8.5.12.1; the DC
     is the already scaled ``dc`` when ``has_dc``), inverse transform (8.5.12.2), add to the
     prediction ``pred[y.., x..]`` and write Clip1 of it to ``out[oy.., ox..]``."""
-    flat = True   # only a DC (or nothing): every sample gets the same (dc + 32) >> 6
-    for k in range(1 if has_dc else 0, 16):
+    m = qp % 6
+    shift = qp // 6
+    d00 = dc if has_dc else (lev[y, x] * DEQUANT_V[m, 0]) << shift
+    flat = True   # only a DC (or nothing): every sample gets the same (d00 + 32) >> 6
+    for k in range(1, 16):
         if lev[y + (k >> 2), x + (k & 3)] != 0:
             flat = False
             break
     if flat:
-        add = (dc + 32) >> 6 if has_dc else 0
+        add = (d00 + 32) >> 6
         for r in range(4):
             for c in range(4):
                 v = pred[y + r, x + c] + add
                 out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
         return
-    m = qp % 6
-    shift = qp // 6
-    d00 = dc if has_dc else (lev[y, x] * DEQUANT_V[m, 0]) << shift
     rows = (_inverse_1d(d00, _scaled(lev, y, x, 1, m, shift), _scaled(lev, y, x, 2, m, shift),
                         _scaled(lev, y, x, 3, m, shift)),
             _inverse_1d(_scaled(lev, y, x, 4, m, shift), _scaled(lev, y, x, 5, m, shift),
