@@ -49,10 +49,12 @@ def record(canvas: int, style: str, tasks: int) -> list:
         if self.frame_index == 0:
             videos.append({"first": (y.copy(), u.copy(), v.copy()), "updates": []})
         else:
-            rects = [(y0, y1, x0, x1) for y0, y1, x0, x1 in changed]
-            videos[-1]["updates"].append(
-                [(r, y[r[0]:r[1], r[2]:r[3]].copy(), u[r[0] // 2:r[1] // 2, r[2] // 2:r[3] // 2].copy(),
-                  v[r[0] // 2:r[1] // 2, r[2] // 2:r[3] // 2].copy()) for r in rects])
+            patches = []
+            for y0, y1, x0, x1 in changed:
+                half = (slice(y0 // 2, y1 // 2), slice(x0 // 2, x1 // 2))
+                patches.append(((y0, y1, x0, x1), y[y0:y1, x0:x1].copy(), u[half].copy(),
+                                v[half].copy()))
+            videos[-1]["updates"].append(patches)
         return original(self, y, u, v, changed)
 
     batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),

@@ -94,20 +94,26 @@ def _paint_sprite(frame, mask, left, top, fill, line):  # pragma: no cover - com
     (left, top) into the (H, W, 3) ``frame``, clipped to it."""
     h, w = frame.shape[0], frame.shape[1]
     s = mask.shape[0]
+    flat = frame.reshape(h, 3 * w)
+    colours = np.empty(9, np.uint8)      # by label: none, outline, fill
+    for k in range(3):
+        colours[3 + k], colours[6 + k] = line[k], fill[k]
+    c0, c1 = max(0, -left), min(s, w - left)
     for r in range(max(0, -top), min(s, h - top)):
-        for c in range(max(0, -left), min(s, w - left)):
-            label = mask[r, c]
-            if label == 1:
-                for k in range(3):
-                    frame[top + r, left + c, k] = line[k]
-            elif label == 2:
-                for k in range(3):
-                    frame[top + r, left + c, k] = fill[k]
+        row, labels = flat[top + r], mask[r]
+        for c in range(c0, c1):
+            label = labels[c]
+            if label:
+                i = 3 * (left + c)
+                row[i], row[i + 1], row[i + 2] = colours[3 * label], colours[3 * label + 1], \
+                    colours[3 * label + 2]
 
 
 def _draw(frame, mask, left, top, fill, line):
     """Draw sprite ``mask`` (1 outline, 2 fill) at (left, top) into ``frame``, clipped; return
     the rectangle (y0, y1, x0, x1) it may have changed, or None."""
+    if not frame.flags.c_contiguous:
+        raise ValueError("frame must be a C-contiguous (H, W, 3) uint8 array")
     h, w = frame.shape[:2]
     s = mask.shape[0]
     y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, h), min(left + s, w)

@@ -194,6 +194,7 @@ class YuvPicture:
         if rgb.shape != self._shape or rgb.dtype != np.uint8:
             raise ValueError(f"frames must be {self._shape} uint8, got {rgb.shape} {rgb.dtype}")
         self.count += 1
+        rgb = np.ascontiguousarray(rgb)   # the kernels read rows as flat bytes
         if changed is None or self.count == 1:
             rgb_to_yuv420(rgb, *self.planes)
             return None

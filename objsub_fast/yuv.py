@@ -21,29 +21,42 @@ import numpy as np
 from ._numba import kernel
 
 
+#: Luma terms of BT.601 limited range by 8-bit value: 66 R, 129 G, 25 B + 128 (rounding).
+_Y_RED = (66 * np.arange(256)).astype(np.int32)
+_Y_GREEN = (129 * np.arange(256)).astype(np.int32)
+_Y_BLUE = (25 * np.arange(256) + 128).astype(np.int32)
+
+
 @kernel(nogil=True)
 def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
     """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
     (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
-    (H/2, >=W/2), (H/2, >=W/2) uint8); chroma from each 2x2 block's mean RGB.
+    (H/2, >=W/2), (H/2, >=W/2) uint8): Y = ((66 R + 129 G + 25 B + 128) >> 8) + 16 per pixel,
+    U and V from each 2x2 block's RGB sum ((-38 R - 74 G + 112 B + 512) >> 10) + 128 and
+    ((112 R - 94 G - 18 B + 512) >> 10) + 128.
 
-    One pass over the 2x2 blocks on whole arrays: no slices, so one compiled version serves
-    every rectangle."""
+    Rows are read as flat bytes, luma through three tables (no slices of the rectangle, so
+    one compiled version serves every rectangle)."""
+    flat = rgb.reshape(rgb.shape[0], 3 * rgb.shape[1])
+    for row in range(y0, y1):
+        src, dst = flat[row], y_plane[row]
+        for x in range(x0, x1):
+            dst[x] = ((_Y_RED[src[3 * x]] + _Y_GREEN[src[3 * x + 1]] + _Y_BLUE[src[3 * x + 2]])
+                      >> 8) + 16
     for r in range(y0 // 2, y1 // 2):
+        top, bottom, u_row, v_row = flat[2 * r], flat[2 * r + 1], u_plane[r], v_plane[r]
         for c in range(x0 // 2, x1 // 2):
-            red = green = blue = np.int32(0)
-            for dr in range(2):
-                for dc in range(2):
-                    pr, pg = np.int32(rgb[2 * r + dr, 2 * c + dc, 0]), \
-                        np.int32(rgb[2 * r + dr, 2 * c + dc, 1])
-                    pb = np.int32(rgb[2 * r + dr, 2 * c + dc, 2])
-                    y_plane[2 * r + dr, 2 * c + dc] = ((66 * pr + 129 * pg + 25 * pb + 128)
-                                                       >> 8) + 16
-                    red += pr
-                    green += pg
-                    blue += pb
-            u_plane[r, c] = ((-38 * red - 74 * green + 112 * blue + 512) >> 10) + 128
-            v_plane[r, c] = ((112 * red - 94 * green - 18 * blue + 512) >> 10) + 128
+            i = 6 * c
+            red = np.int32(top[i]) + np.int32(top[i + 3]) + np.int32(bottom[i]) + \
+                np.int32(bottom[i + 3])
+            green = np.int32(top[i + 1]) + np.int32(top[i + 4]) + np.int32(bottom[i + 1]) + \
+                np.int32(bottom[i + 4])
+            blue = np.int32(top[i + 2]) + np.int32(top[i + 5]) + np.int32(bottom[i + 2]) + \
+                np.int32(bottom[i + 5])
+            u_row[c] = ((np.int32(-38) * red - np.int32(74) * green + np.int32(112) * blue
+                         + np.int32(512)) >> 10) + 128
+            v_row[c] = ((np.int32(112) * red - np.int32(94) * green - np.int32(18) * blue
+                         + np.int32(512)) >> 10) + 128
 
 
 @kernel(nogil=True)

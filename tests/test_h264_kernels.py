@@ -45,8 +45,8 @@ blocks = st.one_of(
 
 
 @settings(max_examples=300, deadline=None)
-@given(values=blocks, qp=st.integers(10, 51), rounding=st.sampled_from([INTER_ROUNDING, INTRA_ROUNDING]),
-       start=st.integers(0, 1))
+@given(values=blocks, qp=st.integers(10, 51),
+       rounding=st.sampled_from([INTER_ROUNDING, INTRA_ROUNDING]), start=st.integers(0, 1))
 def test_transform_quant_is_the_plain_transform_and_quantiser(values, qp, rounding, start):
     block = np.array(values, np.int64).reshape(4, 4)
     coef, want = reference_levels(block, qp, rounding)
@@ -131,9 +131,10 @@ def plain_search(src, ref, y0, x0, candidates, pmx, pmy, lam):
         if (tx, ty) in seen or max(abs(tx), abs(ty)) > 4 * MAX_MV_PIXELS:
             continue
         seen.add((tx, ty))
-        cost = _sad(src, ref, y0, x0, ty >> 2, tx >> 2) + lam * (_se_bits(tx - pmx) + _se_bits(ty - pmy))
+        sad = _sad(src, ref, y0, x0, ty >> 2, tx >> 2)
+        cost = sad + lam * (_se_bits(tx - pmx) + _se_bits(ty - pmy))
         if cost < best[0]:
-            best = (cost, cost - lam * (_se_bits(tx - pmx) + _se_bits(ty - pmy)), tx, ty)
+            best = (cost, sad, tx, ty)
     cost, sad, mvx, mvy = best
     moved, steps = sad > 0, 0
     while moved and steps < MAX_STEPS:
@@ -164,7 +165,8 @@ def test_motion_search_finds_what_a_search_without_shortcuts_finds(seed, mode, l
     elif mode == "fade":
         src = ((ref.astype(np.int64) * 3 + 235) // 4).astype(np.uint8)
     else:
-        src = np.clip(ref.astype(np.int64) + rng.integers(-6, 7, ref.shape), 0, 255).astype(np.uint8)
+        noise = rng.integers(-6, 7, ref.shape)
+        src = np.clip(ref.astype(np.int64) + noise, 0, 255).astype(np.uint8)
     mby, mbx = mb
     mv = np.zeros((4, 4, 2), np.int32)
     refidx = np.zeros((4, 4), np.int32)
@@ -178,7 +180,8 @@ def test_motion_search_finds_what_a_search_without_shortcuts_finds(seed, mode, l
     cands += [(0, 0)] if mbx > 0 else []
     cands += [(0, 0)] if mby > 0 else []
     cands += [(8, -4)] + [tuple(c) for c in common_arr]
-    want = plain_search(src, ref, 16 * mby, 16 * mbx, [(int(a), int(b)) for a, b in cands], 0, 0, lam)
+    cands = [(int(a), int(b)) for a, b in cands]
+    want = plain_search(src, ref, 16 * mby, 16 * mbx, cands, 0, 0, lam)
     assert tuple(int(v) for v in got) == want
 
 

@@ -83,3 +83,14 @@ def test_a_restarted_encoder_writes_the_bytes_of_a_fresh_one():
                                       **task_arrays(batch, 1)), first, batch.final_frames[1])
     assert reused.finish() == fresh.finish()
     assert reused._encoder.stats_dict() == fresh._encoder.stats_dict()
+
+
+def test_frames_that_are_views_encode_as_their_copies():
+    """The colour kernels read rows as flat bytes: a strided view is copied first, not
+    refused or misread."""
+    from objsub_fast.video import encode_video
+
+    wide = np.random.default_rng(1).integers(0, 256, (3, 32, 96, 3), np.uint8)
+    view = wide[:, :, ::2]                      # every other column: not contiguous
+    assert not view[0].flags.c_contiguous
+    assert encode_video(view) == encode_video(np.ascontiguousarray(view))
