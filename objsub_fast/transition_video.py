@@ -13,8 +13,8 @@ Examples
 >>> b = generate_batch([7])
 >>> steps = transition_steps(b.first_frames[0], style="fade", num_frames=8, **task_arrays(b, 0))
 >>> packed = pack_steps(steps)
->>> len(packed.start), int(packed.start[0]), packed.paint.shape[1]
-(8, 1, 9)
+>>> len(packed.start), int(packed.start[0]), packed.paint.shape[1], packed.hint[:1].tolist()
+(8, 1, 9, [[0, 0]])
 """
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ import numpy as np
 
 from ._numba import kernel
 from .h264.bitstream import _escape_into
-from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
+from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, motion_hints, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM
 from .transitions import _paint_sprite
@@ -56,6 +56,8 @@ class PackedSteps(NamedTuple):
     sprites: np.ndarray
     changed_at: np.ndarray
     changed: np.ndarray
+    hint_at: np.ndarray
+    hint: np.ndarray
 
 
 def _rows(per_frame, width: int):
@@ -85,7 +87,8 @@ def pack_steps(steps) -> PackedSteps:
         *_rows([step.restore for step in steps], 4), *_rows(paints, 9),
         sprite_at, np.array([m.shape[0] for m in masks], np.int64),
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
-        *_rows([step.changed or [] for step in steps], 4))
+        *_rows([step.changed or [] for step in steps], 4),
+        *_rows([motion_hints(step.motion).tolist() for step in steps], 2))
 
 
 @kernel(nogil=True)
@@ -138,8 +141,9 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
             mark_changed(changed, code, height, width)
         qp, qpc, lam, lam2 = quant_i if idr else quant_p
         frame_num = (frame_index + f - begin) % (1 << LOG2_MAX_FRAME_NUM)
-        code_picture(src, ref, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv, refidx, prev_mv, common, nz, i4m, weights,
-                     buf, st, stats)
+        code_picture(src, ref, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
+                     refidx, prev_mv, common, nz, i4m, weights, buf, st, stats,
+                     p.hint[p.hint_at[f]:p.hint_at[f + 1]])
         out[pos] = (3 << 5) | (NAL_IDR if idr else NAL_SLICE)
         n = _escape_into(buf[:st[0]], out[pos + 1:])
         sizes[f] = n + 1

@@ -200,7 +200,7 @@ def whiten(frame, left, top, size, which) -> np.ndarray:
 def _removed_painter(left, top, size, color, shape, removed, style, canvas_size, look):
     """A function ``paints(t)`` that lists how the removed objects are drawn at progress ``t``
     in (0, 1) onto the final frame, by the per-style rule of the module docstring and with
-    ``look``: (sprite mask, left, top, fill, outline) for each object drawn."""
+    ``look``: {object: (sprite mask, left, top, fill, outline)} for each object drawn."""
     ks = np.flatnonzero(removed)
     plans = (plan_slides(left, top, size, removed, canvas_size) if style == "slide"
              else [None] * len(size))
@@ -231,13 +231,13 @@ def _removed_painter(left, top, size, color, shape, removed, style, canvas_size,
         return s, x, y, blend(fill), blend(line)
 
     def paints(tf):
-        out = []
+        out = {}
         for k in ks:
             placed = place(k, tf)
             if placed is not None:
                 s, x, y, fill, outline = placed
-                out.append((_sprite_mask(look.shapes[int(shape[k])], s, look.outline), x, y,
-                            fill, outline))
+                out[int(k)] = (_sprite_mask(look.shapes[int(shape[k])], s, look.outline), x, y,
+                               fill, outline)
         return out
 
     return paints
@@ -265,12 +265,16 @@ class Step:
         Sprites drawn then (``_draw``).
     changed : list of (y0, y1, x0, x1) or None
         Rectangles outside of which the frame equals the previous one (None: all of it).
+    motion : list of (dx, dy)
+        How far the objects that moved as a whole since the previous frame moved (a slide);
+        everything else changed in place (an encoder need not search for motion).
     """
 
     start: str | None
     restore: list
     paints: list
     changed: list | None
+    motion: list = ()
 
 
 def transition_steps(first, left, top, size, color, shape, removed, style, num_frames,
@@ -295,6 +299,8 @@ def transition_steps(first, left, top, size, color, shape, removed, style, num_f
                 max(int(left[k]), 0), min(int(left[k] + size[k]), w)) for k in ks]
     steps = []
     previous = None  # rectangles in which the frame differs from `final` (None: not drawn yet)
+    placed = {int(k): (_sprite_mask(look.shapes[int(shape[k])], int(size[k]), look.outline),
+                       int(left[k]), int(top[k])) for k in ks}   # as in the first frame
     for tf in _progress(num_frames).tolist():
         if tf <= 0.0:  # the held first frame: it differs from `final` in the removed squares
             steps.append(Step("first", [], [], None) if previous is None
@@ -303,11 +309,16 @@ def transition_steps(first, left, top, size, color, shape, removed, style, num_f
             continue
         fresh = previous is None
         restored = [] if fresh else previous
-        drawn = paints(tf) if tf < 1.0 else []
+        drawn = paints(tf) if tf < 1.0 else {}
+        motion = sorted({(x - placed[k][1], y - placed[k][2])
+                         for k, (mask, x, y, _, _) in drawn.items()
+                         if mask is placed[k][0] and (x, y) != placed[k][1:]})
+        placed.update({k: paint[:3] for k, paint in drawn.items()})
+        drawn = list(drawn.values())
         rects = [_clipped(mask, x, y, h, w) for mask, x, y, _, _ in drawn]
         previous = [r for r in rects if r is not None]
         steps.append(Step("final" if fresh else None, restored, drawn,
-                          None if fresh else restored + previous))
+                          None if fresh else restored + previous, motion))
     return steps
 
 

@@ -241,10 +241,11 @@ class ObjsubEncoder:
         self._muxer = self._new_muxer()
         self._picture.count = 0
 
-    def add(self, rgb: np.ndarray, changed=None) -> None:
-        """Encode one (H, W, 3) uint8 RGB frame; ``changed`` as in :meth:`Mp4Encoder.add`."""
+    def add(self, rgb: np.ndarray, changed=None, motion=None) -> None:
+        """Encode one (H, W, 3) uint8 RGB frame; ``changed`` as in :meth:`Mp4Encoder.add`;
+        ``motion`` as in ``H264Encoder.encode`` (what moved, if the caller knows)."""
         widened = self._picture.update(rgb, changed)
-        nals = self._encoder.encode(*self._picture.planes, changed=widened)
+        nals = self._encoder.encode(*self._picture.planes, changed=widened, motion=motion)
         self._muxer.add(nals, self._encoder.is_keyframe)
 
     def add_steps(self, steps, first: np.ndarray, final: np.ndarray, rgb=None) -> None:

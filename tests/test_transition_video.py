@@ -13,10 +13,12 @@ from objsub_fast.video import ObjsubEncoder
 def _frame_by_frame(batch, i, style, frames) -> ObjsubEncoder:
     h, w = batch.final_frames.shape[1:3]
     enc = ObjsubEncoder(w, h)
-    for frame, changed in transition_updates(batch.first_frames[i], style=style,
-                                             num_frames=frames, final=batch.final_frames[i],
-                                             **task_arrays(batch, i)):
-        enc.add(frame, changed)
+    first = batch.first_frames[i]
+    steps = transition_steps(first, style=style, num_frames=frames, **task_arrays(batch, i))
+    for step, (frame, changed) in zip(steps, transition_updates(
+            first, style=style, num_frames=frames, final=batch.final_frames[i],
+            **task_arrays(batch, i))):
+        enc.add(frame, changed, step.motion)
     return enc
 
 
@@ -94,3 +96,20 @@ def test_frames_that_are_views_encode_as_their_copies():
     view = wide[:, :, ::2]                      # every other column: not contiguous
     assert not view[0].flags.c_contiguous
     assert encode_video(view) == encode_video(np.ascontiguousarray(view))
+
+
+def test_slides_tell_the_encoder_how_far_each_object_moved():
+    batch = generate_batch([21], level="L3")
+    steps = transition_steps(batch.first_frames[0], style="slide", num_frames=24,
+                             **task_arrays(batch, 0))
+    moving = [s for s in steps if s.motion]
+    assert moving, "a slide moves something"
+    for previous, step in zip(steps, steps[1:]):
+        assert all((dx == 0) != (dy == 0) for dx, dy in step.motion)   # along one axis
+        if previous.paints and step.paints:       # object by object, as painted
+            moved = {(x - px, y - py) for (m, x, y, _, _), (pm, px, py, _, _)
+                     in zip(step.paints, previous.paints) if m is pm and (x, y) != (px, py)}
+            assert set(step.motion) == moved
+    fades = transition_steps(batch.first_frames[0], style="fade", num_frames=24,
+                             **task_arrays(batch, 0))
+    assert all(not s.motion for s in fades)

@@ -119,6 +119,29 @@ def pad_edges(plane, height, width):  # pragma: no cover - compiled
             plane[r, c] = plane[r, width - 1]
 
 
+def motion_hints(motion) -> np.ndarray:
+    """The motion search's hints ((n, 2) int32 quarter-pel vectors: the zero vector, then one
+    per displacement) for pixel displacements ``motion`` (None: no hints, an empty array).
+
+    A part of the picture that moved by (dx, dy) is predicted from (-dx, -dy) away.
+
+    Examples
+    --------
+    >>> motion_hints([(3, 0), (3, 0), (0, -2)]).tolist()
+    [[0, 0], [-12, 0], [0, 8]]
+    >>> motion_hints(None).shape
+    (0, 2)
+    """
+    if motion is None:
+        return np.zeros((0, 2), np.int32)
+    vectors = [(0, 0)]
+    for dx, dy in motion:
+        vector = (-4 * int(dx), -4 * int(dy))
+        if vector not in vectors:
+            vectors.append(vector)
+    return np.array(vectors, np.int32)
+
+
 class H264Encoder:
     """Encode pictures of one video (see the module docstring).
 
@@ -192,13 +215,17 @@ class H264Encoder:
         rects = np.array(changed, np.int64).reshape(-1, 4)
         load_changed(*planes, *self._src, rects, self._code)
 
-    def encode(self, y, u, v, changed=None) -> list:
-        """Encode one picture; returns its NAL units (header byte, escaped, no start code)."""
+    def encode(self, y, u, v, changed=None, motion=None) -> list:
+        """Encode one picture; returns its NAL units (header byte, escaped, no start code).
+
+        ``motion``: the (dx, dy) pixel displacements of everything that moved since the
+        previous picture, when the caller knows them (``[]``: nothing moved); the motion search
+        then tries only the zero vector and those. None: search."""
         idr = self.frame_index == 0
         self._load((y, u, v), None if idr else changed)
         code_picture(self._src, self._ref, self._cur, self._code, idr,
                      self.frame_index % (1 << LOG2_MAX_FRAME_NUM), *self.quantisers(idr),
-                     *self.state())
+                     *self.state(), motion_hints(motion))
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(self._buf, self._st))
         self.is_keyframe = idr
         self.frame_index += 1

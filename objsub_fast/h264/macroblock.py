@@ -102,7 +102,7 @@ def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs,
 @kernel
 def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, lam, lam2,
                    use_i4, mv, ref, prev_mv, common, nzy, nzu, nzv, i4m, weights, buf, st,
-                   stats):
+                   stats, hints):
     """Write slice_data() of one picture and reconstruct it into (cy_, cu, cv).
 
     sy, su, sv: source planes padded to whole macroblocks; ry, ru, rv: the reference (the
@@ -165,7 +165,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 cap = 8 * lam if flat >= 0 else 1 << 40
                 mvx, mvy, best_cost, best_sad = motion_search(
                     sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
-                    cap)
+                    cap, hints)
                 if best_cost > cap:
                     intra = True
                 elif flat < 0 and best_sad > INTRA_TRY_SAD and \
@@ -248,7 +248,7 @@ def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
 
 @kernel
 def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
-                 ref, prev_mv, common, nz, i4m, weights, buf, st, stats):
+                 ref, prev_mv, common, nz, i4m, weights, buf, st, stats, hints):
     """One whole picture in one call: the slice header, slice_data() (:func:`encode_picture`)
     and the trailing bits into ``buf`` (from its start), then the reconstruction copied into
     the reference where it changed. ``src``, ``ref_planes``, ``cur``, ``nz``: (Y, U, V)
@@ -265,7 +265,7 @@ def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2,
     slice_header(buf, st, idr, frame_num, qp, 0, weights)
     encode_picture(src[0], src[1], src[2], ref_planes[0], ref_planes[1], ref_planes[2], cur[0],
                    cur[1], cur[2], code, idr, qp, qpc, lam, lam2, use_i4, mv, ref, prev_mv,
-                   common[:n_common], nz[0], nz[1], nz[2], i4m, weights, buf, st, stats)
+                   common[:n_common], nz[0], nz[1], nz[2], i4m, weights, buf, st, stats, hints)
     trailing_bits(buf, st)
     clear_coded_counts(code, idr, nz)
     if idr:

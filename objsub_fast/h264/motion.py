@@ -15,8 +15,11 @@ Examples
 >>> mv = np.zeros((3, 3, 2), np.int32); refidx = np.zeros((3, 3), np.int32)
 >>> tried = np.zeros((10, 2), np.int64)
 >>> motion_search(src, ref, 16, 16, 1, 1, mv, refidx, mv.copy(), np.zeros((0, 2), np.int32),
-...               0, 0, 4, tried, 1 << 40)[:3]    # quarter-pel units: 2 px left in the reference
+...               0, 0, 4, tried, 1 << 40, np.zeros((0, 2), np.int32))[:3]  # quarter-pel
 (-8, 0, 20)
+>>> motion_search(src, ref, 16, 16, 1, 1, mv, refidx, mv.copy(), np.zeros((0, 2), np.int32),
+...               0, 0, 4, tried, 1 << 40, np.array([[0, 0], [-8, 0]], np.int32))[:2]  # told
+(-8, 0)
 """
 from __future__ import annotations
 
@@ -53,15 +56,29 @@ def _candidate(k, mby, mbx, mv, ref, prev_mv, common, pmx, pmy, last_x, last_y):
 
 @kernel
 def motion_search(sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam,
-                  tried, cap):  # pragma: no cover - compiled
+                  tried, cap, hints):  # pragma: no cover - compiled
     """Best integer-pel vector of the macroblock at (y0, x0) of ``sy`` in ``ry``; returns
     (mvx, mvy in quarter-pel, its cost, its SAD). ``tried``: (6 + K, 2) scratch. Only
     candidates of cost <= ``cap`` count (another choice is known to cost about ``cap``): when
-    none does, the cost returned is above ``cap`` and there is no refinement."""
+    none does, the cost returned is above ``cap`` and there is no refinement.
+
+    ``hints``: (n, 2) quarter-pel vectors of the only motion in the picture, told by the
+    caller (the zero vector among them); then only those are tried, without refinement.
+    Empty: the search above."""
     pmx, pmy = predict_mv(mv, ref, mby, mbx, 0)
     best_cost = cap + 1
     best_sad = 0
     mvx = mvy = 0
+    if hints.shape[0] > 0:
+        for k in range(hints.shape[0]):
+            tx, ty = hints[k, 0], hints[k, 1]
+            if abs(tx) > 4 * MAX_MV_PIXELS or abs(ty) > 4 * MAX_MV_PIXELS:
+                continue
+            rate = lam * (se_bits(tx - pmx) + se_bits(ty - pmy))
+            sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost - rate)
+            if sad + rate < best_cost:
+                best_cost, best_sad, mvx, mvy = sad + rate, sad, tx, ty
+        return mvx, mvy, best_cost, best_sad
     n_tried = 0
     for k in range(6 + common.shape[0]):
         ok, tx, ty = _candidate(k, mby, mbx, mv, ref, prev_mv, common, pmx, pmy, last_x, last_y)
