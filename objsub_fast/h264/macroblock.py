@@ -15,8 +15,8 @@ from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, skip_mv
-from .motion import motion_search
 from .intra_mb import code_chroma, code_intra
+from .motion import motion_search
 from .params import slice_header
 from .residual import BLK_X, BLK_Y, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
