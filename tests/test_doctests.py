@@ -16,6 +16,7 @@ MODULES = [
     "objsub_fast.h264.mp4", "objsub_fast.h264.browser",
     "objsub_fast.h264.bitstream", "objsub_fast.h264.params", "objsub_fast.h264.transform",
     "objsub_fast.h264.intra", "objsub_fast.h264.intra4", "objsub_fast.h264.inter",
+    "objsub_fast.h264.motion",
     "objsub_fast.h264.cavlc", "objsub_fast.h264.residual", "objsub_fast.h264.encoder",
 ]
 

@@ -84,6 +84,7 @@ def synthetic_video(seed: int):
         y0, x0 = int(rng.integers(-8, h)), int(rng.integers(-8, w))
         y1, x1 = y0 + int(rng.integers(2, 40)), x0 + int(rng.integers(2, 40))
         y0, x0, y1, x1 = max(y0, 0), max(x0, 0), min(y1, h), min(x1, w)
+        y1, x1 = max(y1, y0), max(x1, x0)       # a rectangle wholly outside is empty
         if kind == 0:
             frame[y0:y1, x0:x1] = rng.integers(0, 256, 3)
         elif kind == 1:

@@ -15,10 +15,10 @@ from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, skip_mv
-from .motion import motion_search
 from .intra_mb import code_chroma, code_intra
+from .motion import motion_search
 from .params import slice_header
-from .residual import BLK_X, BLK_Y, flat_edge_mode, uniform_mb, write_chroma, write_luma
+from .residual import BLK_X, BLK_Y, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -111,7 +111,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     picture. ``common``: (K, 2) candidate vectors (the previous picture's commonest).
     mv, ref, nzy, nzu, nzv: this picture's vectors, reference indices and TotalCoeff
     counts, zeroed by the caller (ref -1 for an IDR). ``weights``: :data:`NO_WEIGHTS` or the
-    explicit weights of reference index 1 (then two reference indices are coded).
+    explicit weights of reference index 1 (then two reference indices are coded). ``hints``: the
+    motion search's told vectors (``motion.motion_search``; empty: search).
     """  # pragma: no cover - compiled
     mbh, mbw = code.shape
     m16 = np.zeros((3, 16, 16), np.int64)     # prediction, residual, levels
@@ -156,19 +157,11 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MB_P16X16] += 1
                 stats[S_MB_P16X16_ZERO_MV] += 1
                 continue
-            flat = -2   # not looked at yet
             if not is_idr:
-                # a flat macroblock that continues its upper or left neighbour costs about
-                # 8 * lam as Intra 16x16 with no residual: inter has to beat that
-                flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0) \
-                    if uniform_mb(sy, su, sv, y0, x0) else -1
-                cap = 8 * lam if flat >= 0 else 1 << 40
                 mvx, mvy, best_cost, best_sad = motion_search(
                     sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
-                    cap, hints)
-                if best_cost > cap:
-                    intra = True
-                elif flat < 0 and best_sad > INTRA_TRY_SAD and \
+                    hints)
+                if best_sad > INTRA_TRY_SAD and \
                         edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
                     intra = True
             if intra:
@@ -178,7 +171,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
                 # bytes (fades at 1024) for a third more encoding time
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
-                           lam2, use_i4 and is_idr, flat, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
+                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
                            m4, v4, coefs)
                 ref[mby, mbx] = -1
                 continue

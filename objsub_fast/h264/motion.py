@@ -15,11 +15,11 @@ Examples
 >>> mv = np.zeros((3, 3, 2), np.int32); refidx = np.zeros((3, 3), np.int32)
 >>> tried = np.zeros((10, 2), np.int64)
 >>> motion_search(src, ref, 16, 16, 1, 1, mv, refidx, mv.copy(), np.zeros((0, 2), np.int32),
-...               0, 0, 4, tried, 1 << 40, np.zeros((0, 2), np.int32))[:3]  # quarter-pel
-(-8, 0, 20)
+...               0, 0, 4, tried, np.zeros((0, 2), np.int32))  # 2 px left, 4 * 10 bits
+(-8, 0, 40, 0)
 >>> motion_search(src, ref, 16, 16, 1, 1, mv, refidx, mv.copy(), np.zeros((0, 2), np.int32),
-...               0, 0, 4, tried, 1 << 40, np.array([[0, 0], [-8, 0]], np.int32))[:2]  # told
-(-8, 0)
+...               0, 0, 4, tried, np.array([[0, 0], [-8, 0]], np.int32))  # told what moved
+(-8, 0, 40, 0)
 """
 from __future__ import annotations
 
@@ -56,17 +56,15 @@ def _candidate(k, mby, mbx, mv, ref, prev_mv, common, pmx, pmy, last_x, last_y):
 
 @kernel
 def motion_search(sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam,
-                  tried, cap, hints):  # pragma: no cover - compiled
+                  tried, hints):  # pragma: no cover - compiled
     """Best integer-pel vector of the macroblock at (y0, x0) of ``sy`` in ``ry``; returns
-    (mvx, mvy in quarter-pel, its cost, its SAD). ``tried``: (6 + K, 2) scratch. Only
-    candidates of cost <= ``cap`` count (another choice is known to cost about ``cap``): when
-    none does, the cost returned is above ``cap`` and there is no refinement.
+    (mvx, mvy in quarter-pel, its cost, its SAD). ``tried``: (6 + K, 2) scratch.
 
     ``hints``: (n, 2) quarter-pel vectors of the only motion in the picture, told by the
     caller (the zero vector among them); then only those are tried, without refinement.
-    Empty: the search above."""
+    Empty: the search of the module docstring."""
     pmx, pmy = predict_mv(mv, ref, mby, mbx, 0)
-    best_cost = cap + 1
+    best_cost = 1 << 40
     best_sad = 0
     mvx = mvy = 0
     if hints.shape[0] > 0:
@@ -97,7 +95,7 @@ def motion_search(sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, la
         sad = luma_sad(sy, y0, x0, ry, ty >> 2, tx >> 2, best_cost - rate)
         if sad + rate < best_cost:
             best_cost, best_sad, mvx, mvy = sad + rate, sad, tx, ty
-    if best_sad == 0 or best_cost > cap:
+    if best_sad == 0:
         return mvx, mvy, best_cost, best_sad
     src_sum = block_sum(sy, y0, x0, 16, 16)
     ref_sum = block_sum(ry, y0 + (mvy >> 2), x0 + (mvx >> 2), 16, 16)
