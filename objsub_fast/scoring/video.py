@@ -282,14 +282,24 @@ _NO_LUT = np.zeros(0, np.uint8)
 @kernel(nogil=True, inline="always")
 def _row_differs(ra, rb, lo, hi):
     """Whether rows ``ra`` and ``rb`` (64-bit words) differ over words lo..hi-1, read in blocks
-    of 8 words and left at the first block that differs (a changed row costs one block)."""
-    for x0 in range(lo, hi, 8):
+    of :data:`_BLOCK` words and left at the first block that differs (a changed row costs one
+    block; a block of fixed length compiles to vector code, as the whole row would)."""
+    x0 = lo
+    while x0 + _BLOCK <= hi:
         acc = np.uint64(0)
-        for x in range(x0, min(x0 + 8, hi)):
+        for x in range(x0, x0 + _BLOCK):
             acc |= ra[x] ^ rb[x]
         if acc != 0:
             return True
-    return False
+        x0 += _BLOCK
+    acc = np.uint64(0)
+    for x in range(x0, hi):
+        acc |= ra[x] ^ rb[x]
+    return acc != 0
+
+
+#: Words per block of :func:`_row_differs`.
+_BLOCK = 32
 
 
 @kernel(nogil=True, inline="always")
