@@ -392,7 +392,8 @@ class Detector:
         """Detect the components of one (H, W, 3) uint8 canvas frame.
 
         ``classes``: the frame's pixel classes when already known (classified while sampled);
-        ``repeated``: the frame is exactly the previous one (its components are returned).
+        ``repeated``: ``classes`` are exactly the previous frame's (its components are
+        returned: they depend on the classes alone).
         """
         if repeated and self._last is not None:
             return self._last

@@ -330,9 +330,11 @@ class Tracker:
         """Detect and match objects in one canvas frame.
 
         ``classes``: the frame's pixel classes when the frame source classified it;
-        ``repeated``: the frame is exactly the previous one. A repeated frame whose tracking
-        inputs (last positions and areas, lost objects, previous camera) are those the previous
-        frame met gets the previous frame's read-out (the same inputs give the same outputs).
+        ``repeated``: those classes are exactly the previous frame's (the colours may differ,
+        e.g. by grain). A repeated frame whose tracking inputs (last positions and areas, lost
+        objects, previous camera) are those the previous frame met gets the previous frame's
+        read-out (detection and matching see only the classes: the same inputs give the same
+        outputs); only its ink, which reads the colours, is measured again.
         """
         m = self.model
         comps = self.detect(frame, classes, repeated)
@@ -423,11 +425,12 @@ class Tracker:
                    for a, b in zip(inputs, last))
 
     def _repeat(self, frame) -> None:
-        """Record the previous frame's read-out again for a repeated frame."""
+        """Record the previous frame's read-out again for a repeated frame, with its own ink."""
         t = len(self.present)
         for series in (self.positions, self.present, self.color_ok, self.shape_ok,
-                       self.cameras, self.ink):
+                       self.cameras):
             series.append(series[-1])
+        self.ink.append(self._ink(frame, self.cameras[-1]))
         self.last_seen[self.present[-1]] = t
         self.ledger.repeat(t)
         self._keep(t, frame)

@@ -83,7 +83,8 @@ class CanvasWarp:
         self.first_rgb = None
         #: The pixel classes of the canvas last returned (after :meth:`classify`), else None.
         self.classes = None
-        #: Whether the canvas last returned is exactly the previous one (after :meth:`classify`).
+        #: Whether the pixel classes of the canvas last returned are exactly the previous
+        #: canvas's (after :meth:`classify`; its colours may differ).
         self.repeated = False
 
     def _blank(self) -> np.ndarray:
@@ -109,7 +110,7 @@ class CanvasWarp:
         """Map one decoded ``av.VideoFrame`` onto the canvas.
 
         After :meth:`classify`, also sets :attr:`classes` (the canvas's pixel classes) and
-        :attr:`repeated` (the canvas is exactly the previous frame's).
+        :attr:`repeated` (the canvas's pixel classes are exactly the previous frame's).
         """
         self.classes, self.repeated = None, False
         if self.identity:
@@ -148,11 +149,11 @@ class CanvasWarp:
             compare = True
         lut = self._lut if self._lut is not None else _NO_LUT
         u0, v0 = self.rect[:2]
-        sampled = _sample_yuv(*planes, *(words or planes), *old, compare, out, cls, lut, u0, v0,
+        changed = _sample_yuv(*planes, *(words or planes), *old, compare, out, cls, lut, u0, v0,
                               *self._taps, *self._yuv, self._span)
         self._prev = (out, cls, words, frame)
         if self._lut is not None:
-            self.classes, self.repeated = cls, compare and sampled == 0
+            self.classes, self.repeated = cls, compare and changed == 0
         return out
 
     def _yuv_sampling(self, frame):
@@ -268,30 +269,44 @@ def _sample(src, out, u0, v0, xi, xw, yi, yw):
 
 
 @kernel(nogil=True, inline="always")
-def _blend(p, y, x, y1, x1, wy, wx):
-    """Plane ``p`` linearly interpolated between rows y, y1 and columns x, x1 (weights of the
-    second of 256), in 16-bit fixed point."""
-    top = np.int64(p[y, x]) * (256 - wx) + np.int64(p[y, x1]) * wx
-    bot = np.int64(p[y1, x]) * (256 - wx) + np.int64(p[y1, x1]) * wx
-    return top * (256 - wy) + bot * wy
+def _lerp(a, b, w):
+    """``a (256 - w) + b w`` (the weight of ``b`` of 256) as ``256 a + w (b - a)``: one
+    multiplication, the same integer."""
+    return (a << 8) + (b - a) * w
 
 
 #: Stand-in colour table when pixels are not classified while sampled.
 _NO_LUT = np.zeros(0, np.uint8)
 
 
-@kernel(nogil=True)
-def _same_rows(a, b, r0, r1, lo, hi):
-    """Whether rows r0 and r1 of planes ``a`` and ``b`` (viewed as 64-bit words) are equal over
-    words lo..hi-1."""
+@kernel(nogil=True, inline="always")
+def _row_differs(ra, rb, lo, hi):
+    """Whether rows ``ra`` and ``rb`` (64-bit words) differ over words lo..hi-1, read in blocks
+    of :data:`_BLOCK` words and left at the first block that differs (a changed row costs one
+    block; a block of fixed length compiles to vector code, as the whole row would)."""
+    x0 = lo
+    while x0 + _BLOCK <= hi:
+        acc = np.uint64(0)
+        for x in range(x0, x0 + _BLOCK):
+            acc |= ra[x] ^ rb[x]
+        if acc != 0:
+            return True
+        x0 += _BLOCK
     acc = np.uint64(0)
-    ra, rb = a[r0], b[r0]
-    for x in range(lo, hi):
+    for x in range(x0, hi):
         acc |= ra[x] ^ rb[x]
-    ra, rb = a[r1], b[r1]
-    for x in range(lo, hi):
-        acc |= ra[x] ^ rb[x]
-    return acc == 0
+    return acc != 0
+
+
+#: Words per block of :func:`_row_differs`.
+_BLOCK = 32
+
+
+@kernel(nogil=True, inline="always")
+def _rows_differ(a, b, r0, r1, lo, hi):
+    """Whether row r0 or r1 of planes ``a`` and ``b`` (64-bit words) differs over words
+    lo..hi-1."""
+    return _row_differs(a[r0], b[r0], lo, hi) or _row_differs(a[r1], b[r1], lo, hi)
 
 
 @kernel(nogil=True)
@@ -305,35 +320,55 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     lo, hi) in the word views ``wyp, wup, wvp`` of the planes equal those of the previous
     frame's ``oyp, oup, ovp`` is left as it is in ``out`` (and ``cls``). With a colour table
     ``lut`` (non-empty), each sampled pixel's class is written to ``cls``. Returns the number of
-    rows sampled.
+    pixels whose class changed (0 without a colour table).
+
+    A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (integer
+    reads), their conversion to RGB (floating point over contiguous arrays), then the stores
+    and classes.
     """
-    sampled = 0
+    changed = 0
     n = xi.shape[0]
     classify = lut.shape[0] > 0
     # Coefficients in locals: read from the array, they would be reloaded after every store.
     k0, k1, k2, k3, k4, k5, k6, k7 = k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]
+    # int32 holds a 16-bit fixed-point interpolation of bytes (at most 255 * 65536).
+    xs, ws = xi.astype(np.int32), xw.astype(np.int32)
+    xc0, xc1 = xc[:, 0].astype(np.int32), xc[:, 1].astype(np.int32)
+    lum, cb, cr = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
+    rgb = np.empty((3, n), np.uint8)
     for j in range(yi.shape[0]):
-        y, wy, cy0, cy1 = yi[j], yw[j], yc[j, 0], yc[j, 1]
-        if compare and _same_rows(wyp, oyp, y, y + 1, span[0], span[1]) \
-                and _same_rows(wup, oup, cy0, cy1, span[2], span[3]) \
-                and _same_rows(wvp, ovp, cy0, cy1, span[2], span[3]):
+        y, wy, cy0, cy1 = yi[j], np.int32(yw[j]), yc[j, 0], yc[j, 1]
+        if compare and not (_rows_differ(wyp, oyp, y, y + 1, span[0], span[1])
+                            or _rows_differ(wup, oup, cy0, cy1, span[2], span[3])
+                            or _rows_differ(wvp, ovp, cy0, cy1, span[2], span[3])):
             continue
-        sampled += 1
-        dst, cdst = out[v0 + j], cls[v0 + j]
+        y0, y1, u0r, u1r, v0r, v1r = yp[y], yp[y + 1], up[cy0], up[cy1], vp[cy0], vp[cy1]
         for i in range(n):
-            x, wx = xi[i], xw[i]
-            lum = k0 * (_blend(yp, y, x, y + 1, x + 1, wy, wx) - k1)
-            cb = k2 * _blend(up, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k3
-            cr = k2 * _blend(vp, cy0, xc[i, 0], cy1, xc[i, 1], wy, wx) - k3
+            x, wx, a, b = xs[i], ws[i], xc0[i], xc1[i]
+            lum[i] = _lerp(_lerp(np.int32(y0[x]), np.int32(y0[x + 1]), wx),
+                           _lerp(np.int32(y1[x]), np.int32(y1[x + 1]), wx), wy)
+            cb[i] = _lerp(_lerp(np.int32(u0r[a]), np.int32(u0r[b]), wx),
+                          _lerp(np.int32(u1r[a]), np.int32(u1r[b]), wx), wy)
+            cr[i] = _lerp(_lerp(np.int32(v0r[a]), np.int32(v0r[b]), wx),
+                          _lerp(np.int32(v1r[a]), np.int32(v1r[b]), wx), wy)
+        for i in range(n):
+            luma = k0 * (lum[i] - k1)
+            u = k2 * cb[i] - k3
+            v = k2 * cr[i] - k3
             # Rounded to nearest and clipped to 0..255: once clipped to >= 0, truncating is
             # flooring.
-            r = np.uint8(min(max(lum + k4 * cr + 0.5, 0.0), 255.0))
-            g = np.uint8(min(max(lum + k5 * cb + k6 * cr + 0.5, 0.0), 255.0))
-            b = np.uint8(min(max(lum + k7 * cb + 0.5, 0.0), 255.0))
+            rgb[0, i] = np.uint8(min(max(luma + k4 * v + 0.5, 0.0), 255.0))
+            rgb[1, i] = np.uint8(min(max(luma + k5 * u + k6 * v + 0.5, 0.0), 255.0))
+            rgb[2, i] = np.uint8(min(max(luma + k7 * u + 0.5, 0.0), 255.0))
+        dst, cdst = out[v0 + j], cls[v0 + j]
+        for i in range(n):
+            r, g, b = rgb[0, i], rgb[1, i], rgb[2, i]
             dst[u0 + i, 0], dst[u0 + i, 1], dst[u0 + i, 2] = r, g, b
             if classify:
-                cdst[u0 + i] = _lut_class(lut, r, g, b)
-    return sampled
+                c = _lut_class(lut, r, g, b)
+                changed += cdst[u0 + i] != c
+                cdst[u0 + i] = c
+    return changed
 
 
 def _natural_key(name: str):
@@ -460,8 +495,8 @@ class FrameStream:
 
     @property
     def repeated(self) -> bool:
-        """Whether the frame last yielded is exactly the previous one (known with
-        :attr:`classes` only)."""
+        """Whether the pixel classes of the frame last yielded are exactly the previous frame's
+        (known with :attr:`classes` only; the colours may differ)."""
         return self.mapper is not None and self.mapper.repeated
 
     def _first(self, rgb):
