@@ -265,16 +265,17 @@ class Step:
         Sprites drawn then (``_draw``).
     changed : list of (y0, y1, x0, x1) or None
         Rectangles outside of which the frame equals the previous one (None: all of it).
-    motion : list of (dx, dy)
+    motion : list of (dx, dy) or None
         How far the objects that moved as a whole since the previous frame moved (a slide);
-        everything else changed in place (an encoder need not search for motion).
+        everything else changed in place, so an encoder need not search for motion. None
+        when an object changed its shape or size (a shrink): the motion is not known.
     """
 
     start: str | None
     restore: list
     paints: list
     changed: list | None
-    motion: list = ()
+    motion: list | None = ()
 
 
 def transition_steps(first, left, top, size, color, shape, removed, style, num_frames,
@@ -310,9 +311,10 @@ def transition_steps(first, left, top, size, color, shape, removed, style, num_f
         fresh = previous is None
         restored = [] if fresh else previous
         drawn = paints(tf) if tf < 1.0 else {}
-        motion = sorted({(x - placed[k][1], y - placed[k][2])
-                         for k, (mask, x, y, _, _) in drawn.items()
-                         if mask is placed[k][0] and (x, y) != placed[k][1:]})
+        reshaped = any(mask is not placed[k][0] for k, (mask, *_) in drawn.items())
+        motion = None if reshaped else sorted({(x - placed[k][1], y - placed[k][2])
+                                               for k, (_, x, y, _, _) in drawn.items()
+                                               if (x, y) != placed[k][1:]})
         placed.update({k: paint[:3] for k, paint in drawn.items()})
         drawn = list(drawn.values())
         rects = [_clipped(mask, x, y, h, w) for mask, x, y, _, _ in drawn]

@@ -105,11 +105,14 @@ def test_slides_tell_the_encoder_how_far_each_object_moved():
     moving = [s for s in steps if s.motion]
     assert moving, "a slide moves something"
     for previous, step in zip(steps, steps[1:]):
-        assert all((dx == 0) != (dy == 0) for dx, dy in step.motion)   # along one axis
+        assert all((dx == 0) != (dy == 0) for dx, dy in step.motion or [])  # along one axis
         if previous.paints and step.paints:       # object by object, as painted
             moved = {(x - px, y - py) for (m, x, y, _, _), (pm, px, py, _, _)
                      in zip(step.paints, previous.paints) if m is pm and (x, y) != (px, py)}
             assert set(step.motion) == moved
     fades = transition_steps(batch.first_frames[0], style="fade", num_frames=24,
                              **task_arrays(batch, 0))
-    assert all(not s.motion for s in fades)
+    assert all(s.motion == [] for s in fades[4:])           # nothing moves: no search
+    shrinks = transition_steps(batch.first_frames[0], style="shrink", num_frames=24,
+                               **task_arrays(batch, 0))
+    assert any(s.motion is None for s in shrinks)           # reshaped: search
