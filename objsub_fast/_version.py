@@ -20,6 +20,8 @@ version    configurations whose output it last changed
 0.5.0      every configuration with ground-truth videos encoded by this project's own
            H.264 encoder (``video_encoder="objsub"``); x264 videos and runs without
            videos keep their version
+0.6.0      objsub videos again: the transition tells the encoder what moved, the IDR
+           picture is coded at QP 22 (was 24) and inter residuals round at 2/6 (was 1/6)
 =========  =======================================================================
 
 A configuration that several changes touched carries the newest of their versions. A future
@@ -36,7 +38,7 @@ Examples
 >>> generator_version(256, classic=False, shapes=("cube", "hourglass"))
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
-('0.5.0', '0.1.0')
+('0.6.0', '0.1.0')
 """
 from __future__ import annotations
 
@@ -49,7 +51,9 @@ _ORIGINAL, _SCALED_AND_EXTENDED, _ENGLISH_PLURALS = "0.1.0", "0.2.0", "0.3.0"
 #: The version that decided every scene in 256 units (the same scene at every canvas size).
 SCENE_IN_256_UNITS = "0.4.0"
 #: The version that made the own H.264 encoder write ground-truth videos (``objsub_fast.h264``).
-OBJSUB_VIDEOS = "0.5.0"
+_FIRST_OBJSUB_VIDEOS = "0.5.0"
+#: The version of the newest change to the own encoder's videos (what objsub runs carry).
+OBJSUB_VIDEOS = "0.6.0"
 #: Each generator version and the configurations whose output it last changed (the table
 #: above, as ``--version`` prints it).
 GENERATOR_VERSIONS = (
@@ -57,7 +61,9 @@ GENERATOR_VERSIONS = (
     (_SCALED_AND_EXTENDED, "other canvas sizes; opt-in vocabularies, shape names, wordings"),
     (_ENGLISH_PLURALS, "vocabularies with a shape whose plural takes -es (hourglasses)"),
     (SCENE_IN_256_UNITS, "canvases whose shorter side is not 256 px (scene in 256 units)"),
-    (OBJSUB_VIDEOS, "datasets with videos from the own H.264 encoder (--video-encoder objsub)"),
+    (_FIRST_OBJSUB_VIDEOS, "datasets with videos from the own H.264 encoder "
+                           "(--video-encoder objsub)"),
+    (OBJSUB_VIDEOS, "the own encoder's videos again: motion told by the transition, new QPs"),
 )
 
 
@@ -100,6 +106,7 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
     touched = ((_SCALED_AND_EXTENDED, other_size or not classic),
                (_ENGLISH_PLURALS, any(plural(name) != name + "s" for name in shapes)),
                (SCENE_IN_256_UNITS, other_size),
+               (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
                (OBJSUB_VIDEOS, video_encoder == "objsub"))
     newest = [version for version, applies in touched if applies]
     return newest[-1] if newest else _ORIGINAL

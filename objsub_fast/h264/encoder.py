@@ -53,7 +53,7 @@ class EncoderSettings:
     'objsub-h264'
     """
 
-    qp_i: int = 24
+    qp_i: int = 22
     qp_p: int = 28
     intra4x4: bool = True
 

@@ -20,8 +20,9 @@ import numpy as np
 from .._numba import kernel
 from .cavlc_tables import DEQUANT_V, QUANT_MF
 
-#: Rounding of the forward quantiser as a fraction of the step, in 1/6: intra 2/6, inter 1/6.
-INTRA_ROUNDING, INTER_ROUNDING = 2, 1
+#: Rounding of the forward quantiser as a fraction of the step, in 1/6: intra 2/6, inter 2/6
+#: (1/6 left a fade's small steps uncoded for longer: 0.14 dB less at 1024, 1.7 % fewer bytes).
+INTRA_ROUNDING, INTER_ROUNDING = 2, 2
 
 
 @kernel(inline="always")
@@ -64,8 +65,8 @@ def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
 
     Examples
     --------
-    >>> int(zero_sad_bounds()[28, INTER_ROUNDING, 0])   # qp 28 inter: 436906 // (4 * 3355)
-    32
+    >>> int(zero_sad_bounds()[28, INTER_ROUNDING, 0])   # qp 28 inter: 349526 // (4 * 3355)
+    26
     """
     gain = (ROW_GAIN[:, None] * ROW_GAIN[None, :]).reshape(16)
     out = np.zeros((52, 6, 2), np.int64)
