@@ -231,12 +231,19 @@ def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
     """Zero the TotalCoeff counts (``nz``: Y, U, V) of the macroblocks this picture coded (all
     of them for an IDR picture), so that the next picture starts from zeros everywhere without
     clearing whole planes."""
+    if idr:
+        for plane in nz:
+            plane[:, :] = 0
+        return
+    nzy, nzu, nzv = nz
     for mby in range(code.shape[0]):
         for mbx in range(code.shape[1]):
-            if idr or code[mby, mbx]:
-                nz[0][4 * mby:4 * mby + 4, 4 * mbx:4 * mbx + 4] = 0
-                nz[1][2 * mby:2 * mby + 2, 2 * mbx:2 * mbx + 2] = 0
-                nz[2][2 * mby:2 * mby + 2, 2 * mbx:2 * mbx + 2] = 0
+            if code[mby, mbx]:
+                for k in range(16):
+                    nzy[4 * mby + (k >> 2), 4 * mbx + (k & 3)] = 0
+                for k in range(4):
+                    nzu[2 * mby + (k >> 1), 2 * mbx + (k & 1)] = 0
+                    nzv[2 * mby + (k >> 1), 2 * mbx + (k & 1)] = 0
 
 
 @kernel
