@@ -41,9 +41,9 @@ class PackedSteps(NamedTuple):
     start (F,): FROM_PREVIOUS, FROM_FIRST or FROM_FINAL; restore (n, 4): rectangles copied
     back from the final frame; paint (m, 9): sprite, left, top, fill RGB, outline RGB;
     sprites: the sprite masks' bytes one after another, mask k at ``sprite_at[k]`` with side
-    ``sprite_side[k]``; convert (c, 4): rectangles converted to YUV (even bounds, none inside
-    another); changed (d, 4): the step's changed rectangles (all of the frame when start is
-    not FROM_PREVIOUS).
+    ``sprite_side[k]``; changed (d, 4): the step's changed rectangles (all of the frame when
+    start is not FROM_PREVIOUS); hint (h, 2): the motion search's vectors
+    (``h264.encoder.motion_hints`` of the step's motion; none: search).
     """
 
     start: np.ndarray

@@ -114,13 +114,10 @@ def _draw(frame, mask, left, top, fill, line):
     the rectangle (y0, y1, x0, x1) it may have changed, or None."""
     if not frame.flags.c_contiguous:
         raise ValueError("frame must be a C-contiguous (H, W, 3) uint8 array")
-    h, w = frame.shape[:2]
-    s = mask.shape[0]
-    y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, h), min(left + s, w)
-    if y1 <= y0 or x1 <= x0:
-        return None
-    _paint_sprite(frame, mask, int(left), int(top), _rgb(fill), _rgb(line))
-    return y0, y1, x0, x1
+    rect = _clipped(mask, left, top, *frame.shape[:2])
+    if rect is not None:
+        _paint_sprite(frame, mask, int(left), int(top), _rgb(fill), _rgb(line))
+    return rect
 
 
 def _rgb(colour) -> tuple:
@@ -344,6 +341,24 @@ def transition_updates(first, left, top, size, color, shape, removed, style, num
                              look)
     if final is None:
         final = whiten(first, left, top, size, np.flatnonzero(removed))
+    for frame, step in draw_steps(steps, first, final, out):
+        yield frame, step.changed
+
+
+def draw_steps(steps, first, final, out=None):
+    """Yield ``(frame, step)`` for each :class:`Step` of ``steps``, the frame drawn into
+    ``out`` (default a new buffer) from ``first`` and ``final`` (valid until the next one).
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> b = generate_batch([7])
+    >>> steps = transition_steps(b.first_frames[0], style="shrink", num_frames=8,
+    ...                          **task_arrays(b, 0))
+    >>> frames = [f.copy() for f, _ in draw_steps(steps, b.first_frames[0], b.final_frames[0])]
+    >>> bool((frames[-1] == b.final_frames[0]).all())
+    True
+    """
     out = np.empty_like(first) if out is None else out
     for step in steps:
         if step.start is not None:
@@ -352,7 +367,7 @@ def transition_updates(first, left, top, size, color, shape, removed, style, num
             out[y0:y1, x0:x1] = final[y0:y1, x0:x1]
         for mask, x, y, fill, outline in step.paints:
             _draw(out, mask, x, y, fill, outline)
-        yield out, step.changed
+        yield out, step
 
 
 def transition_frames(first, left, top, size, color, shape, removed, style, num_frames,

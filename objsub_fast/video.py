@@ -48,9 +48,9 @@ from functools import lru_cache
 import numpy as np
 
 from .errors import ParameterError
-from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened
-from .transitions import STYLE_NAMES, check_style, render_transition, task_arrays, \
-    transition_frames, transition_steps, transition_updates
+from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened  # noqa: F401
+from .transitions import STYLE_NAMES, check_style, draw_steps, render_transition, \
+    task_arrays, transition_frames, transition_steps
 
 #: Every setting that decides a ground-truth video's bytes (besides the pixels and the build).
 #: ``x264_params`` is x264's "ultrafast" preset with compression turned back on, except the
@@ -144,8 +144,6 @@ def check_canvas(width: int, height: int) -> None:
         raise ParameterError(f"videos need an even canvas width and height (yuv420p), "
                              f"got {width}x{height}")
 
-
-# --------------------------------------------------------------------------- colour conversion
 
 # --------------------------------------------------------------------------- encoding
 
@@ -330,6 +328,12 @@ class Mp4Encoder:
         """Begin a new video (a new libx264 encoder and container)."""
         self.__init__(*self._args)
 
+    def add_steps(self, steps, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
+        """Encode the frames that transition ``steps`` make from ``first`` and ``final``
+        (``transitions.draw_steps``, drawn into ``rgb``), one at a time."""
+        for frame, step in draw_steps(steps, first, final, rgb):
+            self.add(frame, step.changed)
+
     def add(self, rgb: np.ndarray, changed=None) -> None:
         """Encode one (H, W, 3) uint8 RGB frame.
 
@@ -410,16 +414,10 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
             encoder = MP4_ENCODERS[spec.encoder](w, h, spec.fps, settings)
         else:
             encoder.restart()
-        first, final = batch.first_frames[i], batch.final_frames[i]
-        if isinstance(encoder, ObjsubEncoder):
-            encoder.add_steps(transition_steps(first, style=spec.style,
-                                               num_frames=spec.num_frames,
-                                               **task_arrays(batch, i)), first, final, buffer)
-        else:
-            for frame, changed in transition_updates(first, style=spec.style,
-                                                     num_frames=spec.num_frames, final=final,
-                                                     out=buffer, **task_arrays(batch, i)):
-                encoder.add(frame, changed)
+        first = batch.first_frames[i]
+        encoder.add_steps(transition_steps(first, style=spec.style, num_frames=spec.num_frames,
+                                           **task_arrays(batch, i)),
+                          first, batch.final_frames[i], buffer)
         videos.append(encoder.finish())
         if w * h >= TRIM_AREA:
             release_free_memory()
