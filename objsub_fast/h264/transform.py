@@ -114,16 +114,13 @@ def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover -
         lev[y, x] = level
         return 1 if level != 0 else 0
     forward4x4(a, y, x)
-    offset = ((1 << qbits) * rounding) // 6
     count = 0
     for r in range(4):
         for c in range(4):
             k = 4 * r + c
             if k < start:
                 continue
-            v = a[y + r, x + c]
-            mf = QUANT_MF[m, k]
-            level = (v * mf + offset) >> qbits if v >= 0 else -((-v * mf + offset) >> qbits)
+            level = quantize(a[y + r, x + c], QUANT_MF[m, k], qbits, rounding)
             lev[y + r, x + c] = level
             count += level != 0
     return count
