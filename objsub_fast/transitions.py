@@ -194,52 +194,6 @@ def whiten(frame, left, top, size, which) -> np.ndarray:
     return out
 
 
-def _removed_painter(left, top, size, color, shape, removed, style, canvas_size, look):
-    """A function ``paints(t)`` that lists how the removed objects are drawn at progress ``t``
-    in (0, 1) onto the final frame, by the per-style rule of the module docstring and with
-    ``look``: {object: (sprite mask, left, top, fill, outline)} for each object drawn."""
-    ks = np.flatnonzero(removed)
-    plans = (plan_slides(left, top, size, removed, canvas_size) if style == "slide"
-             else [None] * len(size))
-    line = tuple(OUTLINE_RGB)
-    fills = {int(k): tuple(look.rgb[int(color[k])]) for k in ks}
-    smallest = -(-3 * look.outline // 2)  # 1.5 outline widths, rounded up: 3 px at 256
-
-    def place(k, tf):
-        """(sprite side, left, top, fill, outline) of removed object k at progress tf, or None
-        when it is not drawn (shrunk below ``smallest``)."""
-        s, x, y = int(size[k]), int(left[k]), int(top[k])
-        fill = fills[int(k)]
-        if style == "slide" and plans[k] is not None:
-            dx, dy, dist = plans[k]
-            off = int(round(tf * dist))
-            return s, x + dx * off, y + dy * off, fill, line
-        if style == "shrink":
-            s2 = int(round(s * (1.0 - tf)))
-            if s2 < smallest:
-                return None
-            return (s2, int(round(left[k] + s / 2 - s2 / 2)), int(round(top[k] + s / 2 - s2 / 2)),
-                    fill, line)
-        # fade (also the fallback of a slide without a clear exit)
-        keep = 1.0 - tf
-
-        def blend(rgb):   # round half to even, as numpy's rint
-            return tuple(round(keep * float(v) + tf * 255.0) for v in rgb)
-        return s, x, y, blend(fill), blend(line)
-
-    def paints(tf):
-        out = {}
-        for k in ks:
-            placed = place(k, tf)
-            if placed is not None:
-                s, x, y, fill, outline = placed
-                out[int(k)] = (_sprite_mask(look.shapes[int(shape[k])], s, look.outline), x, y,
-                               fill, outline)
-        return out
-
-    return paints
-
-
 def _clipped(mask, left, top, height, width):
     """The rectangle (y0, y1, x0, x1) of the canvas that sprite ``mask`` at (left, top) covers,
     or None when it is outside."""
@@ -275,10 +229,207 @@ class Step:
     motion: list | None = ()
 
 
+
+def _fade(t, objects, plans):
+    """Fade: in place, fill and outline blended toward white (round half to even)."""
+    keep = 1.0 - t[:, :, None]
+    white = t[:, :, None] * 255.0
+    return {"fill": np.rint(keep * objects["fill"] + white).astype(np.int64),
+            "line": np.rint(keep * objects["line"] + white).astype(np.int64)}
+
+
+def _shrink(t, objects, plans):
+    """Shrink: redrawn smaller about the centre; gone below 1.5 outline widths."""
+    size = objects["side"]
+    side = np.rint(size * (1.0 - t)).astype(np.int64)
+    return {"side": side,
+            "left": np.rint(objects["left"] + size / 2 - side / 2).astype(np.int64),
+            "top": np.rint(objects["top"] + size / 2 - side / 2).astype(np.int64),
+            "drawn": side >= objects["smallest"]}
+
+
+def _slide(t, objects, plans):
+    """Slide: along the planned exit (``plan_slides``); objects without an exit fade."""
+    dx, dy, distance = plans.T
+    shift = np.rint(t * distance).astype(np.int64)
+    fading = _fade(t, objects, plans)
+    sliding = (distance > 0)[None, :, None]
+    return {"left": objects["left"] + dx * shift, "top": objects["top"] + dy * shift,
+            "fill": np.where(sliding, objects["fill"], fading["fill"]),
+            "line": np.where(sliding, objects["line"], fading["line"])}
+
+
+#: What each style changes about a removed object at progress t (arrays over frame x object).
+_STYLES = {"fade": _fade, "shrink": _shrink, "slide": _slide}
+
+
+def _clip(left, top, side, height, width):
+    """(..., 4) rectangles (y0, y1, x0, x1) of squares clipped to the canvas, and whether each
+    is non-empty."""
+    rects = np.stack([np.maximum(top, 0), np.minimum(top + side, height),
+                      np.maximum(left, 0), np.minimum(left + side, width)], axis=-1)
+    return rects, (rects[..., 1] > rects[..., 0]) & (rects[..., 3] > rects[..., 2])
+
+
+@dataclass(frozen=True, eq=False)
+class TransitionPlan:
+    """How each removed object is drawn in each frame of one task's transition, as arrays over
+    (frame f, removed object j): the one description that both the per-frame steps
+    (:meth:`steps`) and the own encoder's packed form (``transition_video.pack_plan``) are
+    made from.
+
+    Attributes
+    ----------
+    canvas : (height, width)
+    held : (F,) bool
+        Frame f shows the first frame (progress 0).
+    drawn : (F, K) bool
+        Object j is painted in frame f (never in a held frame nor at progress 1).
+    side, left, top : (F, K) int64
+        Its sprite's side and top-left corner.
+    fill, line : (F, K, 3) int64
+        Its fill and outline colours.
+    shape : (K,) int64
+        Its global shape code (``vocabulary.SHAPE_TABLE``); ``outline``: the outline width.
+    squares : (K, 4) int64
+        (y0, y1, x0, x1) of its bounding square in the first frame, clipped to the canvas.
+    rects, visible : (F, K, 4) int64, (F, K) bool
+        The rectangle each drawn sprite covers, and whether it is drawn and on the canvas.
+    before : (F, K, 3) int64
+        Its (side, left, top) where it was last drawn before frame f (as in the first frame
+        until then).
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> b = generate_batch([7])
+    >>> plan = plan_transition(b.first_frames[0], style="shrink", num_frames=8,
+    ...                        **task_arrays(b, 0))
+    >>> plan.held.tolist(), plan.drawn.sum(axis=1).tolist()
+    ([True, True, False, False, False, False, False, False], [0, 0, 1, 1, 1, 1, 0, 0])
+    >>> plan.side[2:6, 0].tolist()
+    [28, 21, 14, 7]
+    """
+
+    canvas: tuple
+    held: np.ndarray
+    drawn: np.ndarray
+    side: np.ndarray
+    left: np.ndarray
+    top: np.ndarray
+    fill: np.ndarray
+    line: np.ndarray
+    shape: np.ndarray
+    outline: int
+    squares: np.ndarray
+    rects: np.ndarray
+    visible: np.ndarray
+    before: np.ndarray
+
+    def mask(self, j: int, side: int) -> np.ndarray:
+        """The sprite of removed object ``j`` at ``side`` (read-only, cached)."""
+        return _sprite_mask(int(self.shape[j]), int(side), self.outline)
+
+    def restored(self, f: int) -> np.ndarray:
+        """(n, 4) rectangles that frame ``f`` copies back from the final frame: where the
+        previous frame differs from it (the bounding squares after a held frame, else the
+        sprites the previous frame drew)."""
+        if f == 0 or self.held[f]:
+            return self.squares[:0]
+        return self.squares if self.held[f - 1] else self.rects[f - 1][self.visible[f - 1]]
+
+    def motion(self, f: int):
+        """``Step.motion`` of frame ``f``: () for a held frame; None when an object was
+        redrawn at another size (the motion is not known); else the sorted distinct (dx, dy)
+        by which drawn objects moved since they were last drawn."""
+        if self.held[f]:
+            return ()
+        drawn = self.drawn[f]
+        side, left, top = self.side[f], self.left[f], self.top[f]
+        before = self.before[f]
+        if (drawn & (side != before[:, 0])).any():
+            return None
+        moved = drawn & ((left != before[:, 1]) | (top != before[:, 2]))
+        return sorted({(int(dx), int(dy)) for dx, dy in
+                       zip(left[moved] - before[moved, 1], top[moved] - before[moved, 2])})
+
+    def steps(self) -> list:
+        """The :class:`Step` of each frame."""
+        steps = []
+        for f in range(len(self.held)):
+            if self.held[f]:
+                steps.append(Step("first", [], [], None) if f == 0 else Step(None, [], [], []))
+                continue
+            restore = [tuple(map(int, r)) for r in self.restored(f)]
+            paints = [(self.mask(j, self.side[f, j]), int(self.left[f, j]), int(self.top[f, j]),
+                       tuple(map(int, self.fill[f, j])), tuple(map(int, self.line[f, j])))
+                      for j in np.flatnonzero(self.drawn[f])]
+            drawn = [tuple(map(int, r)) for r in self.rects[f][self.visible[f]]]
+            steps.append(Step("final", [], paints, None, self.motion(f)) if f == 0 else
+                         Step(None, restore, paints, restore + drawn, self.motion(f)))
+        return steps
+
+
+def plan_transition(first, left, top, size, color, shape, removed, style, num_frames,
+                    look=CLASSIC_LOOK) -> TransitionPlan:
+    """The :class:`TransitionPlan` of one task's transition (arguments as in
+    :func:`transition_frames`), computed for all frames at once.
+
+    Examples
+    --------
+    >>> from objsub_fast import generate_batch
+    >>> b = generate_batch([7])
+    >>> plan = plan_transition(b.first_frames[0], style="fade", num_frames=8,
+    ...                        **task_arrays(b, 0))
+    >>> plan.fill[:, 0].tolist()[1:5]
+    [[0, 0, 255], [0, 0, 255], [51, 51, 255], [102, 102, 255]]
+    """
+    check_style(style)
+    h, w = first.shape[:2]
+    ks = np.flatnonzero(removed)
+    t = _progress(num_frames)[:, None]
+    objects = {"left": left[ks].astype(np.int64), "top": top[ks].astype(np.int64),
+               "side": size[ks].astype(np.int64),
+               "fill": np.array([look.rgb[int(c)] for c in color[ks]], np.int64).reshape(-1, 3),
+               "line": np.tile(np.array(OUTLINE_RGB, np.int64), (len(ks), 1)),
+               "smallest": -(-3 * look.outline // 2)}   # 1.5 outline widths, rounded up
+    plans = None
+    if style == "slide":
+        plans = np.array([p or (0, 0, 0) for k, p in enumerate(
+            plan_slides(left, top, size, removed, (w, h))) if removed[k]], np.int64)
+        plans = plans.reshape(-1, 3)
+    frames, count = len(t), len(ks)
+    placed = {name: np.broadcast_to(objects[name], (frames, count)) for name in
+              ("side", "left", "top")}
+    placed.update({name: np.broadcast_to(objects[name], (frames, count, 3))
+                   for name in ("fill", "line")})
+    placed["drawn"] = np.broadcast_to((t > 0) & (t < 1), (frames, count))
+    changes = _STYLES[style](t, objects, plans)
+    if "drawn" in changes:
+        changes["drawn"] = changes["drawn"] & placed["drawn"]
+    placed.update(changes)
+    side, x, y, drawn = (np.ascontiguousarray(placed[k]) for k in ("side", "left", "top", "drawn"))
+    rects, on_canvas = _clip(x, y, side, h, w)
+    # where each object was last drawn before frame f: index of that frame, -1 for none
+    last = np.maximum.accumulate(np.where(drawn, np.arange(frames)[:, None], -1), axis=0)
+    last = np.vstack([np.full((1, count), -1), last[:-1]])
+    now = np.stack([side, x, y], axis=-1)
+    first_place = np.stack([objects["side"], objects["left"], objects["top"]], axis=-1)
+    before = np.where((last >= 0)[:, :, None],
+                      np.take_along_axis(now, np.maximum(last, 0)[:, :, None], axis=0),
+                      first_place[None])
+    squares, _ = _clip(objects["left"], objects["top"], objects["side"], h, w)
+    shapes = np.array([look.shapes[int(s)] for s in shape[ks]], np.int64)
+    return TransitionPlan((h, w), t[:, 0] <= 0.0, drawn, side, x, y,
+                          np.ascontiguousarray(placed["fill"]),
+                          np.ascontiguousarray(placed["line"]), shapes, look.outline, squares,
+                          rects, drawn & on_canvas, before)
+
+
 def transition_steps(first, left, top, size, color, shape, removed, style, num_frames,
                      look=CLASSIC_LOOK) -> list:
     """The :class:`Step` of each frame of one task's transition: what is copied and drawn, as
-    data (arguments as in :func:`transition_frames`).
+    data (arguments as in :func:`transition_frames`; ``plan_transition(...).steps()``).
 
     Examples
     --------
@@ -289,36 +440,8 @@ def transition_steps(first, left, top, size, color, shape, removed, style, num_f
     >>> [s.start for s in steps][:2], steps[1].changed, steps[-1].paints
     (['first', None], [], [])
     """
-    check_style(style)
-    ks = np.flatnonzero(removed)
-    h, w = first.shape[:2]
-    paints = _removed_painter(left, top, size, color, shape, removed, style, (w, h), look)
-    squares = [(max(int(top[k]), 0), min(int(top[k] + size[k]), h),
-                max(int(left[k]), 0), min(int(left[k] + size[k]), w)) for k in ks]
-    steps = []
-    previous = None  # rectangles in which the frame differs from `final` (None: not drawn yet)
-    placed = {int(k): (_sprite_mask(look.shapes[int(shape[k])], int(size[k]), look.outline),
-                       int(left[k]), int(top[k])) for k in ks}   # as in the first frame
-    for tf in _progress(num_frames).tolist():
-        if tf <= 0.0:  # the held first frame: it differs from `final` in the removed squares
-            steps.append(Step("first", [], [], None) if previous is None
-                         else Step(None, [], [], []))
-            previous = squares
-            continue
-        fresh = previous is None
-        restored = [] if fresh else previous
-        drawn = paints(tf) if tf < 1.0 else {}
-        reshaped = any(mask is not placed[k][0] for k, (mask, *_) in drawn.items())
-        motion = None if reshaped else sorted({(x - placed[k][1], y - placed[k][2])
-                                               for k, (_, x, y, _, _) in drawn.items()
-                                               if (x, y) != placed[k][1:]})
-        placed.update({k: paint[:3] for k, paint in drawn.items()})
-        drawn = list(drawn.values())
-        rects = [_clipped(mask, x, y, h, w) for mask, x, y, _, _ in drawn]
-        previous = [r for r in rects if r is not None]
-        steps.append(Step("final" if fresh else None, restored, drawn,
-                          None if fresh else restored + previous, motion))
-    return steps
+    return plan_transition(first, left, top, size, color, shape, removed, style, num_frames,
+                           look).steps()
 
 
 def check_style(style) -> str:
