@@ -1,6 +1,7 @@
 """A task's ground-truth video with the own H.264 encoder in one compiled call: the transition's
-steps (``transitions.transition_steps``) are drawn, converted to YUV straight into the
-encoder's source planes and encoded picture after picture without going back to Python.
+plan (``transitions.plan_transition``), packed into flat arrays, is drawn, converted to YUV
+straight into the encoder's source planes and encoded picture after picture without going back
+to Python.
 
 The pictures are the frames ``transitions.transition_updates`` draws, converted as
 ``video.YuvPicture`` converts them, so a video's bytes are those of adding its frames one at a
@@ -9,10 +10,10 @@ time (``video.ObjsubEncoder.add``); only the Python work per frame is gone.
 Examples
 --------
 >>> from objsub_fast import generate_batch
->>> from objsub_fast.transitions import task_arrays, transition_steps
+>>> from objsub_fast.transitions import plan_transition, task_arrays
 >>> b = generate_batch([7])
->>> steps = transition_steps(b.first_frames[0], style="fade", num_frames=8, **task_arrays(b, 0))
->>> packed = pack_steps(steps)
+>>> plan = plan_transition(b.first_frames[0], style="fade", num_frames=8, **task_arrays(b, 0))
+>>> packed = pack_plan(plan)
 >>> len(packed.start), int(packed.start[0]), packed.paint.shape[1], packed.hint[:1].tolist()
 (8, 1, 9, [[0, 0]])
 """
@@ -24,15 +25,14 @@ import numpy as np
 
 from ._numba import kernel
 from .h264.bitstream import _escape_into
-from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, motion_hints, pad_edges
+from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM
-from .transitions import _paint_sprite
+from .transitions import _paint_sprite, _sprite_mask
 from .yuv import convert_rects, rgb_to_yuv420_rect
 
 #: ``PackedSteps.start`` codes: start from the previous frame, the first frame, the final one.
 FROM_PREVIOUS, FROM_FIRST, FROM_FINAL = 0, 1, 2
-_STARTS = {None: FROM_PREVIOUS, "first": FROM_FIRST, "final": FROM_FINAL}
 
 
 class PackedSteps(NamedTuple):
@@ -60,35 +60,74 @@ class PackedSteps(NamedTuple):
     hint: np.ndarray
 
 
-def _rows(per_frame, width: int):
-    """(offsets (F + 1,), rows (n, width) int64) of a list of per-frame row lists."""
-    at = np.zeros(len(per_frame) + 1, np.int64)
-    at[1:] = np.cumsum([len(rows) for rows in per_frame])
-    rows = [row for frame in per_frame for row in frame]
-    return at, np.array(rows, np.int64).reshape(-1, width)
+def _offsets(frame_of_row, frames: int) -> np.ndarray:
+    """(frames + 1,) offsets of rows sorted by frame, from each row's frame."""
+    at = np.zeros(frames + 1, np.int64)
+    at[1:] = np.cumsum(np.bincount(frame_of_row, minlength=frames))
+    return at
 
 
-def pack_steps(steps) -> PackedSteps:
-    """The :class:`PackedSteps` of a list of ``transitions.Step``."""
-    index, masks = {}, []
-    paints = []
-    for step in steps:
-        rows = []
-        for mask, x, y, fill, line in step.paints:
-            if id(mask) not in index:
-                index[id(mask)] = len(masks)
-                masks.append(mask)
-            rows.append((index[id(mask)], x, y, *fill, *line))
-        paints.append(rows)
+def _by_frame(*groups):
+    """(offsets, rows) of row groups ``(frames of rows, rows)`` merged frame by frame, each
+    frame's rows in the order of the groups (then as given)."""
+    frames = np.concatenate([f for f, _ in groups])
+    order = np.argsort(frames, kind="stable")
+    return frames[order], np.concatenate([rows for _, rows in groups])[order]
+
+
+def _hints(plan, frames: int):
+    """(offsets, (h, 2) vectors) of the motion search's hints of each frame: none where an
+    object was redrawn at another size (search), else the zero vector, then (-4 dx, -4 dy)
+    for each distinct displacement (dx, dy) in sorted order (``h264.encoder.motion_hints``
+    of ``TransitionPlan.motion``)."""
+    before = plan.before
+    moving = ~plan.held
+    reshaped = (plan.drawn & (plan.side != before[..., 0])).any(axis=1) & moving
+    moved = plan.drawn & ((plan.left != before[..., 1]) | (plan.top != before[..., 2]))
+    moved &= (moving & ~reshaped)[:, None]
+    f, j = np.nonzero(moved)
+    told = np.flatnonzero(~reshaped)
+    rows = np.unique(np.concatenate([
+        np.stack([told, np.zeros_like(told), np.zeros_like(told), np.zeros_like(told)], 1),
+        np.stack([f, np.ones_like(f), plan.left[f, j] - before[f, j, 1],
+                  plan.top[f, j] - before[f, j, 2]], 1)]), axis=0)
+    return _offsets(rows[:, 0], frames), -4 * rows[:, 2:]
+
+
+def pack_plan(plan) -> PackedSteps:
+    """The :class:`PackedSteps` of a ``transitions.TransitionPlan`` (numpy, no loop over
+    frames): the same frames and rectangles as ``plan.steps()``."""
+    frames = len(plan.held)
+    held = plan.held
+    start = np.full(frames, FROM_PREVIOUS, np.int64)
+    if frames:
+        start[0] = FROM_FIRST if held[0] else FROM_FINAL
+    # restored: where the previous frame differs from the final one
+    after_held = np.zeros(frames, bool)
+    after_held[1:] = held[:-1]
+    restoring = np.zeros_like(plan.visible)
+    restoring[1:] = plan.visible[:-1] | held[:-1, None]
+    restoring &= ((start == FROM_PREVIOUS) & ~held)[:, None]
+    source = np.zeros_like(plan.rects)
+    source[1:] = np.where(after_held[1:, None, None], plan.squares[None], plan.rects[:-1])
+    fr, jr = np.nonzero(restoring)
+    fv, jv = np.nonzero(plan.visible & (start == FROM_PREVIOUS)[:, None])
+    changed_frames, changed = _by_frame((fr, source[fr, jr]), (fv, plan.rects[fv, jv]))
+    # painted sprites, one mask per (shape, side)
+    fp, jp = np.nonzero(plan.drawn)
+    keys, which = np.unique(np.stack([plan.shape[jp], plan.side[fp, jp]], 1), axis=0,
+                            return_inverse=True)
+    masks = [_sprite_mask(int(shape), int(side), plan.outline) for shape, side in keys]
     sprite_at = np.zeros(len(masks) + 1, np.int64)
-    sprite_at[1:] = np.cumsum([m.size for m in masks])
+    sprite_at[1:] = np.cumsum(keys[:, 1] ** 2)
+    paint = np.column_stack([which.reshape(-1), plan.left[fp, jp], plan.top[fp, jp],
+                             plan.fill[fp, jp], plan.line[fp, jp]]).astype(np.int64)
+    hint_at, hint = _hints(plan, frames)
     return PackedSteps(
-        np.array([_STARTS[step.start] for step in steps], np.int64),
-        *_rows([step.restore for step in steps], 4), *_rows(paints, 9),
-        sprite_at, np.array([m.shape[0] for m in masks], np.int64),
+        start, _offsets(fr, frames), source[fr, jr].reshape(-1, 4),
+        _offsets(fp, frames), paint.reshape(-1, 9), sprite_at, keys[:, 1].copy(),
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
-        *_rows([step.changed or [] for step in steps], 4),
-        *_rows([motion_hints(step.motion).tolist() for step in steps], 2))
+        _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint)
 
 
 @kernel(nogil=True)

@@ -308,7 +308,7 @@ class TransitionPlan:
     >>> plan.held.tolist(), plan.drawn.sum(axis=1).tolist()
     ([True, True, False, False, False, False, False, False], [0, 0, 1, 1, 1, 1, 0, 0])
     >>> plan.side[2:6, 0].tolist()
-    [28, 21, 14, 7]
+    [31, 23, 16, 8]
     """
 
     canvas: tuple
@@ -381,8 +381,8 @@ def plan_transition(first, left, top, size, color, shape, removed, style, num_fr
     >>> b = generate_batch([7])
     >>> plan = plan_transition(b.first_frames[0], style="fade", num_frames=8,
     ...                        **task_arrays(b, 0))
-    >>> plan.fill[:, 0].tolist()[1:5]
-    [[0, 0, 255], [0, 0, 255], [51, 51, 255], [102, 102, 255]]
+    >>> plan.fill[2:5, 0].tolist()     # orange, fading toward white
+    [[255, 183, 51], [255, 201, 102], [255, 219, 153]]
     """
     check_style(style)
     h, w = first.shape[:2]

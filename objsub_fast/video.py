@@ -50,7 +50,7 @@ import numpy as np
 from .errors import ParameterError
 from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened  # noqa: F401
 from .transitions import STYLE_NAMES, check_style, draw_steps, render_transition, \
-    task_arrays, transition_frames, transition_steps
+    plan_transition, task_arrays, transition_frames
 
 #: Every setting that decides a ground-truth video's bytes (besides the pixels and the build).
 #: ``x264_params`` is x264's "ultrafast" preset with compression turned back on, except the
@@ -200,7 +200,7 @@ class YuvPicture:
         return widened(changed)
 
 
-#: ``ObjsubEncoder.add_steps``'s output buffer, in worst-case pictures (at least 1).
+#: ``ObjsubEncoder.add_transition``'s output buffer, in worst-case pictures (at least 1).
 OUTPUT_PICTURES = 2
 
 
@@ -246,25 +246,24 @@ class ObjsubEncoder:
         nals = self._encoder.encode(*self._picture.planes, changed=widened, motion=motion)
         self._muxer.add(nals, self._encoder.is_keyframe)
 
-    def add_steps(self, steps, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
-        """Encode the frames that transition ``steps`` (``transitions.transition_steps``) make
-        from ``first`` and ``final``, all in one compiled call (``transition_video``): the
-        same bytes as adding the frames ``transitions.transition_updates`` yields, faster.
+    def add_transition(self, plan, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
+        """Encode the frames of a transition (``transitions.plan_transition``) from ``first``
+        to ``final``, all in one compiled call (``transition_video``): the same bytes as
+        adding the frames ``transitions.draw_steps(plan.steps(), ...)`` yields, faster.
         ``rgb``: an (H, W, 3) uint8 buffer to draw in (default a new one)."""
-        from .transition_video import encode_steps, pack_steps
+        from .transition_video import encode_steps, pack_plan
 
         enc = self._encoder
         if first.shape != self._picture._shape or final.shape != first.shape:
             raise ValueError(f"frames must be {self._picture._shape} uint8, got "
                              f"{first.shape} and {final.shape}")
-        packed = pack_steps(steps)
+        packed = pack_plan(plan)
+        frames = len(packed.start)
         rgb = np.empty_like(first) if rgb is None else rgb
-        sizes = np.zeros(len(steps), np.int64)
-        # Room for OUTPUT_PICTURES escaped pictures of the worst case (about 7 MB each at
-        # 1024x1024; only the pages written are ever touched): a real video fits in one call.
-        out = np.empty(OUTPUT_PICTURES * (enc._buf.shape[0] * 3 // 2 + 2), np.uint8)
+        sizes = np.zeros(frames, np.int64)
+        out = self._output()
         done = 0
-        while done < len(steps):
+        while done < frames:
             count = encode_steps(packed, done, first, final, rgb, enc._src, enc._ref, enc._cur,
                                  enc._code, enc.frame_index, enc.quantisers(True),
                                  enc.quantisers(False), enc.state(), out, sizes)
@@ -276,6 +275,15 @@ class ObjsubEncoder:
             done += count
         enc.is_keyframe = enc.frame_index == 1
         self._picture.count = 0    # the next add() converts a whole frame
+
+    def _output(self) -> np.ndarray:
+        """The buffer ``add_transition`` writes NAL units into: room for OUTPUT_PICTURES
+        escaped pictures of the worst case (about 7 MB each at 1024x1024; only the pages
+        written are ever touched), kept from one video to the next."""
+        size = OUTPUT_PICTURES * (self._encoder._buf.shape[0] * 3 // 2 + 2)
+        if getattr(self, "_out", None) is None or self._out.shape[0] != size:
+            self._out = np.empty(size, np.uint8)
+        return self._out
 
     def reconstruction(self):
         """The decoder-side (y, u, v) planes of the last picture (the encoder's reference)."""
@@ -328,10 +336,10 @@ class Mp4Encoder:
         """Begin a new video (a new libx264 encoder and container)."""
         self.__init__(*self._args)
 
-    def add_steps(self, steps, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
-        """Encode the frames that transition ``steps`` make from ``first`` and ``final``
-        (``transitions.draw_steps``, drawn into ``rgb``), one at a time."""
-        for frame, step in draw_steps(steps, first, final, rgb):
+    def add_transition(self, plan, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
+        """Encode the frames of a transition (``transitions.plan_transition``) from ``first``
+        to ``final`` (``transitions.draw_steps``, drawn into ``rgb``), one at a time."""
+        for frame, step in draw_steps(plan.steps(), first, final, rgb):
             self.add(frame, step.changed)
 
     def add(self, rgb: np.ndarray, changed=None) -> None:
@@ -415,9 +423,10 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
         else:
             encoder.restart()
         first = batch.first_frames[i]
-        encoder.add_steps(transition_steps(first, style=spec.style, num_frames=spec.num_frames,
-                                           **task_arrays(batch, i)),
-                          first, batch.final_frames[i], buffer)
+        encoder.add_transition(plan_transition(first, style=spec.style,
+                                               num_frames=spec.num_frames,
+                                               **task_arrays(batch, i)),
+                               first, batch.final_frames[i], buffer)
         videos.append(encoder.finish())
         if w * h >= TRIM_AREA:
             release_free_memory()

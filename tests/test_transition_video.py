@@ -1,12 +1,12 @@
-"""The own encoder's one-call path (``ObjsubEncoder.add_steps``) writes exactly the bytes of
+"""The own encoder's one-call path (``ObjsubEncoder.add_transition``) writes exactly the bytes of
 adding the transition's frames one at a time, for every style, canvas and frame count."""
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast.engine import generate_batch
-from objsub_fast.transition_video import pack_steps
-from objsub_fast.transitions import (STYLE_NAMES, task_arrays, transition_steps,
-                                     transition_updates)
+from objsub_fast.transition_video import pack_plan
+from objsub_fast.transitions import (STYLE_NAMES, plan_transition, task_arrays,
+                                     transition_steps, transition_updates)
 from objsub_fast.video import ObjsubEncoder
 
 
@@ -26,8 +26,8 @@ def _one_call(batch, i, style, frames) -> ObjsubEncoder:
     h, w = batch.final_frames.shape[1:3]
     enc = ObjsubEncoder(w, h)
     first = batch.first_frames[i]
-    enc.add_steps(transition_steps(first, style=style, num_frames=frames, **task_arrays(batch, i)),
-                  first, batch.final_frames[i])
+    enc.add_transition(plan_transition(first, style=style, num_frames=frames,
+                                       **task_arrays(batch, i)), first, batch.final_frames[i])
     return enc
 
 
@@ -44,7 +44,8 @@ def test_one_call_writes_the_bytes_of_frame_by_frame(seed, style, frames, size, 
 
 
 def test_an_output_buffer_of_one_picture_resumes_where_it_stopped(monkeypatch):
-    """encode_steps stops before a picture that might not fit; add_steps calls it again."""
+    """encode_steps stops before a picture that might not fit; add_transition calls it
+    again."""
     import objsub_fast.transition_video as transition_video
     import objsub_fast.video as video
 
@@ -61,9 +62,9 @@ def test_an_output_buffer_of_one_picture_resumes_where_it_stopped(monkeypatch):
 
 def test_packed_steps_hold_every_paint_and_rectangle():
     batch = generate_batch([11], level="L4")
-    steps = transition_steps(batch.first_frames[0], style="shrink", num_frames=16,
-                             **task_arrays(batch, 0))
-    packed = pack_steps(steps)
+    plan = plan_transition(batch.first_frames[0], style="shrink", num_frames=16,
+                           **task_arrays(batch, 0))
+    steps, packed = plan.steps(), pack_plan(plan)
     assert int(packed.paint_at[-1]) == sum(len(s.paints) for s in steps) > 0
     assert int(packed.restore_at[-1]) == sum(len(s.restore) for s in steps)
     for k, side in enumerate(packed.sprite_side):   # every sprite's bytes are the mask's
@@ -81,8 +82,8 @@ def test_a_restarted_encoder_writes_the_bytes_of_a_fresh_one():
     reused.finish()
     reused.restart()
     first = batch.first_frames[1]
-    reused.add_steps(transition_steps(first, style="slide", num_frames=12,
-                                      **task_arrays(batch, 1)), first, batch.final_frames[1])
+    reused.add_transition(plan_transition(first, style="slide", num_frames=12,
+                                          **task_arrays(batch, 1)), first, batch.final_frames[1])
     assert reused.finish() == fresh.finish()
     assert reused._encoder.stats_dict() == fresh._encoder.stats_dict()
 
