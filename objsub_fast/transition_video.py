@@ -87,11 +87,16 @@ def _hints(plan, frames: int):
     moved &= (moving & ~reshaped)[:, None]
     f, j = np.nonzero(moved)
     told = np.flatnonzero(~reshaped)
-    rows = np.unique(np.concatenate([
-        np.stack([told, np.zeros_like(told), np.zeros_like(told), np.zeros_like(told)], 1),
-        np.stack([f, np.ones_like(f), plan.left[f, j] - before[f, j, 1],
-                  plan.top[f, j] - before[f, j, 2]], 1)]), axis=0)
-    return _offsets(rows[:, 0], frames), -4 * rows[:, 2:]
+    frame = np.concatenate([told, f])
+    told_first = np.concatenate([np.zeros_like(told), np.ones_like(f)])
+    dx = np.concatenate([np.zeros_like(told), plan.left[f, j] - before[f, j, 1]])
+    dy = np.concatenate([np.zeros_like(told), plan.top[f, j] - before[f, j, 2]])
+    order = np.lexsort((dy, dx, told_first, frame))
+    rows = np.stack([frame, dx, dy], 1)[order]
+    distinct = np.ones(len(rows), bool)
+    distinct[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    rows = rows[distinct]
+    return _offsets(rows[:, 0], frames), -4 * rows[:, 1:]
 
 
 def pack_plan(plan) -> PackedSteps:
@@ -115,17 +120,18 @@ def pack_plan(plan) -> PackedSteps:
     changed_frames, changed = _by_frame((fr, source[fr, jr]), (fv, plan.rects[fv, jv]))
     # painted sprites, one mask per (shape, side)
     fp, jp = np.nonzero(plan.drawn)
-    keys, which = np.unique(np.stack([plan.shape[jp], plan.side[fp, jp]], 1), axis=0,
-                            return_inverse=True)
-    masks = [_sprite_mask(int(shape), int(side), plan.outline) for shape, side in keys]
+    keys, which = np.unique((plan.shape[jp] << 32) | plan.side[fp, jp], return_inverse=True)
+    sides = keys & 0xFFFFFFFF
+    masks = [_sprite_mask(int(key >> 32), int(side), plan.outline)
+             for key, side in zip(keys, sides)]
     sprite_at = np.zeros(len(masks) + 1, np.int64)
-    sprite_at[1:] = np.cumsum(keys[:, 1] ** 2)
+    sprite_at[1:] = np.cumsum(sides ** 2)
     paint = np.column_stack([which.reshape(-1), plan.left[fp, jp], plan.top[fp, jp],
                              plan.fill[fp, jp], plan.line[fp, jp]]).astype(np.int64)
     hint_at, hint = _hints(plan, frames)
     return PackedSteps(
         start, _offsets(fr, frames), source[fr, jr].reshape(-1, 4),
-        _offsets(fp, frames), paint.reshape(-1, 9), sprite_at, keys[:, 1].copy(),
+        _offsets(fp, frames), paint.reshape(-1, 9), sprite_at, sides,
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
         _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint)
 
