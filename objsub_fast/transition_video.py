@@ -118,6 +118,11 @@ def pack_plan(plan) -> PackedSteps:
     fr, jr = np.nonzero(restoring)
     fv, jv = np.nonzero(plan.visible & (start == FROM_PREVIOUS)[:, None])
     changed_frames, changed = _by_frame((fr, source[fr, jr]), (fv, plan.rects[fv, jv]))
+    # A sprite drawn again where it was, at the same size, covers all that the previous frame
+    # drew there (sprites never overlap): copying its rectangle back first changes nothing.
+    in_place = plan.drawn & (plan.side == plan.before[..., 0]) & \
+        (plan.left == plan.before[..., 1]) & (plan.top == plan.before[..., 2])
+    fr, jr = np.nonzero(restoring & ~(in_place & ~after_held[:, None]))
     # painted sprites, one mask per (shape, side)
     fp, jp = np.nonzero(plan.drawn)
     keys, which = np.unique((plan.shape[jp] << 32) | plan.side[fp, jp], return_inverse=True)
@@ -137,15 +142,25 @@ def pack_plan(plan) -> PackedSteps:
 
 
 @kernel(nogil=True)
+def _copy_rect(dst, src, y0, y1, x0, x1):  # pragma: no cover - compiled
+    """``dst[y0:y1, x0:x1] = src[y0:y1, x0:x1]`` for (H, W, 3) C-contiguous arrays, one flat
+    row at a time (Numba's copy of a 3-D slice goes element by element, 6 ms per 1024 frame)."""
+    h, w = dst.shape[0], dst.shape[1]
+    flat_dst, flat_src = dst.reshape(h, 3 * w), src.reshape(h, 3 * w)
+    for y in range(y0, y1):
+        flat_dst[y, 3 * x0:3 * x1] = flat_src[y, 3 * x0:3 * x1]
+
+
+@kernel(nogil=True)
 def _draw_step(p, f, first, final, rgb):  # pragma: no cover - compiled
     """Frame f of packed steps ``p`` drawn into ``rgb`` (holding frame f - 1)."""
+    h, w = rgb.shape[0], rgb.shape[1]
     if p.start[f] == FROM_FIRST:
-        rgb[:, :, :] = first
+        _copy_rect(rgb, first, 0, h, 0, w)
     elif p.start[f] == FROM_FINAL:
-        rgb[:, :, :] = final
+        _copy_rect(rgb, final, 0, h, 0, w)
     for i in range(p.restore_at[f], p.restore_at[f + 1]):
-        y0, y1, x0, x1 = p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3]
-        rgb[y0:y1, x0:x1, :] = final[y0:y1, x0:x1, :]
+        _copy_rect(rgb, final, p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3])
     for i in range(p.paint_at[f], p.paint_at[f + 1]):
         k, side = p.paint[i, 0], p.sprite_side[p.paint[i, 0]]
         mask = p.sprites[p.sprite_at[k]:p.sprite_at[k] + side * side].reshape(side, side)
