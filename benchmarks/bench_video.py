@@ -247,21 +247,23 @@ def bench_encoders(size: int, tasks: int, repeats: int) -> list[list]:
 
 def bench_parts(size: int, tasks: int, repeats: int) -> list[list]:
     """Where objsub's ``encode_transitions`` time goes, per style (ms per video, CPU): the
-    transition's steps planned and packed (Python), the one compiled call that draws, converts
-    and encodes every picture (``transition_video.encode_steps``), and the rest (the encoder's
+    transition planned and packed (``transitions.plan_transition``,
+    ``transition_video.pack_plan``: numpy), the one compiled call that draws, converts and
+    encodes every picture (``transition_video.encode_steps``), and the rest (the encoder's
     set-up, the mp4 muxer)."""
     import objsub_fast.transition_video as transition_video
-    from objsub_fast.transitions import transition_steps
+    import objsub_fast.video as video
 
     batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
                            canvas_size=size)
+    timed_parts = ((video, "plan_transition", "plan"), (transition_video, "pack_plan", "plan"),
+                   (transition_video, "encode_steps", "call"))
     rows = []
     for style in STYLE_NAMES:
         spec = VideoSpec(style, encoder="objsub")
         runs = []
         for _ in range(repeats + 1):  # the first run warms up
-            spent = {"steps": 0.0, "call": 0.0}
-            real_steps, real_call = transition_steps, transition_video.encode_steps
+            spent = {"plan": 0.0, "call": 0.0}
 
             def timed(key, fn):
                 def run(*args, **kwargs):
@@ -271,15 +273,16 @@ def bench_parts(size: int, tasks: int, repeats: int) -> list[list]:
                     return out
                 return run
 
-            import objsub_fast.video as video
-            video.transition_steps = timed("steps", real_steps)
-            transition_video.encode_steps = timed("call", real_call)
+            real = [getattr(module, name) for module, name, _ in timed_parts]
+            for (module, name, key), fn in zip(timed_parts, real):
+                setattr(module, name, timed(key, fn))
             try:
                 total = cpu_and_wall(lambda: encode_transitions(batch, spec))[0]
             finally:
-                video.transition_steps, transition_video.encode_steps = real_steps, real_call
-            runs.append(np.array([spent["steps"], spent["call"],
-                                  total - spent["steps"] - spent["call"], total]) * 1000 / tasks)
+                for (module, name, _), fn in zip(timed_parts, real):
+                    setattr(module, name, fn)
+            runs.append(np.array([spent["plan"], spent["call"],
+                                  total - spent["plan"] - spent["call"], total]) * 1000 / tasks)
         ms = np.median(runs[1:], axis=0)
         rows.append([f"{size}", style, *(f"{v:.1f}" for v in ms)])
     return rows
@@ -359,7 +362,7 @@ def main(argv=None) -> int:
     print()
     rows = bench_parts(256, args.tasks, args.repeats) + bench_parts(1024, big, args.repeats)
     print(table("Where objsub's time goes (ms per video, CPU, medians)", [
-        "canvas", "style", "plan steps", "draw + convert + encode (one call)",
+        "canvas", "style", "plan + pack", "draw + convert + encode (one call)",
         "set-up + mp4 muxer", "total"], rows))
     print()
     rows = bench_qps(256, args.tasks, args.repeats) + bench_qps(1024, big, args.repeats)
