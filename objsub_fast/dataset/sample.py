@@ -21,11 +21,15 @@ from .formats import get_format
 from .members import encode_samples
 from .plan import auto_chunk_size, shard_batches
 
-__all__ = ["SAMPLE_TASKS", "SPACE_MARGIN", "RunSample", "sample_run", "needed_bytes",
-           "free_bytes", "format_bytes", "check_free_space"]
+__all__ = ["SAMPLE_TASKS", "SAMPLE_PIXELS", "SPACE_MARGIN", "RunSample", "sample_run",
+           "sample_tasks", "needed_bytes", "free_bytes", "format_bytes", "check_free_space"]
 
 #: Tasks encoded to estimate the size of one task (fewer when a chunk holds fewer).
 SAMPLE_TASKS = 8
+#: Canvas pixels the sample draws at most (8 tasks at 256x256), but at least one task of each
+#: of the run's levels: the sample runs before the workers start, so at 1024x1024 with videos
+#: 8 tasks were 0.5 s of one core, a tenth of an 80-task run on two workers.
+SAMPLE_PIXELS = SAMPLE_TASKS * 256 * 256
 #: Head room on the estimate (PNG sizes vary from task to task).
 SPACE_MARGIN = 1.10
 
@@ -81,7 +85,7 @@ def sample_run(config, out) -> RunSample:
                    level=task_levels(config.levels, 0, every_level),
                    canvas_size=config.canvas_size, masks=config.masks,
                    **config.engine_options())
-    n = min(config.count, SAMPLE_TASKS, auto_chunk_size(config.canvas_size))
+    n = sample_tasks(config)
     # the workers' own call (frames drawn into reused buffers), so its kernels get compiled
     (_, batch), = shard_batches(config, Shard(0, 0, n), n)
     samples = encode_samples(batch, 0, config, fmt)
@@ -91,6 +95,22 @@ def sample_run(config, out) -> RunSample:
     if per_task < 0.01:  # cheap tasks: time a chunk, as workers run them
         per_task = _cpu_seconds(config, fmt, n) / n
     return RunSample(n, stored(samples, block), block, per_task)
+
+
+def sample_tasks(config) -> int:
+    """How many tasks :func:`sample_run` encodes: :data:`SAMPLE_TASKS`, fewer on large
+    canvases (:data:`SAMPLE_PIXELS`) but one of each level and two at least, and never more
+    than the run or one chunk holds.
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> sample_tasks(RunConfig(count=100)), sample_tasks(RunConfig(100, canvas_size=(1024, 1024)))
+    (8, 4)
+    """
+    width, height = config.canvas_size
+    by_area = max(len(config.levels), 2, SAMPLE_PIXELS // (width * height))
+    return min(config.count, SAMPLE_TASKS, by_area, auto_chunk_size(config.canvas_size))
 
 
 def _cpu_seconds(config, fmt, n: int) -> float:
