@@ -2,8 +2,8 @@
 in plain Python): the reference the vectorised plan is tested against."""
 import numpy as np
 
-from objsub_fast.transitions import (CLASSIC_LOOK, OUTLINE_RGB, Step, _progress, _sprite_mask,
-                                     plan_slides)
+from objsub_fast.transitions import (CLASSIC_LOOK, OUTLINE_RGB, Step, _clipped, _progress,
+                                     _sprite_mask, plan_slides)
 
 
 def _removed_painter(left, top, size, color, shape, removed, style, canvas_size, look):
@@ -50,14 +50,6 @@ def _removed_painter(left, top, size, color, shape, removed, style, canvas_size,
         return out
 
     return paints
-
-
-def _clipped(mask, left, top, height, width):
-    """The rectangle (y0, y1, x0, x1) of the canvas that sprite ``mask`` at (left, top) covers,
-    or None when it is outside."""
-    s = mask.shape[0]
-    y0, x0, y1, x1 = max(top, 0), max(left, 0), min(top + s, height), min(left + s, width)
-    return (y0, y1, x0, x1) if y1 > y0 and x1 > x0 else None
 
 
 def reference_steps(first, left, top, size, color, shape, removed, style, num_frames,
