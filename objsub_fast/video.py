@@ -264,9 +264,9 @@ class ObjsubEncoder:
         out = self._output()
         done = 0
         while done < frames:
-            count = encode_steps(packed, done, first, final, rgb, enc._src, enc._ref, enc._cur,
-                                 enc._code, enc.frame_index, enc.quantisers(True),
-                                 enc.quantisers(False), enc.state(), out, sizes)
+            count = encode_steps(packed, done, first, final, rgb, *enc.planes(),
+                                 enc.frame_index, enc.quantisers(True), enc.quantisers(False),
+                                 enc.state(), out, sizes)
             pos = 0
             for f in range(done, done + count):
                 self._muxer.add([out[pos:pos + sizes[f]].tobytes()], enc.frame_index == 0)
@@ -280,7 +280,7 @@ class ObjsubEncoder:
         """The buffer ``add_transition`` writes NAL units into: room for OUTPUT_PICTURES
         escaped pictures of the worst case (about 7 MB each at 1024x1024; only the pages
         written are ever touched), kept from one video to the next."""
-        size = OUTPUT_PICTURES * (self._encoder._buf.shape[0] * 3 // 2 + 2)
+        size = OUTPUT_PICTURES * (self._encoder.picture_bound * 3 // 2 + 2)
         if getattr(self, "_out", None) is None or self._out.shape[0] != size:
             self._out = np.empty(size, np.uint8)
         return self._out

@@ -236,6 +236,16 @@ class H264Encoder:
         qp = self.settings.qp_i if idr else self.settings.qp_p
         return qp, int(CHROMA_QP[qp]), LAMBDA[qp], max(1, LAMBDA[qp] ** 2 * 27 // 32)
 
+    def planes(self) -> tuple:
+        """The padded (Y, U, V) source, reference and reconstruction planes and the
+        macroblocks to code: the picture arguments of ``code_picture``."""
+        return self._src, self._ref, self._cur, self._code
+
+    @property
+    def picture_bound(self) -> int:
+        """Bytes that one picture's slice data never exceeds (the output buffer's size)."""
+        return self._buf.shape[0]
+
     def state(self) -> tuple:
         """The arguments of ``code_picture`` after the quantisers: the encoder's state."""
         return (self.settings.intra4x4, self._mv, self._refidx, self._prev_mv, self._common,
