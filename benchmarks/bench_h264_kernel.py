@@ -36,34 +36,32 @@ HERE = Path(__file__).resolve().parent
 
 def record(canvas: int, style: str, tasks: int) -> list:
     """The encoder inputs of ``tasks`` videos: per video, the first (y, u, v) whole, then per
-    picture the list of (rectangle, y, u, v patches)."""
+    picture the list of (rectangle, y, u, v patches) and the step's motion."""
     from objsub_fast.engine import generate_batch
-    from objsub_fast.h264.encoder import H264Encoder
     from objsub_fast.shards import task_levels, task_seeds
-    from objsub_fast.video import VideoSpec, encode_transitions
-
-    videos = []
-    original = H264Encoder.encode
-
-    def spy(self, y, u, v, changed=None):
-        if self.frame_index == 0:
-            videos.append({"first": (y.copy(), u.copy(), v.copy()), "updates": []})
-        else:
-            patches = []
-            for y0, y1, x0, x1 in changed:
-                half = (slice(y0 // 2, y1 // 2), slice(x0 // 2, x1 // 2))
-                patches.append(((y0, y1, x0, x1), y[y0:y1, x0:x1].copy(), u[half].copy(),
-                                v[half].copy()))
-            videos[-1]["updates"].append(patches)
-        return original(self, y, u, v, changed)
+    from objsub_fast.transitions import draw_steps, plan_transition, task_arrays
+    from objsub_fast.video import YuvPicture
 
     batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
                            canvas_size=(canvas, canvas))
-    H264Encoder.encode = spy
-    try:
-        encode_transitions(batch, VideoSpec(style, encoder="objsub"))
-    finally:
-        H264Encoder.encode = original
+    videos = []
+    for i in range(tasks):   # the pictures ObjsubEncoder.add would hand H264Encoder.encode
+        picture = YuvPicture(canvas, canvas)
+        plan = plan_transition(batch.first_frames[i], style=style, num_frames=61,
+                               **task_arrays(batch, i))
+        for frame, step in draw_steps(plan.steps(), batch.first_frames[i],
+                                      batch.final_frames[i]):
+            rects = picture.update(frame, step.changed)
+            y, u, v = picture.planes
+            if rects is None:
+                videos.append({"first": (y.copy(), u.copy(), v.copy()), "updates": []})
+                continue
+            patches = []
+            for y0, y1, x0, x1 in rects:
+                half = (slice(y0 // 2, y1 // 2), slice(x0 // 2, x1 // 2))
+                patches.append(((y0, y1, x0, x1), y[y0:y1, x0:x1].copy(), u[half].copy(),
+                                v[half].copy()))
+            videos[-1]["updates"].append((patches, step.motion))
     return videos
 
 
@@ -86,13 +84,14 @@ def replay(video: dict, measure_psnr: bool):
 
     if measure_psnr:
         sse, count = error()
-    for update in video["updates"]:
+    for update, motion in video["updates"]:
         for (y0, y1, x0, x1), py, pu, pv in update:
             planes[0][y0:y1, x0:x1] = py
             planes[1][y0 // 2:y1 // 2, x0 // 2:x1 // 2] = pu
             planes[2][y0 // 2:y1 // 2, x0 // 2:x1 // 2] = pv
         t0 = clock()
-        size += sum(map(len, enc.encode(*planes, changed=[u[0] for u in update])))
+        size += sum(map(len, enc.encode(*planes, changed=[u[0] for u in update],
+                                         motion=motion)))
         t_p += clock() - t0
         coded += int(enc._code.sum())
         if measure_psnr:
