@@ -205,16 +205,18 @@ def _luma_ssd(sy, cy_, y0, x0):  # pragma: no cover - compiled
 
 @kernel
 def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam, lam2, use_i4,
-               nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
+               nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, known):
     """Code an intra macroblock: exact Intra 16x16 for a flat one continuing its neighbour,
-    else the better of Intra 16x16 (best modes by SAD) and, if ``use_i4``, Intra 4x4."""
+    else the better of Intra 16x16 (best modes by SAD; ``known``: as in
+    ``residual.best_intra``) and, if ``use_i4``, Intra 4x4."""
     if uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
         flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0)
         if flat >= 0:   # V with V, H with H
             code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, flat,
                      2 - flat, True, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
             return
-    imode, isad, icmode = best_intra(sy, su, sv, cy_, cu, cv, y0, x0, m16[0], m8[0], m8[1])
+    imode, isad, icmode = best_intra(sy, su, sv, cy_, cu, cv, y0, x0, m16[0], m8[0], m8[1],
+                                     known)
     if not use_i4 or isad == 0:
         code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
                  False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)

@@ -29,9 +29,11 @@ NO_WEIGHTS = np.zeros(8, np.int64)
 
 
 @kernel
-def edge_intra_sad(sy, cy_, y0, x0, limit):  # pragma: no cover - compiled
+def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     """Lowest luma SAD of the Intra 16x16 vertical, horizontal and DC predictions, in one pass
-    (an estimate for the intra-or-inter choice; stops early past ``limit``)."""
+    (an estimate for the intra-or-inter choice; stops early past ``limit``). When it does not
+    stop early, ``sads`` holds the three SADs (V, H, DC; 0 for a prediction not available),
+    which ``residual.best_intra`` then need not compute again."""
     left, top = x0 > 0, y0 > 0
     total = 0
     for k in range(16):
@@ -68,6 +70,7 @@ def edge_intra_sad(sy, cy_, y0, x0, limit):  # pragma: no cover - compiled
         best = sad_v
     if left and sad_h < best:
         best = sad_h
+    sads[0], sads[1], sads[2] = sad_v, sad_h, sad_dc
     return best
 
 
@@ -123,6 +126,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, lev_u, lev_v = m8[0], m8[1], m8[3], m8[4]
     tried = np.zeros((6 + common.shape[0], 2), np.int64)
+    edge_sads = np.zeros(3, np.int64)      # V, H, DC SADs of edge_intra_sad
+    unknown = np.full(3, -1, np.int64)
     last_x = last_y = 0
     two_refs = weights[0] != 0
     skip_run = 0
@@ -161,9 +166,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 mvx, mvy, best_cost, best_sad = motion_search(
                     sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
                     hints)
-                if best_sad > INTRA_TRY_SAD and \
-                        edge_intra_sad(sy, cy_, y0, x0, best_cost - 8 * lam) + 8 * lam < best_cost:
-                    intra = True
+                if best_sad > INTRA_TRY_SAD and edge_intra_sad(
+                        sy, cy_, y0, x0, best_cost - 8 * lam, edge_sads) + 8 * lam < best_cost:
+                    intra = True   # edge_intra_sad ran to the end: edge_sads are whole
             if intra:
                 if not is_idr:
                     put_ue(buf, st, skip_run)
@@ -172,7 +177,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 # bytes (fades at 1024) for a third more encoding time
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
                            lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
-                           m4, v4, coefs)
+                           m4, v4, coefs, unknown if is_idr else edge_sads)
                 ref[mby, mbx] = -1
                 continue
             predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
