@@ -177,17 +177,18 @@ def _scaled(lev, y, x, k, m, shift):  # pragma: no cover - compiled
 @kernel
 def luma_dc_forward(coef, dclev, qp):  # pragma: no cover - compiled
     """Intra 16x16: Hadamard of the 16 blocks' DC coefficients of ``coef`` (16x16), halved,
-    quantised into ``dclev`` (4x4, block raster). Returns the number of non-zero levels."""
-    t = np.empty((4, 4), np.int64)
+    quantised into ``dclev`` (4x4, block raster; the transform is done in it, no scratch
+    array). Returns the number of non-zero levels."""
     for i in range(4):
         for j in range(4):
-            t[i, j] = coef[4 * i, 4 * j]
-    _hadamard4(t)
+            dclev[i, j] = coef[4 * i, 4 * j]
+    _hadamard4(dclev)
     qbits = 16 + qp // 6
     count = 0
     for i in range(4):
         for j in range(4):
-            v = t[i, j] >> 1 if t[i, j] >= 0 else -((-t[i, j]) >> 1)
+            t = dclev[i, j]
+            v = t >> 1 if t >= 0 else -((-t) >> 1)
             level = quantize(v, QUANT_MF[qp % 6, 0], qbits, INTRA_ROUNDING)
             dclev[i, j] = level
             if level != 0:
@@ -210,19 +211,18 @@ def _hadamard4(t):  # pragma: no cover - compiled
 @kernel
 def luma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
     """Decoder's Intra 16x16 DC: inverse Hadamard and scaling (8.5.10) of ``dclev`` into
-    ``dc`` (4x4, block raster)."""
-    t = np.empty((4, 4), np.int64)
+    ``dc`` (4x4, block raster; the transform is done in it, no scratch array)."""
     for i in range(4):
         for j in range(4):
-            t[i, j] = dclev[i, j]
-    _hadamard4(t)
+            dc[i, j] = dclev[i, j]
+    _hadamard4(dc)
     scale = DEQUANT_V[qp % 6, 0] * 16
     for i in range(4):
         for j in range(4):
             if qp >= 36:
-                dc[i, j] = (t[i, j] * scale) << (qp // 6 - 6)
+                dc[i, j] = (dc[i, j] * scale) << (qp // 6 - 6)
             else:
-                dc[i, j] = (t[i, j] * scale + (1 << (5 - qp // 6))) >> (6 - qp // 6)
+                dc[i, j] = (dc[i, j] * scale + (1 << (5 - qp // 6))) >> (6 - qp // 6)
 
 
 @kernel
