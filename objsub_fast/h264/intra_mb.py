@@ -27,17 +27,19 @@ BLK_OF_RASTER = np.array([0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15],
 
 
 @kernel
-def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, m8, v4):  # pragma: no cover
-    """Residual and reconstruction of both chroma components (predictions in m8[0], m8[1]);
-    returns the chroma part of coded_block_pattern (0, 1 or 2)."""
-    cls_u = chroma_residual(su, yc, xc, m8[0], qpc, rounding, m8[2], m8[3], v4[0])
-    cls_v = chroma_residual(sv, yc, xc, m8[1], qpc, rounding, m8[2], m8[4], v4[1])
+def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, pred_u, pred_v, diff, lev_u, lev_v,
+                dclev_u, dclev_v, dc):  # pragma: no cover - compiled
+    """Residual and reconstruction of both chroma components (predictions in pred_u, pred_v;
+    the scratch arrays are the views of m8 and v4 of the module docstring, made once per
+    picture by the caller); returns the chroma part of coded_block_pattern (0, 1 or 2)."""
+    cls_u = chroma_residual(su, yc, xc, pred_u, qpc, rounding, diff, lev_u, dclev_u)
+    cls_v = chroma_residual(sv, yc, xc, pred_v, qpc, rounding, diff, lev_v, dclev_v)
     cbp_chroma = max(cls_u, cls_v)
     if cbp_chroma < 2:
-        m8[3, :, :] = 0
-        m8[4, :, :] = 0
-    chroma_reconstruct(m8[3], v4[0], qpc, m8[0], cu, yc, xc, v4[2])
-    chroma_reconstruct(m8[4], v4[1], qpc, m8[1], cv, yc, xc, v4[2])
+        lev_u[:, :] = 0
+        lev_v[:, :] = 0
+    chroma_reconstruct(lev_u, dclev_u, qpc, pred_u, cu, yc, xc, dc)
+    chroma_reconstruct(lev_v, dclev_v, qpc, pred_v, cv, yc, xc, dc)
     return cbp_chroma
 
 
@@ -100,7 +102,8 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
         for b in range(16):
             dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, dc[BLK_Y[b] // 4, BLK_X[b] // 4], True,
                              pred, cy_, y0 + BLK_Y[b], x0 + BLK_X[b])
-        cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8, v4)
+        cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8[0], m8[1],
+                                 m8[2], m8[3], m8[4], v4[0], v4[1], v4[2])
     mb_type = 1 + imode + 4 * cbp_chroma + (12 if cbp_luma else 0)
     put_ue(buf, st, mb_type + 5 if p_slice else mb_type)
     put_ue(buf, st, icmode)
@@ -168,7 +171,8 @@ def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode,
         dequant_idct_add(lev, by, bx, qp, 0, False, pred, cy_, y0 + by, x0 + bx)
     predict_chroma8(cu, yc, xc, icmode, left_mb, top_mb, m8[0])
     predict_chroma8(cv, yc, xc, icmode, left_mb, top_mb, m8[1])
-    cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8, v4)
+    cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8[0], m8[1], m8[2],
+                             m8[3], m8[4], v4[0], v4[1], v4[2])
     cbp_luma = 0
     for b8 in range(4):
         if counts[4 * b8] + counts[4 * b8 + 1] + counts[4 * b8 + 2] + counts[4 * b8 + 3] > 0:

@@ -124,7 +124,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     v4 = np.zeros((3, 4), np.int64)           # Cb, Cr DC levels, scaled DCs
     coefs = np.zeros(16, np.int64)
     pred, diff, lev = m16[0], m16[1], m16[2]
-    pred_u, pred_v, lev_u, lev_v = m8[0], m8[1], m8[3], m8[4]
+    pred_u, pred_v, diff8, lev_u, lev_v = m8[0], m8[1], m8[2], m8[3], m8[4]
+    dclev_u, dclev_v, dc8 = v4[0], v4[1], v4[2]
     tried = np.zeros((6 + common.shape[0], 2), np.int64)
     edge_sads = np.zeros(3, np.int64)      # V, H, DC SADs of edge_intra_sad
     unknown = np.full(3, -1, np.int64)
@@ -200,7 +201,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 else:
                     for b in range(4 * b8, 4 * b8 + 4):
                         lev[BLK_Y[b]:BLK_Y[b] + 4, BLK_X[b]:BLK_X[b] + 4] = 0
-            cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, m8, v4)
+            cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, pred_u, pred_v,
+                                     diff8, lev_u, lev_v, dclev_u, dclev_v, dc8)
             for b in range(16):
                 dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
                                  y0 + BLK_Y[b], x0 + BLK_X[b])
@@ -225,7 +227,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             if cbp > 0:
                 put_se(buf, st, 0)                        # mb_qp_delta
                 write_luma(buf, st, lev, cbp_luma, 0, nzy, mby, mbx, coefs, stats)
-            write_chroma(buf, st, cbp_chroma, v4[0], v4[1], lev_u, lev_v, nzu, nzv, mby, mbx,
+            write_chroma(buf, st, cbp_chroma, dclev_u, dclev_v, lev_u, lev_v, nzu, nzv, mby, mbx,
                          coefs, stats)
     if skip_run > 0:
         put_ue(buf, st, skip_run)
