@@ -81,10 +81,7 @@ def _hints(plan, frames: int):
     for each distinct displacement (dx, dy) in sorted order (``h264.encoder.motion_hints``
     of ``TransitionPlan.motion``)."""
     before = plan.before
-    moving = ~plan.held
-    reshaped = (plan.drawn & (plan.side != before[..., 0])).any(axis=1) & moving
-    moved = plan.drawn & ((plan.left != before[..., 1]) | (plan.top != before[..., 2]))
-    moved &= (moving & ~reshaped)[:, None]
+    reshaped, moved = plan.moves()
     f, j = np.nonzero(moved)
     told = np.flatnonzero(~reshaped)
     frame = np.concatenate([told, f])

@@ -338,24 +338,34 @@ class TransitionPlan:
             return self.squares[:0]
         return self.squares if self.held[f - 1] else self.rects[f - 1][self.visible[f - 1]]
 
+    def moves(self):
+        """((F,) bool, (F, K) bool): the frames in which an object was redrawn at another size
+        than where it was last drawn (its motion is not known), and, in the other moving frames,
+        the objects drawn somewhere else than there (``before``)."""
+        before, moving = self.before, ~self.held
+        reshaped = (self.drawn & (self.side != before[..., 0])).any(axis=1) & moving
+        moved = self.drawn & ((self.left != before[..., 1]) | (self.top != before[..., 2]))
+        return reshaped, moved & (moving & ~reshaped)[:, None]
+
     def motion(self, f: int):
         """``Step.motion`` of frame ``f``: () for a held frame; None when an object was
         redrawn at another size (the motion is not known); else the sorted distinct (dx, dy)
         by which drawn objects moved since they were last drawn."""
+        return self._motion(f, *self.moves())
+
+    def _motion(self, f: int, reshaped, moved):
         if self.held[f]:
             return ()
-        drawn = self.drawn[f]
-        side, left, top = self.side[f], self.left[f], self.top[f]
-        before = self.before[f]
-        if (drawn & (side != before[:, 0])).any():
+        if reshaped[f]:
             return None
-        moved = drawn & ((left != before[:, 1]) | (top != before[:, 2]))
+        j = moved[f]
         return sorted({(int(dx), int(dy)) for dx, dy in
-                       zip(left[moved] - before[moved, 1], top[moved] - before[moved, 2])})
+                       zip(self.left[f, j] - self.before[f, j, 1],
+                           self.top[f, j] - self.before[f, j, 2])})
 
     def steps(self) -> list:
         """The :class:`Step` of each frame."""
-        steps = []
+        steps, moves = [], self.moves()
         for f in range(len(self.held)):
             if self.held[f]:
                 steps.append(Step("first", [], [], None) if f == 0 else Step(None, [], [], []))
@@ -365,8 +375,9 @@ class TransitionPlan:
                        tuple(map(int, self.fill[f, j])), tuple(map(int, self.line[f, j])))
                       for j in np.flatnonzero(self.drawn[f])]
             drawn = [tuple(map(int, r)) for r in self.rects[f][self.visible[f]]]
-            steps.append(Step("final", [], paints, None, self.motion(f)) if f == 0 else
-                         Step(None, restore, paints, restore + drawn, self.motion(f)))
+            motion = self._motion(f, *moves)
+            steps.append(Step("final", [], paints, None, motion) if f == 0 else
+                         Step(None, restore, paints, restore + drawn, motion))
         return steps
 
 
