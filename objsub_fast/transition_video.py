@@ -104,14 +104,9 @@ def pack_plan(plan) -> PackedSteps:
     start = np.full(frames, FROM_PREVIOUS, np.int64)
     if frames:
         start[0] = FROM_FIRST if held[0] else FROM_FINAL
-    # restored: where the previous frame differs from the final one
+    restoring, source = plan.restores()
     after_held = np.zeros(frames, bool)
     after_held[1:] = held[:-1]
-    restoring = np.zeros_like(plan.visible)
-    restoring[1:] = plan.visible[:-1] | held[:-1, None]
-    restoring &= ((start == FROM_PREVIOUS) & ~held)[:, None]
-    source = np.zeros_like(plan.rects)
-    source[1:] = np.where(after_held[1:, None, None], plan.squares[None], plan.rects[:-1])
     fr, jr = np.nonzero(restoring)
     fv, jv = np.nonzero(plan.visible & (start == FROM_PREVIOUS)[:, None])
     changed_frames, changed = _by_frame((fr, source[fr, jr]), (fv, plan.rects[fv, jv]))

@@ -280,7 +280,6 @@ class TransitionPlan:
 
     Attributes
     ----------
-    canvas : (height, width)
     held : (F,) bool
         Frame f shows the first frame (progress 0).
     drawn : (F, K) bool
@@ -311,7 +310,6 @@ class TransitionPlan:
     [31, 23, 16, 8]
     """
 
-    canvas: tuple
     held: np.ndarray
     drawn: np.ndarray
     side: np.ndarray
@@ -330,13 +328,17 @@ class TransitionPlan:
         """The sprite of removed object ``j`` at ``side`` (read-only, cached)."""
         return _sprite_mask(int(self.shape[j]), int(side), self.outline)
 
-    def restored(self, f: int) -> np.ndarray:
-        """(n, 4) rectangles that frame ``f`` copies back from the final frame: where the
-        previous frame differs from it (the bounding squares after a held frame, else the
-        sprites the previous frame drew)."""
-        if f == 0 or self.held[f]:
-            return self.squares[:0]
-        return self.squares if self.held[f - 1] else self.rects[f - 1][self.visible[f - 1]]
+    def restores(self):
+        """((F, K) bool, (F, K, 4) int64): which rectangles each frame copies back from the
+        final frame before drawing, and those rectangles: where the previous frame differs from
+        it (the bounding squares after a held frame, else the sprites the previous frame drew
+        on the canvas; nothing in frame 0 or a held frame)."""
+        held = self.held
+        restoring = np.zeros_like(self.visible)
+        restoring[1:] = (self.visible[:-1] | held[:-1, None]) & ~held[1:, None]
+        source = np.zeros_like(self.rects)
+        source[1:] = np.where(held[:-1, None, None], self.squares[None], self.rects[:-1])
+        return restoring, source
 
     def moves(self):
         """((F,) bool, (F, K) bool): the frames in which an object was redrawn at another size
@@ -366,11 +368,12 @@ class TransitionPlan:
     def steps(self) -> list:
         """The :class:`Step` of each frame."""
         steps, moves = [], self.moves()
+        restoring, source = self.restores()
         for f in range(len(self.held)):
             if self.held[f]:
                 steps.append(Step("first", [], [], None) if f == 0 else Step(None, [], [], []))
                 continue
-            restore = [tuple(map(int, r)) for r in self.restored(f)]
+            restore = [tuple(map(int, r)) for r in source[f][restoring[f]]]
             paints = [(self.mask(j, self.side[f, j]), int(self.left[f, j]), int(self.top[f, j]),
                        tuple(map(int, self.fill[f, j])), tuple(map(int, self.line[f, j])))
                       for j in np.flatnonzero(self.drawn[f])]
@@ -431,7 +434,7 @@ def plan_transition(first, left, top, size, color, shape, removed, style, num_fr
                       first_place[None])
     squares, _ = _clip(objects["left"], objects["top"], objects["side"], h, w)
     shapes = np.array([look.shapes[int(s)] for s in shape[ks]], np.int64)
-    return TransitionPlan((h, w), t[:, 0] <= 0.0, drawn, side, x, y,
+    return TransitionPlan(t[:, 0] <= 0.0, drawn, side, x, y,
                           np.ascontiguousarray(placed["fill"]),
                           np.ascontiguousarray(placed["line"]), shapes, look.outline, squares,
                           rects, drawn & on_canvas, before)
