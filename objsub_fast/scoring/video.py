@@ -275,6 +275,14 @@ def _lerp(a, b, w):
     return (a << 8) + (b - a) * w
 
 
+@kernel(nogil=True, inline="always")
+def _lerp_rows(a, b, w, out):
+    """``out[x] = _lerp(a[x], b[x], w)`` for rows of bytes ``a``, ``b`` (a loop from 0 over
+    contiguous rows, which compiles to vector code)."""
+    for x in range(a.shape[0]):
+        out[x] = _lerp(np.int32(a[x]), np.int32(b[x]), w)
+
+
 #: Stand-in colour table when pixels are not classified while sampled.
 _NO_LUT = np.zeros(0, np.uint8)
 
@@ -305,8 +313,9 @@ _BLOCK = 32
 @kernel(nogil=True, inline="always")
 def _rows_differ(a, b, r0, r1, lo, hi):
     """Whether row r0 or r1 of planes ``a`` and ``b`` (64-bit words) differs over words
-    lo..hi-1."""
-    return _row_differs(a[r0], b[r0], lo, hi) or _row_differs(a[r1], b[r1], lo, hi)
+    lo..hi-1 (a row read twice is compared once)."""
+    return _row_differs(a[r0], b[r0], lo, hi) or (r1 != r0 and _row_differs(a[r1], b[r1], lo,
+                                                                             hi))
 
 
 @kernel(nogil=True)
@@ -322,9 +331,10 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     ``lut`` (non-empty), each sampled pixel's class is written to ``cls``. Returns the number of
     pixels whose class changed (0 without a colour table).
 
-    A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (integer
-    reads), their conversion to RGB (floating point over contiguous arrays), then the stores
-    and classes.
+    A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (the
+    vertical ones over the source rows' whole span, then the horizontal ones: the same integers
+    as horizontal first), their conversion to RGB (floating point over contiguous arrays), then
+    the stores and classes.
     """
     changed = 0
     n = xi.shape[0]
@@ -336,21 +346,23 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     xc0, xc1 = xc[:, 0].astype(np.int32), xc[:, 1].astype(np.int32)
     lum, cb, cr = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
     rgb = np.empty((3, n), np.uint8)
+    # Source columns read: luma lx0..lx1-1, chroma cx0..cx1-1.
+    lx0, lx1, cx0, cx1 = xi[0], xi[n - 1] + 2, xc[0, 0], xc[n - 1, 1] + 1
+    vl, vu, vv = np.empty(lx1, np.int32), np.empty(cx1, np.int32), np.empty(cx1, np.int32)
     for j in range(yi.shape[0]):
         y, wy, cy0, cy1 = yi[j], np.int32(yw[j]), yc[j, 0], yc[j, 1]
         if compare and not (_rows_differ(wyp, oyp, y, y + 1, span[0], span[1])
                             or _rows_differ(wup, oup, cy0, cy1, span[2], span[3])
                             or _rows_differ(wvp, ovp, cy0, cy1, span[2], span[3])):
             continue
-        y0, y1, u0r, u1r, v0r, v1r = yp[y], yp[y + 1], up[cy0], up[cy1], vp[cy0], vp[cy1]
+        _lerp_rows(yp[y, lx0:lx1], yp[y + 1, lx0:lx1], wy, vl[lx0:])
+        _lerp_rows(up[cy0, cx0:cx1], up[cy1, cx0:cx1], wy, vu[cx0:])
+        _lerp_rows(vp[cy0, cx0:cx1], vp[cy1, cx0:cx1], wy, vv[cx0:])
         for i in range(n):
             x, wx, a, b = xs[i], ws[i], xc0[i], xc1[i]
-            lum[i] = _lerp(_lerp(np.int32(y0[x]), np.int32(y0[x + 1]), wx),
-                           _lerp(np.int32(y1[x]), np.int32(y1[x + 1]), wx), wy)
-            cb[i] = _lerp(_lerp(np.int32(u0r[a]), np.int32(u0r[b]), wx),
-                          _lerp(np.int32(u1r[a]), np.int32(u1r[b]), wx), wy)
-            cr[i] = _lerp(_lerp(np.int32(v0r[a]), np.int32(v0r[b]), wx),
-                          _lerp(np.int32(v1r[a]), np.int32(v1r[b]), wx), wy)
+            lum[i] = _lerp(vl[x], vl[x + 1], wx)
+            cb[i] = _lerp(vu[a], vu[b], wx)
+            cr[i] = _lerp(vv[a], vv[b], wx)
         for i in range(n):
             luma = k0 * (lum[i] - k1)
             u = k2 * cb[i] - k3
