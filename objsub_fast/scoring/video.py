@@ -341,9 +341,10 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     classify = lut.shape[0] > 0
     # Coefficients in locals: read from the array, they would be reloaded after every store.
     k0, k1, k2, k3, k4, k5, k6, k7 = k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]
-    # int32 holds a 16-bit fixed-point interpolation of bytes (at most 255 * 65536).
-    xs, ws = xi.astype(np.int32), xw.astype(np.int32)
-    xc0, xc1 = xc[:, 0].astype(np.int32), xc[:, 1].astype(np.int32)
+    # int32 holds a 16-bit fixed-point interpolation of bytes (at most 255 * 65536). Unsigned
+    # indices need no test for negative (from the end) indices: the reads compile to plain loads.
+    xs, ws = xi.astype(np.uint32), xw.astype(np.int32)
+    xc0, xc1 = xc[:, 0].astype(np.uint32), xc[:, 1].astype(np.uint32)
     lum, cb, cr = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
     rgb = np.empty((3, n), np.uint8)
     # Source columns read: luma lx0..lx1-1, chroma cx0..cx1-1.
