@@ -294,9 +294,10 @@ def _row_differs(ra, rb, lo, hi):
     block; a block of fixed length compiles to vector code, as the whole row would)."""
     x0 = lo
     while x0 + _BLOCK <= hi:
+        a, b = ra[x0:x0 + _BLOCK], rb[x0:x0 + _BLOCK]   # read from 0: no negative indices
         acc = np.uint64(0)
-        for x in range(x0, x0 + _BLOCK):
-            acc |= ra[x] ^ rb[x]
+        for x in range(_BLOCK):
+            acc |= a[x] ^ b[x]
         if acc != 0:
             return True
         x0 += _BLOCK
