@@ -283,6 +283,19 @@ def _lerp_rows(a, b, w, out):
         out[x] = _lerp(np.int32(a[x]), np.int32(b[x]), w)
 
 
+@kernel(nogil=True, inline="always")
+def _preread(yp, up, vp, y, cy0, cy1, lx0, lx1, cx0, cx1):
+    """Read one byte of every 64 (a cache line) of the source rows the next canvas row
+    samples (luma y, y + 1 over lx0..lx1-1, chroma cy0, cy1 over cx0..cx1-1), so that their
+    loads from memory overlap this row's arithmetic; returns the bytes OR-ed together."""
+    acc = np.uint8(0)
+    for x in range(lx0, lx1, 64):
+        acc |= yp[y, x] | yp[y + 1, x]
+    for x in range(cx0, cx1, 64):
+        acc |= up[cy0, x] | up[cy1, x] | vp[cy0, x] | vp[cy1, x]
+    return acc
+
+
 #: Stand-in colour table when pixels are not classified while sampled.
 _NO_LUT = np.zeros(0, np.uint8)
 
@@ -335,7 +348,8 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (the
     vertical ones over the source rows' whole span, then the horizontal ones: the same integers
     as horizontal first), their conversion to RGB (floating point over contiguous arrays), then
-    the stores and classes.
+    the stores and classes; while a row is sampled, the next canvas row's source rows are read
+    ahead (:func:`_preread`).
     """
     changed = 0
     n = xi.shape[0]
@@ -351,12 +365,16 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     # Source columns read: luma lx0..lx1-1, chroma cx0..cx1-1.
     lx0, lx1, cx0, cx1 = xi[0], xi[n - 1] + 2, xc[0, 0], xc[n - 1, 1] + 1
     vl, vu, vv = np.empty(lx1, np.int32), np.empty(cx1, np.int32), np.empty(cx1, np.int32)
+    sink = np.zeros(1, np.uint8)     # keeps the pre-reads (_preread) from being optimised away
     for j in range(yi.shape[0]):
         y, wy, cy0, cy1 = yi[j], np.int32(yw[j]), yc[j, 0], yc[j, 1]
         if compare and not (_rows_differ(wyp, oyp, y, y + 1, span[0], span[1])
                             or _rows_differ(wup, oup, cy0, cy1, span[2], span[3])
                             or _rows_differ(wvp, ovp, cy0, cy1, span[2], span[3])):
             continue
+        if j + 1 < yi.shape[0]:
+            sink[0] = _preread(yp, up, vp, yi[j + 1], yc[j + 1, 0], yc[j + 1, 1], lx0, lx1,
+                               cx0, cx1)
         _lerp_rows(yp[y, lx0:lx1], yp[y + 1, lx0:lx1], wy, vl[lx0:])
         _lerp_rows(up[cy0, cx0:cx1], up[cy1, cx0:cx1], wy, vu[cx0:])
         _lerp_rows(vp[cy0, cx0:cx1], vp[cy1, cx0:cx1], wy, vv[cx0:])
