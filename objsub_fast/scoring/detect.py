@@ -174,10 +174,16 @@ def _interior(cls, y, x, H, W):
 
 
 @kernel(nogil=True, inline="always")
+def _lut_cell(r, g, b):
+    """The cell of colour (r, g, b) in a colour table of :func:`class_lut` (one reading for
+    the detector and for ``video.CanvasWarp``, which classifies while sampling), unsigned."""
+    return (np.uint32(r >> 2) << 12) | (np.uint32(g >> 2) << 6) | np.uint32(b >> 2)
+
+
+@kernel(nogil=True, inline="always")
 def _lut_class(lut, r, g, b):
-    """The class of colour (r, g, b) in the colour table ``lut`` of :func:`class_lut` (one
-    reading for the detector and for ``video.CanvasWarp``, which classifies while sampling)."""
-    return lut[(np.int64(r >> 2) << 12) | (np.int64(g >> 2) << 6) | np.int64(b >> 2)]
+    """The class of colour (r, g, b) in the colour table ``lut`` of :func:`class_lut`."""
+    return lut[_lut_cell(r, g, b)]
 
 
 @kernel(nogil=True)

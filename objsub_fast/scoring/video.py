@@ -29,7 +29,7 @@ import numpy as np
 from .._numba import kernel
 from ..errors import VideoError
 from .bars import content_box
-from .detect import _lut_class
+from .detect import _lut_cell
 
 __all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS",
            "VIDEO_EXTS"]
@@ -347,8 +347,8 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
 
     A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (the
     vertical ones over the source rows' whole span, then the horizontal ones: the same integers
-    as horizontal first), their conversion to RGB (floating point over contiguous arrays), then
-    the stores and classes; while a row is sampled, the next canvas row's source rows are read
+    as horizontal first), their conversion to RGB and colour-table cells (floating point over
+    contiguous arrays), then the stores and classes; while a row is sampled, the next canvas row's source rows are read
     ahead (:func:`_preread`).
     """
     changed = 0
@@ -361,7 +361,7 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     xs, ws = xi.astype(np.uint32), xw.astype(np.int32)
     xc0, xc1 = xc[:, 0].astype(np.uint32), xc[:, 1].astype(np.uint32)
     lum, cb, cr = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
-    rgb = np.empty((3, n), np.uint8)
+    rgb, cell = np.empty((3, n), np.uint8), np.empty(n, np.uint32)
     # Source columns read: luma lx0..lx1-1, chroma cx0..cx1-1.
     lx0, lx1, cx0, cx1 = xi[0], xi[n - 1] + 2, xc[0, 0], xc[n - 1, 1] + 1
     vl, vu, vv = np.empty(lx1, np.int32), np.empty(cx1, np.int32), np.empty(cx1, np.int32)
@@ -389,17 +389,19 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
             v = k2 * cr[i] - k3
             # Rounded to nearest and clipped to 0..255: once clipped to >= 0, truncating is
             # flooring.
-            rgb[0, i] = np.uint8(min(max(luma + k4 * v + 0.5, 0.0), 255.0))
-            rgb[1, i] = np.uint8(min(max(luma + k5 * u + k6 * v + 0.5, 0.0), 255.0))
-            rgb[2, i] = np.uint8(min(max(luma + k7 * u + 0.5, 0.0), 255.0))
-        dst, cdst = out[v0 + j], cls[v0 + j]
+            red = np.uint8(min(max(luma + k4 * v + 0.5, 0.0), 255.0))
+            green = np.uint8(min(max(luma + k5 * u + k6 * v + 0.5, 0.0), 255.0))
+            blue = np.uint8(min(max(luma + k7 * u + 0.5, 0.0), 255.0))
+            rgb[0, i], rgb[1, i], rgb[2, i] = red, green, blue
+            cell[i] = _lut_cell(red, green, blue)
+        dst, cdst = out[v0 + j, u0:u0 + n], cls[v0 + j, u0:u0 + n]
         for i in range(n):
-            r, g, b = rgb[0, i], rgb[1, i], rgb[2, i]
-            dst[u0 + i, 0], dst[u0 + i, 1], dst[u0 + i, 2] = r, g, b
-            if classify:
-                c = _lut_class(lut, r, g, b)
-                changed += cdst[u0 + i] != c
-                cdst[u0 + i] = c
+            dst[i, 0], dst[i, 1], dst[i, 2] = rgb[0, i], rgb[1, i], rgb[2, i]
+        if classify:
+            for i in range(n):
+                c = lut[cell[i]]
+                changed += cdst[i] != c
+                cdst[i] = c
     return changed
 
 
