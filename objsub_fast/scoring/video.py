@@ -348,8 +348,8 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (the
     vertical ones over the source rows' whole span, then the horizontal ones: the same integers
     as horizontal first), their conversion to RGB and colour-table cells (floating point over
-    contiguous arrays), then the stores and classes; while a row is sampled, the next canvas row's source rows are read
-    ahead (:func:`_preread`).
+    contiguous arrays), then the stores and classes; while a row is sampled, the next canvas
+    row's source rows are read ahead (:func:`_preread`).
     """
     changed = 0
     n = xi.shape[0]
