@@ -174,10 +174,16 @@ def _interior(cls, y, x, H, W):
 
 
 @kernel(nogil=True, inline="always")
+def _lut_cell(r, g, b):
+    """The cell of colour (r, g, b) in a colour table of :func:`class_lut` (one reading for
+    the detector and for ``video.CanvasWarp``, which classifies while sampling), unsigned."""
+    return (np.uint32(r >> 2) << 12) | (np.uint32(g >> 2) << 6) | np.uint32(b >> 2)
+
+
+@kernel(nogil=True, inline="always")
 def _lut_class(lut, r, g, b):
-    """The class of colour (r, g, b) in the colour table ``lut`` of :func:`class_lut` (one
-    reading for the detector and for ``video.CanvasWarp``, which classifies while sampling)."""
-    return lut[(np.int64(r >> 2) << 12) | (np.int64(g >> 2) << 6) | np.int64(b >> 2)]
+    """The class of colour (r, g, b) in the colour table ``lut`` of :func:`class_lut`."""
+    return lut[_lut_cell(r, g, b)]
 
 
 @kernel(nogil=True)
@@ -203,43 +209,49 @@ def _background_row(words, y):
 def _analyze_frame(cls, words, labels, parent, min_area, ncol):
     """Label the foreground components of the pixel classes ``cls`` into ``labels``.
 
-    ``words`` is ``cls`` viewed as rows of 64-bit words (rows of background are skipped whole),
-    or ``cls`` itself. Returns a (K, S_COL0 + 2 * ncol) float64 array of statistics of the
-    components with at least ``min_area`` pixels (``labels`` holds 1-based ids of all
-    components, small ones included, on the rows with foreground); ``ncol`` is the number of
-    task colours.
+    ``words`` is ``cls`` viewed as rows of 64-bit words (rows and words of background are
+    skipped whole), or ``cls`` itself. Returns a (K, S_COL0 + 2 * ncol) float64 array of
+    statistics of the components with at least ``min_area`` pixels (``labels`` holds 1-based ids
+    of all components, small ones included, on the rows with foreground); ``ncol`` is the number
+    of task colours.
     """
     H, W = cls.shape
     n = 0
     fg_rows = np.zeros(H, np.bool_)
+    per = W // max(words.shape[1], 1)       # pixels per word
     for y in range(H):
         if _background_row(words, y):
             continue
         fg_rows[y] = True
         above = y > 0 and fg_rows[y - 1]
-        for x in range(W):
-            c = cls[y, x]
-            if c == 0:
-                labels[y, x] = 0
+        row = words[y]
+        for w in range(row.shape[0]):
+            if row[w] == 0:
+                labels[y, w * per:(w + 1) * per] = 0
                 continue
-            best = 0
-            if x > 0 and labels[y, x - 1] > 0:
-                best = labels[y, x - 1]
-            if above:
-                for dx in range(-1, 2):
-                    xx = x + dx
-                    if 0 <= xx < W:
-                        lab = labels[y - 1, xx]
-                        if lab > 0:
-                            if best == 0:
-                                best = lab
-                            elif lab != best:
-                                best = _union(parent, best, lab)
-            if best == 0:
-                n += 1
-                parent[n] = n
-                best = n
-            labels[y, x] = best
+            for x in range(w * per, (w + 1) * per):
+                c = cls[y, x]
+                if c == 0:
+                    labels[y, x] = 0
+                    continue
+                best = 0
+                if x > 0 and labels[y, x - 1] > 0:
+                    best = labels[y, x - 1]
+                if above:
+                    for dx in range(-1, 2):
+                        xx = x + dx
+                        if 0 <= xx < W:
+                            lab = labels[y - 1, xx]
+                            if lab > 0:
+                                if best == 0:
+                                    best = lab
+                                elif lab != best:
+                                    best = _union(parent, best, lab)
+                if best == 0:
+                    n += 1
+                    parent[n] = n
+                    best = n
+                labels[y, x] = best
     # Resolve roots to compact ids.
     compact = np.zeros(n + 1, np.int32)
     k = 0
@@ -259,30 +271,34 @@ def _analyze_frame(cls, words, labels, parent, min_area, ncol):
     for y in range(H):
         if not fg_rows[y]:
             continue
-        for x in range(W):
-            lab = labels[y, x]
-            if lab == 0:
+        row = words[y]
+        for w in range(row.shape[0]):
+            if row[w] == 0:
                 continue
-            j = compact[lab]
-            labels[y, x] = j
-            st[j, S_AREA] += 1
-            st[j, S_SX] += x
-            st[j, S_SY] += y
-            if x < st[j, S_X0]:
-                st[j, S_X0] = x
-            if x > st[j, S_X1]:
-                st[j, S_X1] = x
-            if y < st[j, S_Y0]:
-                st[j, S_Y0] = y
-            if y > st[j, S_Y1]:
-                st[j, S_Y1] = y
-            c = cls[y, x]
-            if c == OUTLINE:
-                st[j, S_OUTLINE] += 1
-            elif c == OTHER:
-                st[j, S_OTHER] += 1
-            else:
-                st[j, S_COL0 + c - COLOR_CLASS0] += 1
+            for x in range(w * per, (w + 1) * per):
+                lab = labels[y, x]
+                if lab == 0:
+                    continue
+                j = compact[lab]
+                labels[y, x] = j
+                st[j, S_AREA] += 1
+                st[j, S_SX] += x
+                st[j, S_SY] += y
+                if x < st[j, S_X0]:
+                    st[j, S_X0] = x
+                if x > st[j, S_X1]:
+                    st[j, S_X1] = x
+                if y < st[j, S_Y0]:
+                    st[j, S_Y0] = y
+                if y > st[j, S_Y1]:
+                    st[j, S_Y1] = y
+                c = cls[y, x]
+                if c == OUTLINE:
+                    st[j, S_OUTLINE] += 1
+                elif c == OTHER:
+                    st[j, S_OTHER] += 1
+                else:
+                    st[j, S_COL0 + c - COLOR_CLASS0] += 1
     keep = 0
     for j in range(1, k + 1):
         if st[j, S_AREA] >= min_area:

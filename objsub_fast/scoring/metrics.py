@@ -253,6 +253,7 @@ class Tracker:
         self.max_global = 0.0
         self.prev_cls = None
         self._inputs = None         # the tracking inputs the previous frame met (see update)
+        self._repeating = False     # the previous frame was a repeat (see update)
         self.base_zones = np.stack([m.left, m.left + m.size, m.top, m.top + m.size],
                                    axis=1) + _ZONE_GROWTH
         self.prev_zones = self.base_zones[:0]
@@ -334,14 +335,20 @@ class Tracker:
         e.g. by grain). A repeated frame whose tracking inputs (last positions and areas, lost
         objects, previous camera) are those the previous frame met gets the previous frame's
         read-out (detection and matching see only the classes: the same inputs give the same
-        outputs); only its ink, which reads the colours, is measured again.
+        outputs); only its ink, which reads the colours, is measured again. A repeat leaves the
+        inputs as they were, so the frames after it that repeat it are repeats too (their inputs
+        are not compared again).
         """
         m = self.model
         comps = self.detect(frame, classes, repeated)
+        if repeated and self._repeating:
+            self._repeat(frame)
+            return
         inputs = (self.ref_x.copy(), self.ref_y.copy(), self.ref_area.copy(),
                   self.present[-1] if self.present else None,
                   self.cameras[-1] if self.cameras else None, self.removed_vote)
-        if repeated and self._same_inputs(inputs):
+        self._repeating = repeated and self._same_inputs(inputs)
+        if self._repeating:
             self._repeat(frame)
             return
         self._inputs = inputs

@@ -29,7 +29,7 @@ import numpy as np
 from .._numba import kernel
 from ..errors import VideoError
 from .bars import content_box
-from .detect import _lut_class
+from .detect import _lut_cell
 
 __all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS",
            "VIDEO_EXTS"]
@@ -275,6 +275,27 @@ def _lerp(a, b, w):
     return (a << 8) + (b - a) * w
 
 
+@kernel(nogil=True, inline="always")
+def _lerp_rows(a, b, w, out):
+    """``out[x] = _lerp(a[x], b[x], w)`` for rows of bytes ``a``, ``b`` (a loop from 0 over
+    contiguous rows, which compiles to vector code)."""
+    for x in range(a.shape[0]):
+        out[x] = _lerp(np.int32(a[x]), np.int32(b[x]), w)
+
+
+@kernel(nogil=True, inline="always")
+def _preread(yp, up, vp, y, cy0, cy1, lx0, lx1, cx0, cx1):
+    """Read one byte of every 64 (a cache line) of the source rows the next canvas row
+    samples (luma y, y + 1 over lx0..lx1-1, chroma cy0, cy1 over cx0..cx1-1), so that their
+    loads from memory overlap this row's arithmetic; returns the bytes OR-ed together."""
+    acc = np.uint8(0)
+    for x in range(lx0, lx1, 64):
+        acc |= yp[y, x] | yp[y + 1, x]
+    for x in range(cx0, cx1, 64):
+        acc |= up[cy0, x] | up[cy1, x] | vp[cy0, x] | vp[cy1, x]
+    return acc
+
+
 #: Stand-in colour table when pixels are not classified while sampled.
 _NO_LUT = np.zeros(0, np.uint8)
 
@@ -286,9 +307,10 @@ def _row_differs(ra, rb, lo, hi):
     block; a block of fixed length compiles to vector code, as the whole row would)."""
     x0 = lo
     while x0 + _BLOCK <= hi:
+        a, b = ra[x0:x0 + _BLOCK], rb[x0:x0 + _BLOCK]   # read from 0: no negative indices
         acc = np.uint64(0)
-        for x in range(x0, x0 + _BLOCK):
-            acc |= ra[x] ^ rb[x]
+        for x in range(_BLOCK):
+            acc |= a[x] ^ b[x]
         if acc != 0:
             return True
         x0 += _BLOCK
@@ -305,8 +327,9 @@ _BLOCK = 32
 @kernel(nogil=True, inline="always")
 def _rows_differ(a, b, r0, r1, lo, hi):
     """Whether row r0 or r1 of planes ``a`` and ``b`` (64-bit words) differs over words
-    lo..hi-1."""
-    return _row_differs(a[r0], b[r0], lo, hi) or _row_differs(a[r1], b[r1], lo, hi)
+    lo..hi-1 (a row read twice is compared once)."""
+    return _row_differs(a[r0], b[r0], lo, hi) or (r1 != r0 and _row_differs(a[r1], b[r1], lo,
+                                                                             hi))
 
 
 @kernel(nogil=True)
@@ -322,52 +345,63 @@ def _sample_yuv(yp, up, vp, wyp, wup, wvp, oyp, oup, ovp, compare, out, cls, lut
     ``lut`` (non-empty), each sampled pixel's class is written to ``cls``. Returns the number of
     pixels whose class changed (0 without a colour table).
 
-    A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (integer
-    reads), their conversion to RGB (floating point over contiguous arrays), then the stores
-    and classes.
+    A row is done in three passes: the 16-bit fixed-point interpolations of Y, U and V (the
+    vertical ones over the source rows' whole span, then the horizontal ones: the same integers
+    as horizontal first), their conversion to RGB and colour-table cells (floating point over
+    contiguous arrays), then the stores and classes; while a row is sampled, the next canvas
+    row's source rows are read ahead (:func:`_preread`).
     """
     changed = 0
     n = xi.shape[0]
     classify = lut.shape[0] > 0
     # Coefficients in locals: read from the array, they would be reloaded after every store.
     k0, k1, k2, k3, k4, k5, k6, k7 = k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]
-    # int32 holds a 16-bit fixed-point interpolation of bytes (at most 255 * 65536).
-    xs, ws = xi.astype(np.int32), xw.astype(np.int32)
-    xc0, xc1 = xc[:, 0].astype(np.int32), xc[:, 1].astype(np.int32)
+    # int32 holds a 16-bit fixed-point interpolation of bytes (at most 255 * 65536). Unsigned
+    # indices need no test for negative (from the end) indices: the reads compile to plain loads.
+    xs, ws = xi.astype(np.uint32), xw.astype(np.int32)
+    xc0, xc1 = xc[:, 0].astype(np.uint32), xc[:, 1].astype(np.uint32)
     lum, cb, cr = np.empty(n, np.int32), np.empty(n, np.int32), np.empty(n, np.int32)
-    rgb = np.empty((3, n), np.uint8)
+    rgb, cell = np.empty((3, n), np.uint8), np.empty(n, np.uint32)
+    # Source columns read: luma lx0..lx1-1, chroma cx0..cx1-1.
+    lx0, lx1, cx0, cx1 = xi[0], xi[n - 1] + 2, xc[0, 0], xc[n - 1, 1] + 1
+    vl, vu, vv = np.empty(lx1, np.int32), np.empty(cx1, np.int32), np.empty(cx1, np.int32)
+    sink = np.zeros(1, np.uint8)     # keeps the pre-reads (_preread) from being optimised away
     for j in range(yi.shape[0]):
         y, wy, cy0, cy1 = yi[j], np.int32(yw[j]), yc[j, 0], yc[j, 1]
         if compare and not (_rows_differ(wyp, oyp, y, y + 1, span[0], span[1])
                             or _rows_differ(wup, oup, cy0, cy1, span[2], span[3])
                             or _rows_differ(wvp, ovp, cy0, cy1, span[2], span[3])):
             continue
-        y0, y1, u0r, u1r, v0r, v1r = yp[y], yp[y + 1], up[cy0], up[cy1], vp[cy0], vp[cy1]
+        if j + 1 < yi.shape[0]:
+            sink[0] = _preread(yp, up, vp, yi[j + 1], yc[j + 1, 0], yc[j + 1, 1], lx0, lx1,
+                               cx0, cx1)
+        _lerp_rows(yp[y, lx0:lx1], yp[y + 1, lx0:lx1], wy, vl[lx0:])
+        _lerp_rows(up[cy0, cx0:cx1], up[cy1, cx0:cx1], wy, vu[cx0:])
+        _lerp_rows(vp[cy0, cx0:cx1], vp[cy1, cx0:cx1], wy, vv[cx0:])
         for i in range(n):
             x, wx, a, b = xs[i], ws[i], xc0[i], xc1[i]
-            lum[i] = _lerp(_lerp(np.int32(y0[x]), np.int32(y0[x + 1]), wx),
-                           _lerp(np.int32(y1[x]), np.int32(y1[x + 1]), wx), wy)
-            cb[i] = _lerp(_lerp(np.int32(u0r[a]), np.int32(u0r[b]), wx),
-                          _lerp(np.int32(u1r[a]), np.int32(u1r[b]), wx), wy)
-            cr[i] = _lerp(_lerp(np.int32(v0r[a]), np.int32(v0r[b]), wx),
-                          _lerp(np.int32(v1r[a]), np.int32(v1r[b]), wx), wy)
+            lum[i] = _lerp(vl[x], vl[x + 1], wx)
+            cb[i] = _lerp(vu[a], vu[b], wx)
+            cr[i] = _lerp(vv[a], vv[b], wx)
         for i in range(n):
             luma = k0 * (lum[i] - k1)
             u = k2 * cb[i] - k3
             v = k2 * cr[i] - k3
             # Rounded to nearest and clipped to 0..255: once clipped to >= 0, truncating is
             # flooring.
-            rgb[0, i] = np.uint8(min(max(luma + k4 * v + 0.5, 0.0), 255.0))
-            rgb[1, i] = np.uint8(min(max(luma + k5 * u + k6 * v + 0.5, 0.0), 255.0))
-            rgb[2, i] = np.uint8(min(max(luma + k7 * u + 0.5, 0.0), 255.0))
-        dst, cdst = out[v0 + j], cls[v0 + j]
+            red = np.uint8(min(max(luma + k4 * v + 0.5, 0.0), 255.0))
+            green = np.uint8(min(max(luma + k5 * u + k6 * v + 0.5, 0.0), 255.0))
+            blue = np.uint8(min(max(luma + k7 * u + 0.5, 0.0), 255.0))
+            rgb[0, i], rgb[1, i], rgb[2, i] = red, green, blue
+            cell[i] = _lut_cell(red, green, blue)
+        dst, cdst = out[v0 + j, u0:u0 + n], cls[v0 + j, u0:u0 + n]
         for i in range(n):
-            r, g, b = rgb[0, i], rgb[1, i], rgb[2, i]
-            dst[u0 + i, 0], dst[u0 + i, 1], dst[u0 + i, 2] = r, g, b
-            if classify:
-                c = _lut_class(lut, r, g, b)
-                changed += cdst[u0 + i] != c
-                cdst[u0 + i] = c
+            dst[i, 0], dst[i, 1], dst[i, 2] = rgb[0, i], rgb[1, i], rgb[2, i]
+        if classify:
+            for i in range(n):
+                c = lut[cell[i]]
+                changed += cdst[i] != c
+                cdst[i] = c
     return changed
 
 
