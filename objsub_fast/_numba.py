@@ -1,8 +1,18 @@
-"""The one Numba decorator every kernel of the package uses.
+"""The two Numba decorators every kernel of the package uses.
 
 ``kernel`` is ``numba.njit`` with the on-disk cache switched on (compiled machine code is kept
 beside the sources, so only the first run of a machine pays the compile time). Options add up:
 ``@kernel`` or ``@kernel(nogil=True, inline="always")``.
+
+``noalloc_kernel`` is ``kernel`` compiled without Numba's runtime (NRT), for kernels that
+allocate nothing (no ``np.zeros``, no ``.copy()``, no slice assignment that may overlap).
+With the runtime, each array a kernel receives or slices is reference-counted by calls at its
+entry and exits, which Numba removes only from kernels with one exit and no callee that may
+raise; in the video encoder's per-macroblock kernels those calls cost about a tenth of the
+time. Without it there are none: arrays are borrowed from the caller, which keeps them alive.
+A kernel that does allocate fails to compile ("NRT required but not enabled"), so the choice
+cannot go silently wrong. ``kernel`` asks for the runtime explicitly, since Numba otherwise
+compiles a callee with its caller's setting.
 
 A cached kernel holds the machine code of every kernel it calls, also those of other modules,
 but Numba checks only the caller's own source file before reusing it: after an update that
@@ -13,9 +23,11 @@ module compiles every kernel again.
 
 Examples
 --------
->>> from objsub_fast._numba import kernel
+>>> from objsub_fast._numba import kernel, noalloc_kernel
 >>> kernel.func.__name__, kernel.keywords
-('njit', {'cache': True})
+('njit', {'cache': True, '_nrt': True})
+>>> noalloc_kernel.keywords
+{'cache': True, '_nrt': False}
 >>> len(package_stamp())
 64
 """
@@ -28,7 +40,7 @@ from pathlib import Path
 
 from numba import njit
 
-__all__ = ["kernel", "package_stamp"]
+__all__ = ["kernel", "noalloc_kernel", "package_stamp"]
 
 PACKAGE = Path(__file__).resolve().parent
 
@@ -69,4 +81,5 @@ def _install_locator():
 
 
 PackageCacheLocator = _install_locator()
-kernel = partial(njit, cache=True)
+kernel = partial(njit, cache=True, _nrt=True)
+noalloc_kernel = partial(njit, cache=True, _nrt=False)

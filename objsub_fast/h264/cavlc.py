@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 from .bitstream import put_bits
 from .cavlc_tables import (COEFF_TOKEN_CODE, COEFF_TOKEN_LEN, RUN_BEFORE_CODE, RUN_BEFORE_LEN,
                            TOTAL_ZEROS_CODE, TOTAL_ZEROS_DC_CODE, TOTAL_ZEROS_DC_LEN,
@@ -39,7 +39,7 @@ N_STATS = len(STAT_NAMES)
  _C_PLANE, S_MV_OUTSIDE, S_MV_ODD_CHROMA, S_MB_WEIGHTED, S_MB_I4X4, S_I4_0) = range(N_STATS - 8)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def coeff_token_table(nc):  # pragma: no cover - compiled
     """Table of 9-5 for the context nC (-1: chroma DC)."""
     if nc < 0:
@@ -53,7 +53,7 @@ def coeff_token_table(nc):  # pragma: no cover - compiled
     return 3
 
 
-@kernel
+@noalloc_kernel
 def _write_level(buf, st, level_code, suffix_length, stats):  # pragma: no cover - compiled
     """level_prefix and level_suffix of one levelCode (the inverse of 9.2.2.1)."""
     if suffix_length == 0 and level_code < 14:
@@ -74,7 +74,7 @@ def _write_level(buf, st, level_code, suffix_length, stats):  # pragma: no cover
         stats[S_PREFIX_15] += 1
 
 
-@kernel
+@noalloc_kernel
 def write_block(buf, st, coeffs, max_num, nc, stats):  # pragma: no cover - compiled
     """Write residual_block_cavlc of ``coeffs[:max_num]`` (scan order) in context ``nc``;
     return TotalCoeff."""

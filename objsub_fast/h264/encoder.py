@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import kernel, noalloc_kernel
 from ..errors import ParameterError
 from .bitstream import nal_unit, written
 from .cavlc import N_STATS, STAT_NAMES
@@ -91,7 +91,7 @@ def mark_changed(rects, code, height, width):  # pragma: no cover - compiled
     return out
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def load_changed(y, u, v, sy, su, sv, rects, code):  # pragma: no cover - compiled
     """Copy the rectangles of ``rects`` (:func:`mark_changed`) from the planes y, u, v into
     the padded source planes sy, su, sv, and mark the macroblocks they touch in ``code``."""
@@ -107,7 +107,7 @@ def load_changed(y, u, v, sy, su, sv, rects, code):  # pragma: no cover - compil
                 sv[r, c] = v[r, c]
 
 
-@kernel(nogil=True)
+@noalloc_kernel(nogil=True)
 def pad_edges(plane, height, width):  # pragma: no cover - compiled
     """Replicate the last row and column of the (height, width) picture in ``plane`` into
     the rest of it (a source plane padded to whole macroblocks)."""

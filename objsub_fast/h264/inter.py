@@ -24,15 +24,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import kernel, noalloc_kernel
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _median(a, b, c):  # pragma: no cover - compiled
     return max(min(a, b), min(max(a, b), c))
 
 
-@kernel
+@noalloc_kernel
 def predict_mv(mv, ref, mby, mbx, ref_idx):  # pragma: no cover - compiled
     """Predicted vector (x, y) of a 16x16 partition with reference ``ref_idx`` (8.4.1.3)."""
     mbw = mv.shape[1]
@@ -70,7 +70,7 @@ def predict_mv(mv, ref, mby, mbx, ref_idx):  # pragma: no cover - compiled
     return _median(ax, bx, cx), _median(ay, by, cy)
 
 
-@kernel
+@noalloc_kernel
 def skip_mv(mv, ref, mby, mbx):  # pragma: no cover - compiled
     """The vector a P_Skip macroblock at (mby, mbx) would use (8.4.1.1)."""
     if mbx == 0 or mby == 0:
@@ -82,12 +82,12 @@ def skip_mv(mv, ref, mby, mbx):  # pragma: no cover - compiled
     return predict_mv(mv, ref, mby, mbx, 0)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _clamp(v, hi):  # pragma: no cover - compiled
     return 0 if v < 0 else (hi if v > hi else v)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
     """SAD of the source macroblock at (y0, x0) against the reference moved by integer
     (dy, dx), reading outside the picture as its edge; stops early past ``limit``."""
@@ -109,7 +109,7 @@ def luma_sad(src, y0, x0, refpic, dy, dx, limit):  # pragma: no cover - compiled
     return sad
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def block_sum(pic, y0, x0, n, m):  # pragma: no cover - compiled
     """Sum of the n x m block of ``pic`` at (y0, x0), reading outside the picture as its edge."""
     h, w = pic.shape
@@ -121,7 +121,7 @@ def block_sum(pic, y0, x0, n, m):  # pragma: no cover - compiled
     return total
 
 
-@kernel
+@noalloc_kernel
 def shifted_sum(pic, y0, x0, total, dy, dx):  # pragma: no cover - compiled
     """Sum of the 16x16 block at (y0 + dy, x0 + dx) from ``total``, the one at (y0, x0), for a
     one-sample step (|dy| + |dx| = 1): the row or column that leaves, the one that enters."""
@@ -134,7 +134,7 @@ def shifted_sum(pic, y0, x0, total, dy, dx):  # pragma: no cover - compiled
     return total + block_sum(pic, enter, x0, 1, 16) - block_sum(pic, leave, x0, 1, 16)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _weigh(v, log_wd, weight, offset):  # pragma: no cover - compiled
     """Explicit weighted sample prediction (8.4.2.3.2, one list)."""
     if log_wd >= 1:
@@ -144,7 +144,7 @@ def _weigh(v, log_wd, weight, offset):  # pragma: no cover - compiled
     return 0 if v < 0 else (255 if v > 255 else v)
 
 
-@kernel
+@noalloc_kernel
 def predict_luma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weighted):
     """Luma prediction of the macroblock at (y0, x0) for an integer-pel vector (quarter-pel
     units, multiples of 4) into ``pred`` (16x16 int32)."""  # pragma: no cover - compiled
@@ -156,7 +156,7 @@ def predict_luma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weighte
             pred[r, c] = _weigh(v, log_wd, weight, offset) if weighted else v
 
 
-@kernel
+@noalloc_kernel
 def predict_chroma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weighted):
     """Chroma (4:2:0) prediction of the 8x8 block at (y0, x0): the luma vector read in 1/8
     chroma samples, bilinear (8.4.2.2.2) with edge clamping, into ``pred`` (8x8 int32)."""

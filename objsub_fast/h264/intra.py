@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 
 V_MODE, H_MODE, DC_MODE, PLANE_MODE = 0, 1, 2, 3
 CHROMA_DC, CHROMA_H, CHROMA_V, CHROMA_PLANE = 0, 1, 2, 3
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def luma_mode_ok(mode, left, top):  # pragma: no cover - compiled
     """Whether Intra 16x16 ``mode`` may be used with these neighbours available."""
     if mode == V_MODE:
@@ -35,7 +35,7 @@ def luma_mode_ok(mode, left, top):  # pragma: no cover - compiled
     return True
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def chroma_mode_ok(mode, left, top):  # pragma: no cover - compiled
     """Whether chroma ``mode`` may be used with these neighbours available."""
     if mode == CHROMA_H:
@@ -47,12 +47,12 @@ def chroma_mode_ok(mode, left, top):  # pragma: no cover - compiled
     return True
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _clip1(v):  # pragma: no cover - compiled
     return 0 if v < 0 else (255 if v > 255 else v)
 
 
-@kernel
+@noalloc_kernel
 def _predict_square(pic, y0, x0, n, mode, left, top, pred, chroma):  # pragma: no cover
     """The n x n (16 luma, 8 chroma) prediction at (y0, x0) into ``pred``; modes numbered
     as luma (chroma modes are mapped by the callers)."""
@@ -140,7 +140,7 @@ def _predict_square(pic, y0, x0, n, mode, left, top, pred, chroma):  # pragma: n
                         pred[by + r, bx + c] = v
 
 
-@kernel
+@noalloc_kernel
 def predict_luma16(pic, y0, x0, mode, left, top, pred):  # pragma: no cover - compiled
     """Intra 16x16 prediction of the macroblock at (y0, x0) into ``pred`` (16x16 int32)."""
     _predict_square(pic, y0, x0, 16, mode, left, top, pred, False)
@@ -148,7 +148,7 @@ def predict_luma16(pic, y0, x0, mode, left, top, pred):  # pragma: no cover - co
 
 
 
-@kernel
+@noalloc_kernel
 def predict_chroma8(pic, y0, x0, mode, left, top, pred):  # pragma: no cover - compiled
     """Chroma (4:2:0, 8x8) prediction of the block at (y0, x0) into ``pred`` (8x8 int32)."""
     as_luma = DC_MODE

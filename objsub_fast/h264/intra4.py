@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import kernel, noalloc_kernel
 
 N_MODES = 9
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def mode4x4_ok(mode, left, top):  # pragma: no cover - compiled
     """Whether Intra 4x4 ``mode`` may be used with these neighbours (the top-left sample is
     available whenever both the left and the top are)."""
@@ -37,7 +37,7 @@ def mode4x4_ok(mode, left, top):  # pragma: no cover - compiled
     return left and top
 
 
-@kernel
+@noalloc_kernel
 def load_edges(pic, y, x, left, top, top_right, t, lf):  # pragma: no cover - compiled
     """The neighbour samples of the 4x4 block at (y, x): ``t[0]`` = p[-1, -1] and
     ``t[1 + i]`` = p[i, -1] (i = 0..7; above-right replaced by p[3, -1] when ``top_right`` is
@@ -64,7 +64,7 @@ def predict4x4(pic, y, x, mode, left, top, top_right, out, oy, ox):  # pragma: n
     predict4x4_from(t, lf, mode, left, top, out, oy, ox)
 
 
-@kernel
+@noalloc_kernel
 def predict4x4_from(t, lf, mode, left, top, out, oy, ox):  # pragma: no cover - compiled
     """Mode ``mode`` of a 4x4 block from its edges (:func:`load_edges`) into ``out``."""
     for r in range(4):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import kernel, noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue
 from .cavlc import S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, write_block
 from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
@@ -26,7 +26,7 @@ from .transform import (INTRA_ROUNDING, dequant_idct_add, luma_dc_forward, luma_
 BLK_OF_RASTER = np.array([0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15], np.int64)
 
 
-@kernel
+@noalloc_kernel
 def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, pred_u, pred_v, diff, lev_u, lev_v,
                 dclev_u, dclev_v, dc):  # pragma: no cover - compiled
     """Residual and reconstruction of both chroma components (predictions in pred_u, pred_v;
@@ -43,14 +43,14 @@ def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, pred_u, pred_v, diff, lev
     return cbp_chroma
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _fill(plane, y0, x0, n, value):  # pragma: no cover - compiled
     for r in range(n):
         for c in range(n):
             plane[y0 + r, x0 + c] = value
 
 
-@kernel
+@noalloc_kernel
 def _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, dc_mode):  # pragma: no cover - compiled
     """TotalCoeff 0 and (for Intra 16x16) the Intra 4x4 mode DC for the macroblock's blocks,
     so that a rewound trial leaves nothing behind."""
@@ -65,7 +65,7 @@ def _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, dc_mode):  # pragma: no cover 
             nzv[2 * mby + r, 2 * mbx + c] = 0
 
 
-@kernel
+@noalloc_kernel
 def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
              zero_residual, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
     """Code the macroblock at (y0, x0) as Intra 16x16 with these modes (``zero_residual``:
@@ -197,7 +197,14 @@ def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode,
                  stats)
 
 
-@kernel
+@noalloc_kernel(inline="always")
+def _copy_into(src, dst):  # pragma: no cover - compiled
+    """dst[:] = src, element by element (a slice assignment between arrays may allocate)."""
+    for k in range(src.shape[0]):
+        dst[k] = src[k]
+
+
+@noalloc_kernel
 def _luma_ssd(sy, cy_, y0, x0):  # pragma: no cover - compiled
     total = 0
     for r in range(16):
@@ -207,12 +214,13 @@ def _luma_ssd(sy, cy_, y0, x0):  # pragma: no cover - compiled
     return total
 
 
-@kernel
+@noalloc_kernel
 def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam, lam2, use_i4,
-               nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, known):
+               nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4, v4, coefs, known):
     """Code an intra macroblock: exact Intra 16x16 for a flat one continuing its neighbour,
     else the better of Intra 16x16 (best modes by SAD; ``known``: as in
-    ``residual.best_intra``) and, if ``use_i4``, Intra 4x4."""
+    ``residual.best_intra``) and, if ``use_i4``, Intra 4x4 (``saved``: room for the counters
+    while both are tried)."""
     if uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
         flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0)
         if flat >= 0:   # V with V, H with H
@@ -226,17 +234,17 @@ def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam,
                  False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
         return
     pos, acc, nbits = st[0], st[1], st[2]
-    saved = stats.copy()
+    _copy_into(stats, saved)
     code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
              False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
     cost16 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
     st[0], st[1], st[2] = pos, acc, nbits
-    stats[:] = saved
+    _copy_into(saved, stats)
     code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
             nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, v4, coefs)
     cost4 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
     if cost16 <= cost4:
         st[0], st[1], st[2] = pos, acc, nbits
-        stats[:] = saved
+        _copy_into(saved, stats)
         code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
                  False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import kernel, noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
@@ -28,7 +28,7 @@ INTRA_TRY_SAD = 0
 NO_WEIGHTS = np.zeros(8, np.int64)
 
 
-@kernel
+@noalloc_kernel
 def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     """Lowest luma SAD of the Intra 16x16 vertical, horizontal and DC predictions, in one pass
     (an estimate for the intra-or-inter choice; stops early past ``limit``). When it does not
@@ -74,7 +74,7 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     return best
 
 
-@kernel
+@noalloc_kernel
 def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
     """Copy the macroblocks marked in ``code`` from the reconstruction to the reference."""
     for mby in range(code.shape[0]):
@@ -89,7 +89,7 @@ def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
                         rv[8 * mby + r, 8 * mbx + c] = cv[8 * mby + r, 8 * mbx + c]
 
 
-@kernel
+@noalloc_kernel
 def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp):
     """mb_type P_L0_16x16, ref_idx_l0 (te(v) of range 1 when two are active), the vector's
     difference from its prediction, coded_block_pattern me(v)."""  # pragma: no cover
@@ -123,6 +123,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     m4 = np.zeros((2, 4, 4), np.int64)        # luma DC levels, scaled DCs
     v4 = np.zeros((3, 4), np.int64)           # Cb, Cr DC levels, scaled DCs
     coefs = np.zeros(16, np.int64)
+    saved = np.zeros_like(stats)              # counters while two intra codings are tried
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, diff8, lev_u, lev_v = m8[0], m8[1], m8[2], m8[3], m8[4]
     dclev_u, dclev_v, dc8 = v4[0], v4[1], v4[2]
@@ -177,8 +178,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
                 # bytes (fades at 1024) for a third more encoding time
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
-                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8,
-                           m4, v4, coefs, unknown if is_idr else edge_sads)
+                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, saved,
+                           m16, m8, m4, v4, coefs, unknown if is_idr else edge_sads)
                 ref[mby, mbx] = -1
                 continue
             predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
@@ -233,7 +234,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
         put_ue(buf, st, skip_run)
 
 
-@kernel
+@noalloc_kernel
 def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
     """Zero the TotalCoeff counts (``nz``: Y, U, V) of the macroblocks this picture coded (all
     of them for an IDR picture), so that the next picture starts from zeros everywhere without

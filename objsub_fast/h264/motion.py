@@ -23,7 +23,7 @@ Examples
 """
 from __future__ import annotations
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 from .bitstream import se_bits
 from .inter import block_sum, luma_sad, predict_mv, shifted_sum
 
@@ -33,7 +33,7 @@ MAX_MV_PIXELS = 128
 MAX_STEPS = 24
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _candidate(k, mby, mbx, mv, ref, prev_mv, common, pmx, pmy, last_x, last_y):
     """Candidate ``k`` (valid, x, y): zero, this macroblock's previous vector, the prediction,
     the left and upper neighbours', the last one chosen, the previous picture's commonest."""
@@ -54,7 +54,7 @@ def _candidate(k, mby, mbx, mv, ref, prev_mv, common, pmx, pmy, last_x, last_y):
     return True, common[k - 6, 0], common[k - 6, 1]
 
 
-@kernel
+@noalloc_kernel
 def motion_search(sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam,
                   tried, hints):  # pragma: no cover - compiled
     """Best integer-pel vector of the macroblock at (y0, x0) of ``sy`` in ``ry``; returns

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 from .bitstream import new_writer, put_bits, put_se, put_ue, trailing_bits, written
 
 #: (level_idc, MaxMBPS in macroblocks/s, MaxFS in macroblocks) of Table A-1, smallest first.
@@ -124,7 +124,7 @@ def pps_rbsp(weighted_pred: bool = False) -> bytes:
     return written(buf, st)
 
 
-@kernel
+@noalloc_kernel
 def slice_header(buf, st, idr, frame_num, qp, idr_pic_id, weights):  # pragma: no cover
     """Write slice_header() of an I (IDR) or P slice covering the whole picture.
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 from .cavlc import write_block
 from .cavlc_tables import ZIGZAG_4X4 as ZIGZAG
 from .intra import chroma_mode_ok, luma_mode_ok, predict_chroma8, predict_luma16
@@ -23,7 +23,7 @@ BLK_X = np.array([0, 4, 0, 4, 8, 12, 8, 12, 0, 4, 0, 4, 8, 12, 8, 12], np.int64)
 BLK_Y = np.array([0, 0, 4, 4, 0, 0, 4, 4, 8, 8, 12, 12, 8, 8, 12, 12], np.int64)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def nc_of(nz, gy, gx):  # pragma: no cover - compiled
     """nC of a block from its left and upper neighbours' TotalCoeff (9.2.1)."""
     if gx > 0 and gy > 0:
@@ -35,14 +35,14 @@ def nc_of(nz, gy, gx):  # pragma: no cover - compiled
     return 0
 
 
-@kernel
+@noalloc_kernel
 def scan(lev, y, x, start, out):  # pragma: no cover - compiled
     """Levels of the 4x4 block at (y, x) in zig-zag order from scan position ``start``."""
     for k in range(start, 16):
         out[k - start] = lev[y + ZIGZAG[k] // 4, x + ZIGZAG[k] % 4]
 
 
-@kernel
+@noalloc_kernel
 def uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
     """Whether the source macroblock is one flat colour in Y, Cb and Cr."""
     v = sy[y0, x0]
@@ -59,7 +59,7 @@ def uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
     return True
 
 
-@kernel
+@noalloc_kernel
 def flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
     """For a flat source macroblock: an Intra 16x16 mode (0 V, 1 H) whose prediction from the
     reconstructed neighbours is exactly the source, or -1."""
@@ -91,7 +91,7 @@ def flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0):  # pragma: no cover - compi
     return -1
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def sad_block(src, y0, x0, pred, n):  # pragma: no cover - compiled
     total = 0
     for r in range(n):
@@ -101,7 +101,7 @@ def sad_block(src, y0, x0, pred, n):  # pragma: no cover - compiled
     return total
 
 
-@kernel
+@noalloc_kernel
 def best_intra(sy, su, sv, cy_, cu, cv, y0, x0, pred, cpred_u, cpred_v, known):
     """Best Intra 16x16 luma mode and chroma mode by SAD; returns (luma mode, luma SAD,
     chroma mode). ``known``: the luma SADs of modes 0-2 (V, H, DC) when the caller has them
@@ -129,7 +129,7 @@ def best_intra(sy, su, sv, cy_, cu, cv, y0, x0, pred, cpred_u, cpred_v, known):
     return best_mode, best_sad, best_cmode
 
 
-@kernel
+@noalloc_kernel
 def chroma_residual(src, y0, x0, pred, qpc, rounding, diff, lev, dclev):
     """Transform and quantise one chroma component; returns its cbp class (0 nothing,
     1 DC only, 2 AC)."""  # pragma: no cover - compiled
@@ -147,7 +147,7 @@ def chroma_residual(src, y0, x0, pred, qpc, rounding, diff, lev, dclev):
     return 1 if n_dc > 0 else 0
 
 
-@kernel
+@noalloc_kernel
 def chroma_reconstruct(lev, dclev, qpc, pred, out, y0, x0, dc):  # pragma: no cover
     chroma_dc_inverse(dclev, qpc, dc)
     for k in range(4):
@@ -155,14 +155,14 @@ def chroma_reconstruct(lev, dclev, qpc, pred, out, y0, x0, dc):  # pragma: no co
         dequant_idct_add(lev, by, bx, qpc, dc[k], True, pred, out, y0 + by, x0 + bx)
 
 
-@kernel
+@noalloc_kernel
 def copy_pred(pred, out, y0, x0, n):  # pragma: no cover - compiled
     for r in range(n):
         for c in range(n):
             out[y0 + r, x0 + c] = pred[r, c]
 
 
-@kernel
+@noalloc_kernel
 def write_luma(buf, st, lev, cbp_luma, start, nzy, mby, mbx, coefs, stats):  # pragma: no cover
     """The luma part of residual(): the 4x4 blocks of each 8x8 whose coded_block_pattern bit is
     set, from scan position ``start`` (1: Intra 16x16 AC), recording their TotalCoeff."""
@@ -174,7 +174,7 @@ def write_luma(buf, st, lev, cbp_luma, start, nzy, mby, mbx, coefs, stats):  # p
             nzy[by, bx] = write_block(buf, st, coefs, 16 - start, nc_of(nzy, by, bx), stats)
 
 
-@kernel
+@noalloc_kernel
 def write_chroma(buf, st, cbp_chroma, dclev_u, dclev_v, lev_u, lev_v, nzu, nzv, mby, mbx,
                   coefs, stats):  # pragma: no cover - compiled
     """The chroma part of residual(): both DC blocks, then both components' AC blocks."""

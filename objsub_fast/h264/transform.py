@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from .._numba import noalloc_kernel
 from .cavlc_tables import DEQUANT_V, QUANT_MF
 
 #: Rounding of the forward quantiser as a fraction of the step, in 1/6: intra 2/6, inter 2/6
@@ -25,14 +25,14 @@ from .cavlc_tables import DEQUANT_V, QUANT_MF
 INTRA_ROUNDING, INTER_ROUNDING = 2, 2
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _forward_1d(p0, p1, p2, p3):  # pragma: no cover - compiled
     """One row (or column) of the forward core transform Cf."""
     s03, d03, s12, d12 = p0 + p3, p0 - p3, p1 + p2, p1 - p2
     return s03 + s12, 2 * d03 + d12, s03 - s12, d03 - 2 * d12
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def forward4x4(a, y, x):  # pragma: no cover - compiled
     """In place: the 4x4 block at (y, x) of ``a`` -> its integer transform Cf X Cf^T."""
     for r in range(4):
@@ -43,7 +43,7 @@ def forward4x4(a, y, x):  # pragma: no cover - compiled
             a[y, x + c], a[y + 1, x + c], a[y + 2, x + c], a[y + 3, x + c])
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def quantize(value, mf, qbits, rounding):  # pragma: no cover - compiled
     """sign(value) * ((|value| * mf + rounding/6 * 2^qbits) >> qbits)."""
     offset = ((1 << qbits) * rounding) // 6
@@ -84,7 +84,7 @@ def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
 ZERO_SAD = zero_sad_bounds()
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
     """Forward transform and quantise the 4x4 residual block at (y, x) of ``a`` into ``lev``
     (raster positions ``start``..15; position 0 is left alone when start = 1). The block's DC
@@ -126,14 +126,14 @@ def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover -
     return count
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _inverse_1d(d0, d1, d2, d3):  # pragma: no cover - compiled
     e0, e1 = d0 + d2, d0 - d2
     e2, e3 = (d1 >> 1) - d3, d1 + (d3 >> 1)
     return e0 + e3, e1 + e2, e1 - e2, e0 - e3
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: no cover
     """Decoder side of one 4x4 block: scale the levels at (y, x) of ``lev`` (8.5.12.1; the DC
     is the already scaled ``dc`` when ``has_dc``), inverse transform (8.5.12.2), add to the
@@ -168,13 +168,13 @@ def dequant_idct_add(lev, y, x, qp, dc, has_dc, pred, out, oy, ox):  # pragma: n
             out[oy + r, ox + c] = 0 if v < 0 else (255 if v > 255 else v)
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _scaled(lev, y, x, k, m, shift):  # pragma: no cover - compiled
     """The decoder's scaled coefficient of raster position k (8.5.12.1, flat lists)."""
     return (np.int64(lev[y + (k >> 2), x + (k & 3)]) * DEQUANT_V[m, k]) << shift
 
 
-@kernel
+@noalloc_kernel
 def luma_dc_forward(coef, dclev, qp):  # pragma: no cover - compiled
     """Intra 16x16: Hadamard of the 16 blocks' DC coefficients of ``coef`` (16x16), halved,
     quantised into ``dclev`` (4x4, block raster; the transform is done in it, no scratch
@@ -196,7 +196,7 @@ def luma_dc_forward(coef, dclev, qp):  # pragma: no cover - compiled
     return count
 
 
-@kernel(inline="always")
+@noalloc_kernel(inline="always")
 def _hadamard4(t):  # pragma: no cover - compiled
     for r in range(4):
         a, b, c, d = t[r, 0], t[r, 1], t[r, 2], t[r, 3]
@@ -208,7 +208,7 @@ def _hadamard4(t):  # pragma: no cover - compiled
             a - b - c + d, a - b + c - d
 
 
-@kernel
+@noalloc_kernel
 def luma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
     """Decoder's Intra 16x16 DC: inverse Hadamard and scaling (8.5.10) of ``dclev`` into
     ``dc`` (4x4, block raster; the transform is done in it, no scratch array)."""
@@ -225,7 +225,7 @@ def luma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
                 dc[i, j] = (dc[i, j] * scale + (1 << (5 - qp // 6))) >> (6 - qp // 6)
 
 
-@kernel
+@noalloc_kernel
 def chroma_dc_forward(coef, dclev, qp, rounding):  # pragma: no cover - compiled
     """Chroma (4:2:0): 2x2 Hadamard of the 4 blocks' DCs of ``coef`` (8x8), quantised into
     ``dclev`` (4,: raster c00 c01 c10 c11). Returns the number of non-zero levels."""
@@ -241,7 +241,7 @@ def chroma_dc_forward(coef, dclev, qp, rounding):  # pragma: no cover - compiled
     return count
 
 
-@kernel
+@noalloc_kernel
 def chroma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
     """Decoder's chroma DC (8.5.11.2, 4:2:0): 2x2 Hadamard and scaling into ``dc`` (4,)."""
     a, b, c, d = dclev[0], dclev[1], dclev[2], dclev[3]
