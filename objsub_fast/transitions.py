@@ -31,7 +31,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._numba import noalloc_kernel
+from ._numba import kernel
 from .errors import ParameterError
 from .render import sprite
 from .vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
@@ -88,22 +88,25 @@ CLASSIC_LOOK = Look(tuple(map(tuple, CLASSIC.rgb.tolist())), tuple(CLASSIC.shape
 STYLE_NAMES = ("fade", "shrink", "slide")
 
 
-@noalloc_kernel(nogil=True)
+@kernel(nogil=True)
 def _paint_sprite(frame, mask, left, top, fill, line):  # pragma: no cover - compiled
     """Paint sprite ``mask`` (0 empty, 1 outline, 2 fill) with its top-left corner at
     (left, top) into the (H, W, 3) ``frame``, clipped to it."""
     h, w = frame.shape[0], frame.shape[1]
     s = mask.shape[0]
     flat = frame.reshape(h, 3 * w)
+    colours = np.empty(9, np.uint8)      # by label: none, outline, fill
+    for k in range(3):
+        colours[3 + k], colours[6 + k] = line[k], fill[k]
     c0, c1 = max(0, -left), min(s, w - left)
     for r in range(max(0, -top), min(s, h - top)):
         row, labels = flat[top + r], mask[r]
         for c in range(c0, c1):
             label = labels[c]
             if label:
-                colour = line if label == 1 else fill
                 i = 3 * (left + c)
-                row[i], row[i + 1], row[i + 2] = colour[0], colour[1], colour[2]
+                row[i], row[i + 1], row[i + 2] = colours[3 * label], colours[3 * label + 1], \
+                    colours[3 * label + 2]
 
 
 def _draw(frame, mask, left, top, fill, line):
