@@ -31,10 +31,7 @@ def test_the_stamp_changes_with_any_module(tmp_path, monkeypatch):
 
 
 def test_functions_outside_the_package_keep_numbas_own_locator(tmp_path):
-    source = tmp_path / "outside.py"
-    source.write_text("def f(x):\n    return x + 1\n")
-    namespace = {}
-    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    namespace = _outside_module(tmp_path, "outside", "def f(x):\n    return x + 1\n")
     f = numba.njit(cache=True)(namespace["f"])
     assert f(1) == 2
     assert type(f._cache._impl._locator).__name__ != "PackageCacheLocator"
