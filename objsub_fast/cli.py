@@ -16,12 +16,12 @@ import importlib
 import os
 import sys
 
+from .cli_common import PROG, add_quiet, add_workers, error_line
 from .errors import UsageError
 from .vocabulary import LEVELS
 
 __all__ = ["PROG", "build_parser", "main", "run_config"]
 
-PROG = "objsub-fast"
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 #: A file-system error (not the user's input, not a bug).
 EXIT_FAILED = 1
@@ -35,7 +35,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _fail(message: str, status: int = EXIT_USAGE) -> None:
-    print(f"{PROG}: error: {message}", file=sys.stderr)
+    print(error_line(message), file=sys.stderr)
     raise SystemExit(status)
 
 
@@ -68,12 +68,16 @@ def _canvas(text: str) -> tuple:
 def _add_knobs(p) -> None:
     """The engine's knobs (``RunConfig.engine_options``), as options of ``p``; read back by
     ``_knobs``. Values stay strings here so that a bad one gets the parse helper's message."""
+    from .config import MAX_OBJECTS, MIN_OBJECTS
     from .vocabulary import COLOR_TABLE, PRESETS, SHAPE_NAMINGS, SHAPE_TABLE, WORDINGS
 
     p.add_argument("--num-objects", metavar="MIN-MAX",
-                   help="objects per scene, e.g. 5-8 or 7 (default: 5-8, L4 6-8)")
+                   help=f"objects per scene, e.g. 5-8 or 7, in [{min(MIN_OBJECTS.values())}, "
+                   f"{MAX_OBJECTS}] (at least {MIN_OBJECTS['L4']} for L4, {MIN_OBJECTS['L2']} "
+                   "for L2; at most what fits the canvas) (default: 5-8, L4 6-8)")
     p.add_argument("--object-size", metavar="MIN-MAX",
-                   help="object size range in px (default: 20-40 scaled with the canvas)")
+                   help="object size range in px, in [4, 4096] and fitting the canvas "
+                   "(default: 20-40 scaled with the canvas)")
     p.add_argument("--kind-weights", metavar="SPEC",
                    help="rule-kind weights per level, e.g. 'L1:color=2,shape=1;L3:quadrant=0' "
                    "(kinds left out of a listed level get 0; default: uniform)")
@@ -89,7 +93,7 @@ def _add_knobs(p) -> None:
                    help=f"{' | '.join(SHAPE_NAMINGS)}: how prompts and records name shapes "
                    "(default: solid)")
     p.add_argument("--prompt-variants", default="1", metavar="N",
-                   help=f"wordings per rule kind, 1 to {len(WORDINGS)} (default: 1, the exact "
+                   help=f"wordings per rule kind, an integer in [1, {len(WORDINGS)}] (default: 1, the exact "
                    "prompts)")
 
 
@@ -110,6 +114,13 @@ def _knobs(args) -> dict:
             "prompt_variants": parse_prompt_variants(args.prompt_variants, "--prompt-variants")}
 
 
+def _add_seed(p) -> None:
+    from .shards import MAX_SEED
+
+    p.add_argument("--seed", type=int, default=0,
+                   help=f"base seed, an integer in [0, {MAX_SEED}] (default: %(default)s)")
+
+
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
@@ -119,6 +130,7 @@ def _add_generate(sub) -> None:
     from .dataset.parallel import BACKENDS
     from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
     from .scheduler import DEFAULT_TIMEOUT
+    from .video import FPS_RANGE, FRAMES_RANGE
 
     p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
                        description="Generate Object Subtraction tasks into OUT. Rerunning the "
@@ -127,21 +139,19 @@ def _add_generate(sub) -> None:
                    help="output folder, or an object-store URL: s3://, gs://, az:// (see "
                    "docs/object_storage.md; default: %(default)s)")
     p.add_argument("--count", type=int, default=1000,
-                   help=f"number of tasks, 1 to {MAX_COUNT:,} (default: %(default)s); a larger "
+                   help=f"number of tasks, an integer in [1, {MAX_COUNT:,}] (default: %(default)s); a larger "
                    "count than OUT's dataset with the same options extends it")
     p.add_argument("--levels", type=_levels, default=LEVELS,
                    help="comma-separated levels, interleaved with equal counts (default: "
                    "L1,L2,L3,L4)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default: %(default)s)")
+    _add_seed(p)
     p.add_argument("--format", default="webdataset", choices=None,
                    help=f"{' | '.join(FORMATS)} (default: %(default)s)")
     p.add_argument("--shard-size", type=int, default=None,
-                   help="tasks per shard (default: that of the dataset in OUT unless "
+                   help="tasks per shard, an integer >= 1 (default: that of the dataset in OUT unless "
                    "--overwrite, else "
                    f"count/{DEFAULT_SHARDS} rounded down, at most {DEFAULT_SHARD_SIZE:,})")
-    p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores, or 1 for a run too small to "
-                   "gain from more; never more than the shards to write)")
+    add_workers(p, "shards to write", "all cores, or 1 for a run too small to gain from more")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
     p.add_argument("--scheduler", default=None,
                    help="dask.distributed scheduler address, e.g. tcp://host:8786 (--backend dask)")
@@ -157,9 +167,10 @@ def _add_generate(sub) -> None:
                    "the vbvr formats)")
     p.add_argument("--video-style", help="how removed objects go in the videos: fade | shrink "
                    "| slide (default: fade)")
-    p.add_argument("--fps", type=int, help="video frame rate (default: 16)")
-    p.add_argument("--video-frames", type=int,
-                   help="frames per video (default: 61, 3.8 s at 16 fps)")
+    p.add_argument("--fps", type=int, help=f"video frame rate, an integer in {list(FPS_RANGE)} "
+                   "(default: 16)")
+    p.add_argument("--video-frames", type=int, help="frames per video, an integer in "
+                   f"{list(FRAMES_RANGE)} (default: 61, 3.8 s at 16 fps)")
     p.add_argument("--video-encoder", dest="encoder",
                    help="H.264 encoder of the videos: objsub (this project's own: fast, the "
                    "same bytes on every machine) | x264 (libx264 via PyAV, as before) "
@@ -171,14 +182,13 @@ def _add_generate(sub) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
-                   help="tasks per engine call in a worker; bounds memory, never changes the "
+                   help="tasks per engine call in a worker, an integer >= 1; bounds memory, never changes the "
                    "output (default: as many as fit 30 MiB of frames, 160 at 256x256; at most "
                    f"{MAX_CHUNK_BYTES >> 30} GiB of frames per worker, "
                    f"{max_chunk_size((256, 256))} at 256x256)")
     p.add_argument("--no-space-check", action="store_true",
                    help="skip the check of the estimated dataset size against the free space")
-    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
-                   help="no progress output")
+    add_quiet(p)
     _add_storage_options(p, take_over=True)
     p.set_defaults(handler=_generate)
 
@@ -284,12 +294,11 @@ def _add_verify(sub) -> None:
                        "problems found (one line each), 2 unusable input (e.g. no manifest).")
     p.add_argument("dir", metavar="DIR", help="dataset folder (holds manifest.json), or its "
                    "object-store URL (s3://, gs://, az://)")
-    p.add_argument("--workers", type=int, default=None,
-                   help="parallel workers (default: all cores)")
+    add_workers(p, "shards")
     p.add_argument("--deep", action="store_true",
                    help="also decode every frame and re-derive every removed set from its "
                    "prompt (slower)")
-    p.add_argument("--quiet", action="store_true", help="no progress output")
+    add_quiet(p)
     _add_storage_options(p)
     p.set_defaults(handler=_verify)
 
@@ -319,14 +328,16 @@ def _add_preview(sub) -> None:
     p.add_argument("--level", default="L1",
                    help=f"level to show, one of {', '.join(LEVELS)} (default: %(default)s)")
     p.add_argument("--count", type=int, default=16,
-                   help=f"tasks, 1..{MAX_COUNT} (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default: %(default)s)")
+                   help=f"tasks, an integer in [1, {MAX_COUNT}] (default: %(default)s)")
+    _add_seed(p)
     p.add_argument("--columns", type=int, default=4,
-                   help=f"pairs per row, 1..{MAX_COLUMNS} (default: %(default)s)")
+                   help=f"pairs per row, an integer in [1, {MAX_COLUMNS}] (default: "
+                   "%(default)s)")
     p.add_argument("--canvas-size", type=_canvas, default=(256, 256),
-                   help=f"frame size W or WxH, each side {MIN_CANVAS}..{MAX_CANVAS} "
+                   help=f"frame size W or WxH, each side in [{MIN_CANVAS}, {MAX_CANVAS}] "
                    "(default: 256)")
     _add_knobs(p)
+    add_quiet(p)
     _add_storage_options(p)
     p.set_defaults(handler=_preview)
 
@@ -336,9 +347,13 @@ def _preview(args) -> int:
     from .storage import is_url
     from .storage.transfer import published
 
+    from .dataset.progress import compile_notice
+
     check_sheet_path(args.out)
-    sheet = preview_sheet(args.level, count=args.count, seed=args.seed, columns=args.columns,
-                          canvas_size=args.canvas_size, **_knobs(args))
+    with compile_notice(quiet=args.quiet):
+        sheet = preview_sheet(args.level, count=args.count, seed=args.seed,
+                              columns=args.columns, canvas_size=args.canvas_size,
+                              **_knobs(args))
     with published(args.out, "out", args.storage_options) as path:
         save_sheet(sheet, path)
     print(f"{PROG}: wrote {args.out if is_url(args.out) else path}")
@@ -390,18 +405,50 @@ def _raise_terminated(signum, frame):
     raise _Terminated()
 
 
-def main(argv=None) -> int:
-    """Run the command line; return the exit code."""
-    import signal
-    import threading
+class _OneCommand:
+    """Stands in for argparse's subparsers where one command is a program of its own (a
+    script wrapping it): its parser gets the script's name."""
 
+    def __init__(self, prog: str):
+        self.prog, self.parser = prog, None
+
+    def add_parser(self, name, help=None, **kwargs):
+        self.parser = _Parser(prog=self.prog, **kwargs)
+        return self.parser
+
+
+_COMMANDS = {"generate": _add_generate, "verify": _add_verify, "preview": _add_preview}
+
+
+def command_main(command: str, prog: str, argv=None) -> int:
+    """Run one command (``generate``, ``verify`` or ``preview``) as the program ``prog``, e.g.
+    ``scripts/generate_million.py``: its usage and errors name ``prog``; return the exit code."""
+    one = _OneCommand(prog)
+    _COMMANDS[command](one)
+    return _run_handler(one.parser.parse_args(sys.argv[1:] if argv is None else list(argv)))
+
+
+def main(argv=None) -> int:
+    """Run the command line; return the exit code. Run bare, print the usage and the
+    commands (exit status 2)."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _raise_terminated)
     parser = build_parser()
+    if not argv:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
     # ``score`` options belong to the scoring module; pass them through untouched.
     args = (argparse.Namespace(handler=_score, score_args=argv[1:]) if argv[:1] == ["score"]
             else parser.parse_args(argv))
+    return _run_handler(args)
+
+
+def _run_handler(args) -> int:
+    """Run a parsed command; its errors as one line and an exit status (module docstring)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         return args.handler(args)
     except UsageError as e:

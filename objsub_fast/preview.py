@@ -7,6 +7,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .atomic import atomic_write_bytes
+from .cli_common import not_a_folder
 from .errors import ParameterError
 from .png import encode_png
 from .vocabulary import LEVELS
@@ -217,7 +218,8 @@ def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: in
 
 def check_sheet_path(path) -> Path:
     """``path`` as the file a sheet goes to: ParameterError unless it names a ``.png`` file
-    (a sheet is PNG bytes) that is not a folder; missing parent folders are fine.
+    (a sheet is PNG bytes) that is not a folder and whose existing parents are folders;
+    missing parent folders are fine.
 
     Examples
     --------
@@ -232,6 +234,10 @@ def check_sheet_path(path) -> Path:
                              f"{str(path / 'preview.png')!r}")
     if path.suffix.lower() != ".png":
         raise ParameterError(f"preview writes a PNG file: OUT must end in .png, got {str(path)!r}")
+    blocker = not_a_folder(path)
+    if blocker is not None:
+        raise ParameterError(f"preview OUT {str(path)!r} cannot be written: Not a directory "
+                             f"({blocker} is a file)")
     return path
 
 

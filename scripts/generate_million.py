@@ -3,9 +3,10 @@
 
     python scripts/generate_million.py --count 1000000 --workers 32 --out /data/objsub
 """
+import os
 import sys
 
-from objsub_fast.cli import main
+from objsub_fast.cli import command_main
 
 if __name__ == "__main__":
-    sys.exit(main(["generate", *sys.argv[1:]]))
+    sys.exit(command_main("generate", os.path.basename(sys.argv[0])))

@@ -22,6 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..atomic import AtomicWriter
+from ..cli_common import add_quiet, add_workers, error_line, not_a_folder
 from ..dataset.parallel import worker_count
 from ..errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
@@ -64,11 +65,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--summary-csv", type=Path, default=None,
                         help="summary table by model, level and rule kind "
                              "(default: --out with _summary.csv)")
-    parser.add_argument("--workers", "-j", type=int, default=None,
-                        help="parallel worker processes, an integer >= 1 (default: all cores; "
-                             "never more than there are outputs), as in generate")
-    parser.add_argument("--quiet", "--no-progress", dest="no_progress", action="store_true",
-                        help="no progress output (--no-progress: the same)")
+    add_workers(parser, "outputs")
+    add_quiet(parser)
     parser.add_argument("--report", type=Path, default=None, metavar="DIR",
                         help="write an HTML report (index.html and one image strip per output) "
                              "into DIR")
@@ -173,14 +171,15 @@ def _check_writable(path: Path, option: str, folder: bool = False) -> None:
     path = Path(path)
     if not folder and path.is_dir():
         raise UsageError(f"{option} is a folder, not a file: {path}")
+    if folder and path.exists() and not path.is_dir():
+        raise UsageError(f"{option} cannot be written: Not a directory ({path} is a file)")
+    blocker = not_a_folder(path)
+    if blocker is not None:
+        raise UsageError(f"{option} cannot be written: Not a directory ({blocker} is a file)")
     where = path if folder else path.parent
-    try:
-        where.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise UsageError(f"{option} cannot be written: {exc.strerror or exc} ({where})") \
-            from None
-    if not os.access(where, os.W_OK | os.X_OK):
-        raise UsageError(f"{option} cannot be written: no permission to write in {where}")
+    existing = next(p for p in (where, *where.parents) if p.exists())
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"{option} cannot be written: no permission to write in {existing}")
 
 
 def _prepare(args, questions, outputs, out) -> list:
@@ -200,8 +199,26 @@ def _prepare(args, questions, outputs, out) -> list:
 
 
 def _write_text(path: Path, text: str) -> None:
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     with AtomicWriter(path) as fh:
         fh.write(text.encode())
+
+
+def _make_folders(folder: Path) -> list[Path]:
+    """Create ``folder`` and its missing parents; return the outermost one this call created
+    (a list of at most one: what to remove to leave no trace)."""
+    folder = Path(folder)
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    folder.mkdir(parents=True, exist_ok=True)
+    return missing[-1:]
+
+
+def _remove_folders(folders) -> None:
+    """Remove the folders a run created (with the strips it wrote in them)."""
+    import shutil
+
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def run(args) -> int:
@@ -231,17 +248,19 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     try:
         jobs = _prepare(args, questions, outputs, out)
     except (FileNotFoundError, UsageError) as exc:
-        print(f"objsub-fast score: error: {exc}", file=sys.stderr)
+        print(error_line(str(exc)), file=sys.stderr)
         return 2
     workers = worker_count(args.workers, len(jobs))
-    out.parent.mkdir(parents=True, exist_ok=True)
     report_dir = getattr(args, "report", None)
-    if report_dir is not None:
-        from .report import prepare
-
-        prepare(report_dir)
-    results = [{**r, **{k: as_given(r[k]) for k in ("question", "output") if r.get(k)}}
-               for r in _results(jobs, workers, not args.no_progress, report_dir)]
+    made = _make_folders(out.parent)
+    try:
+        if report_dir is not None:
+            made += _make_folders(Path(report_dir) / "img")
+        results = [{**r, **{k: as_given(r[k]) for k in ("question", "output") if r.get(k)}}
+                   for r in _results(jobs, workers, not args.quiet, report_dir)]
+    except BaseException:  # Ctrl-C, SIGTERM: no empty or half-filled folders of this run
+        _remove_folders(made)
+        raise
     _write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
     rows = summarize(results)
     csv_path = args.summary_csv or out.with_name(out.stem + "_summary.csv")
