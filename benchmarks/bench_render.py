@@ -3,6 +3,7 @@ matplotlib baseline drawn the way the original generator draws (a figure of patc
 Agg). Every ratio compares measurements from this one run; times are medians over repeats.
 
 Run: ``python benchmarks/bench_render.py`` (about two minutes on 2 cores; ``--quick`` for less).
+Needs the ``[bench]`` extra (matplotlib): ``pip install -e ".[bench]"``; it says so at start.
 """
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ import subprocess
 import sys
 import time
 import tracemalloc
+
+from _extras import require
+
+require("matplotlib", extra="bench")
 
 import numpy as np
 

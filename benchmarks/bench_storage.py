@@ -25,6 +25,10 @@ import time
 import uuid
 from pathlib import Path
 
+from _extras import require
+
+require("s3fs", "moto", extra="test")
+
 from objsub_fast.pipeline import RunConfig, generate
 from objsub_fast.storage.local_s3 import LocalS3
 from objsub_fast.verify import verify
