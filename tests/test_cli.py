@@ -159,11 +159,16 @@ def test_generate_million_wrapper_and_console_script(tmp_path):
     assert json.loads((tmp_path / "a" / "manifest.json").read_text())["complete"]
 
 
-def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys):
-    (tmp_path / "a-file").write_text("not a folder")
-    assert run_main(["preview", "--count", "1", str(tmp_path / "a-file" / "sheet.png")]) == 1
+def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys, monkeypatch):
+    import objsub_fast.preview as preview
+
+    def denied(path, data):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(preview, "atomic_write_bytes", denied)
+    assert run_main(["preview", "--count", "1", str(tmp_path / "a-dir" / "sheet.png")]) == 1
     err = capsys.readouterr().err
-    assert err.startswith("objsub-fast: error: File exists") and "a-file" in err
+    assert err.startswith("objsub-fast: error: Permission denied") and "a-dir" in err
     assert len(err.strip().splitlines()) == 1 and "resume" not in err and "Traceback" not in err
 
 
