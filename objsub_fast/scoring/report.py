@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from .camera import apply_camera
-from .thresholds import METRICS, SHORT_NAMES, THRESHOLDS
+from .thresholds import METRICS, THRESHOLDS
 
-__all__ = ["STATUS_COLORS", "object_status", "explain", "verdict", "place_label", "prepare",
-           "write_strip", "write_index"]
+__all__ = ["STATUS_COLORS", "object_status", "explain", "error_words", "named_objects",
+           "verdict", "place_label", "layout_labels", "prepare", "write_strip", "write_index"]
 
 #: Verdict of an object -> outline colour (RGB).
 STATUS_COLORS = {"kept": (40, 110, 230), "removed as asked": (20, 160, 60),
@@ -149,6 +149,43 @@ _WHY_ORDER = ("added_objects", "motion_continuity", "rule_accuracy", "kept_objec
               "camera_motion", "removed_object_count", "final_object_match")
 
 
+#: An unscorable output's error (the reader's message, kept in the JSONL record) -> the words
+#: the report gives it; the first pattern that matches wins, others are shown as they are.
+_ERROR_WORDS = (
+    (r"truncated or corrupt video .* after 0 frames", "the video ends before its first frame "
+                                                      "(truncated or corrupt)"),
+    (r"truncated or corrupt video .* after (\d+) frames", "the video ends after {0} frames "
+                                                          "(truncated or corrupt)"),
+    (r"truncated video .*: decoded (\d+) of (\d+) frames", "the video ends after {0} of its {1} "
+                                                           "frames (truncated or corrupt)"),
+    (r"video has zero frames", "the video has no frames (empty, truncated or corrupt)"),
+    (r"undecodable video ", "the file cannot be read as a video (truncated, corrupt or not a "
+                            "video)"),
+    (r"undecodable image ", "the file cannot be read as an image (truncated, corrupt or not an "
+                            "image)"),
+    (r"empty file", "the output file is empty"),
+    (r"missing: ", "there is no output for this question"),
+    (r"no frame images in folder", "the output folder holds no frame images"),
+)
+
+
+def error_words(error: str) -> str:
+    """An unscorable output's error in plain words (:data:`_ERROR_WORDS`).
+
+    Examples
+    --------
+    >>> error_words("truncated or corrupt video 00003.mp4 after 17 frames: InvalidDataError: ...")
+    'the video ends after 17 frames (truncated or corrupt)'
+    >>> error_words("the video does not show the task's first frame")
+    "the video does not show the task's first frame"
+    """
+    for pattern, words in _ERROR_WORDS:
+        found = re.match(pattern, error)
+        if found:
+            return words.format(*found.groups())
+    return error
+
+
 def explain(res: dict) -> list[str]:
     """Sentences saying why a result failed (empty when it passed), the most telling first.
 
@@ -159,11 +196,37 @@ def explain(res: dict) -> list[str]:
     ['The blue circle (3) should have been removed and was not.']
     """
     if res.get("error"):
-        return [f"Not scored: {res['error']}"]
+        return [f"Not scored: {error_words(res['error'])}"]
     name = _namer(res)
     metrics = res["metrics"]
     return [text for m in _WHY_ORDER if metrics.get(m, {}).get("pass") is False
             for text in _WHY[m](metrics[m], name)]
+
+
+#: metric -> the fields of its result that list objects its sentences name (when it fails).
+_NAMED_FIELDS = {"rule_accuracy": ("removed_ids", "target_ids"),
+                 "kept_object_stability": ("moved", "vanished", "changed_color",
+                                           "changed_shape"),
+                 "motion_continuity": ("absent_at_start", "reappeared")}
+
+
+def named_objects(res: dict) -> set[int]:
+    """Ids of the task objects the failing checks' sentences (:func:`explain`) name.
+
+    Examples
+    --------
+    >>> named_objects({"metrics": {"rule_accuracy": {"pass": False, "removed_ids": [1],
+    ...                                              "target_ids": [2]},
+    ...                            "kept_object_stability": {"pass": True, "moved": [4]}}})
+    {1, 2}
+    """
+    named = set()
+    for metric, fields in _NAMED_FIELDS.items():
+        m = (res.get("metrics") or {}).get(metric) or {}
+        if m.get("pass") is False:
+            for field in fields:
+                named.update(int(i) for i in m.get(field) or ())
+    return named
 
 
 def verdict(res: dict) -> str:
@@ -218,6 +281,28 @@ def place_label(box, size, taken, bounds):
     return None
 
 
+def layout_labels(labels, bounds, keep_clear=(), avoid=()):
+    """Rectangles for ``labels`` [(box, (w, h)), ...] in ``bounds`` (w, h): none overlaps
+    another or a rectangle of ``keep_clear`` (the objects the verdict names, the footer);
+    each also keeps off ``avoid`` (the other objects) where there is room. A label with no
+    room at all is left out (None).
+
+    Examples
+    --------
+    >>> layout_labels([((10, 20, 30, 40), (20, 10))], (100, 100), keep_clear=[(10, 5, 30, 19)])
+    [(10, 41, 30, 51)]
+    """
+    placed, rects = [], []
+    for box, (w, h) in labels:
+        spot = (place_label(box, (w, h), placed + list(keep_clear) + list(avoid), bounds)
+                or place_label(box, (w, h), placed + list(keep_clear), bounds))
+        rect = None if spot is None else (spot[0], spot[1], spot[0] + w, spot[1] + h)
+        if rect is not None:
+            placed.append(rect)
+        rects.append(rect)
+    return rects
+
+
 def _draw_frame(frame, index, res, tracker, font):
     from PIL import Image, ImageDraw
 
@@ -231,7 +316,9 @@ def _draw_frame(frame, index, res, tracker, font):
     seen_ever = np.array(tracker.present).any(axis=0)
     name = _namer(res)
     footer = f"frame {index}" + (" (last)" if index == len(tracker.present) - 1 else "")
-    taken = [draw.textbbox((4, STRIP_HEIGHT - 14), footer, font=font)]
+    footer_box = draw.textbbox((4, STRIP_HEIGHT - 14), footer, font=font)
+    named = named_objects(res)
+    named_boxes, other_boxes = [footer_box], []
     labels = []
     for k, oid in enumerate(m.ids.tolist()):
         status = object_status(res, oid, bool(m.removed[k]), bool(seen_ever[k]))
@@ -240,7 +327,7 @@ def _draw_frame(frame, index, res, tracker, font):
         x, y = centre[k]
         box = [(x - half) * scale, (y - half) * scale, (x + half) * scale, (y + half) * scale]
         draw.rectangle(box, outline=colour, width=2)
-        taken.append(tuple(box))
+        (named_boxes if oid in named else other_boxes).append(tuple(box))
         if tracker.present[index][k]:
             px, py = tracker.positions[index][k] * scale
             draw.line([px - 4, py, px + 4, py], fill=colour, width=2)
@@ -253,18 +340,15 @@ def _draw_frame(frame, index, res, tracker, font):
             x, y = a["at"]
             box = [(x - half) * scale, (y - half) * scale, (x + half) * scale, (y + half) * scale]
             draw.rectangle(box, outline=STATUS_COLORS["added"], width=2)
-            taken.append(tuple(box))
+            named_boxes.append(tuple(box))  # added ink: the verdict names it too
             labels.append((box, f"added {a['color']} {a['shape']}", STATUS_COLORS["added"]))
-    placed = []
-    for box, label, colour in labels:
-        l, t, r, b = draw.textbbox((0, 0), label, font=font)
-        spot = place_label(box, (r - l + 2, b - t + 2), placed + taken[:1], img.size)
-        if spot is None:
-            continue
-        rect = (spot[0], spot[1], spot[0] + r - l + 2, spot[1] + b - t + 2)
-        draw.rectangle(rect, fill=(255, 255, 255))
-        draw.text((spot[0] + 1 - l, spot[1] + 1 - t), label, fill=colour, font=font)
-        placed.append(rect)
+    bbox = [draw.textbbox((0, 0), label, font=font) for _, label, _ in labels]
+    rects = layout_labels([(box, (r - l + 2, b - t + 2)) for (box, _, _), (l, t, r, b)
+                           in zip(labels, bbox)], img.size, named_boxes, other_boxes)
+    for (_, label, colour), (l, t, _, _), rect in zip(labels, bbox, rects):
+        if rect is not None:
+            draw.rectangle(rect, fill=(255, 255, 255))
+            draw.text((rect[0] + 1 - l, rect[1] + 1 - t), label, fill=colour, font=font)
     draw.text((4, STRIP_HEIGHT - 14), footer, fill=(0, 0, 0), font=font)
     return img
 
@@ -311,22 +395,34 @@ def _legend() -> str:
 
 
 def _summary_table(rows) -> str:
-    cols = ["model", "level", "rule_kind", "tasks", "errors", "pass_rate", "mean_score"] + [
-        f"{m}_pass" for m in METRICS]
-    head = "".join(f"<th>{html.escape(SHORT_NAMES.get(c[:-5], c))}</th>" for c in cols)
+    """The summary table: the headings of the printed one (``command.HEADINGS``, with spaces),
+    the check columns under one heading that says they are pass rates."""
+    from .command import CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS
+
+    checks = [f"{m}_pass" for m in METRICS]
+    words = {c: HEADINGS.get(c, c).replace("_", " ") for c in SUMMARY_COLUMNS}
+    top = "".join(f"<th rowspan='2'>{html.escape(words[c])}</th>" for c in SUMMARY_COLUMNS
+                  if c not in checks and SUMMARY_COLUMNS.index(c) < SUMMARY_COLUMNS.index(
+                      checks[0]))
+    top += f"<th colspan='{len(checks)}'>{html.escape(CHECKS_HEADING.rstrip(':'))}</th>"
+    top += "".join(f"<th rowspan='2'>{html.escape(words[c])}</th>" for c in SUMMARY_COLUMNS
+                   if c not in checks and SUMMARY_COLUMNS.index(c) > SUMMARY_COLUMNS.index(
+                       checks[-1]))
+    sub = "".join(f"<th>{html.escape(words[c])}</th>" for c in checks)
     body = "".join("<tr>" + "".join(f"<td>{'-' if r[c] is None else html.escape(str(r[c]))}</td>"
-                                    for c in cols) + "</tr>" for r in rows)
-    return f"<table><tr>{head}</tr>{body}</table>"
+                                    for c in SUMMARY_COLUMNS) + "</tr>" for r in rows)
+    return f"<table><tr>{top}</tr><tr>{sub}</tr>{body}</table>"
 
 
 def _compact_summary(results, rows) -> str:
     """The first lines of the page: how many outputs passed, failed or were not scored, and
     each model's pass rate and mean score."""
-    n = len(results)
-    errors = sum(bool(r.get("error")) for r in results)
-    passed = sum(bool(r.get("pass")) for r in results)
-    lines = [f"<p class='top'><b>{passed} of {n} outputs pass</b>; {n - passed - errors} fail, "
-             f"{errors} not scored (missing or unreadable).</p>"]
+    from .command import count_line
+
+    scored = [r for r in results if not r.get("error")]
+    passed = sum(bool(r.get("pass")) for r in scored)
+    lines = [f"<p class='top'><b>{passed} of {len(scored)} scored outputs pass</b>, "
+             f"{len(scored) - passed} fail. {html.escape(count_line(results))}.</p>"]
     models = [r for r in rows if r["model"] != "*" and r["level"] == "*"]
     if models:
         lines.append("<p class='meta'>" + "<br>".join(
@@ -347,6 +443,8 @@ def _task_block(res: dict) -> str:
                      f'alt="sampled frames of {title}">')
     for sentence in explain(res)[1:]:
         lines.append(f'<div class="why">{html.escape(sentence)}</div>')
+    if res.get("error") and error_words(res["error"]) != res["error"]:
+        lines.append(f'<div class="meta">The reader said: {html.escape(res["error"])}</div>')
     if res.get("prompt"):
         lines.append(f'<div class="meta">Prompt: {html.escape(res["prompt"])}</div>')
     reg, cam = res.get("registration"), res.get("metrics", {}).get("camera_motion")

@@ -34,7 +34,7 @@ from ..errors import TaskError
 from ..vocabulary import COLORS, SHAPES
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
-           "write_results", "results_for_model"]
+           "write_results", "results_for_model", "question_order"]
 
 TASK_NAME = "O-43_object_subtraction_data-generator"
 #: VBVR-EvalKit's category of this task.
@@ -161,10 +161,27 @@ def _summary(samples) -> dict:
     return out
 
 
+def question_order(result: dict) -> tuple:
+    """Sort key of a result in question order: its split folder, then its question folder's
+    index (``00002`` before ``00010``; a name that is not a number after every number).
+
+    Examples
+    --------
+    >>> rs = [{"split_folder": "s", "question": f"q/s/O-43/{i}"} for i in ("00010", "00002", "x")]
+    >>> [r["question"].rsplit("/", 1)[-1] for r in sorted(rs, key=question_order)]
+    ['00002', '00010', 'x']
+    """
+    name = str(result.get("question") or result.get("task_id") or "").rstrip("/")
+    name = name.rsplit("/", 1)[-1]
+    return (result.get("split_folder") or "", not name.isdigit(),
+            int(name) if name.isdigit() else 0, name)
+
+
 def results_for_model(model: str, model_path: str, results) -> dict:
-    """The ``{model}_vbvr_results.json`` content for one model's result records."""
+    """The ``{model}_vbvr_results.json`` content for one model's result records, its samples
+    in question order (a missing output keeps its question's place)."""
     samples = []
-    for r in sorted(results, key=lambda r: r["output"] or ""):
+    for r in sorted(results, key=question_order):
         folder = r.get("split_folder") or ""
         samples.append({"video_path": r["output"], "video_file": Path(r["output"] or "").name,
                         "task_name": TASK_NAME, "split": SPLITS.get(folder, DEFAULT_SPLIT),
