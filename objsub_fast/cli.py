@@ -93,8 +93,8 @@ def _add_knobs(p) -> None:
                    help=f"{' | '.join(SHAPE_NAMINGS)}: how prompts and records name shapes "
                    "(default: solid)")
     p.add_argument("--prompt-variants", default="1", metavar="N",
-                   help=f"wordings per rule kind, an integer in [1, {len(WORDINGS)}] (default: 1, the exact "
-                   "prompts)")
+                   help=f"wordings per rule kind, an integer in [1, {len(WORDINGS)}] "
+                   "(default: 1, the exact prompts)")
 
 
 def _knobs(args) -> dict:
@@ -139,8 +139,9 @@ def _add_generate(sub) -> None:
                    help="output folder, or an object-store URL: s3://, gs://, az:// (see "
                    "docs/object_storage.md; default: %(default)s)")
     p.add_argument("--count", type=int, default=1000,
-                   help=f"number of tasks, an integer in [1, {MAX_COUNT:,}] (default: %(default)s); a larger "
-                   "count than OUT's dataset with the same options extends it")
+                   help=f"number of tasks, an integer in [1, {MAX_COUNT:,}] (default: "
+                   "%(default)s); a larger count than OUT's dataset with the same options "
+                   "extends it")
     p.add_argument("--levels", type=_levels, default=LEVELS,
                    help="comma-separated levels, interleaved with equal counts (default: "
                    "L1,L2,L3,L4)")
@@ -148,8 +149,8 @@ def _add_generate(sub) -> None:
     p.add_argument("--format", default="webdataset", choices=None,
                    help=f"{' | '.join(FORMATS)} (default: %(default)s)")
     p.add_argument("--shard-size", type=int, default=None,
-                   help="tasks per shard, an integer >= 1 (default: that of the dataset in OUT unless "
-                   "--overwrite, else "
+                   help="tasks per shard, an integer >= 1 (default: that of the dataset in OUT "
+                   "unless --overwrite, else "
                    f"count/{DEFAULT_SHARDS} rounded down, at most {DEFAULT_SHARD_SIZE:,})")
     add_workers(p, "shards to write", "all cores, or 1 for a run too small to gain from more")
     p.add_argument("--backend", default="loky", help=f"{' | '.join(BACKENDS)} (default: loky)")
@@ -182,8 +183,9 @@ def _add_generate(sub) -> None:
     p.add_argument("--overwrite", action="store_true",
                    help="replace a dataset of a different configuration in OUT")
     p.add_argument("--chunk-size", type=int, default=None,
-                   help="tasks per engine call in a worker, an integer >= 1; bounds memory, never changes the "
-                   "output (default: as many as fit 30 MiB of frames, 160 at 256x256; at most "
+                   help="tasks per engine call in a worker, an integer >= 1; bounds memory, "
+                   "never changes the output (default: as many as fit 30 MiB of frames, 160 at "
+                   "256x256; at most "
                    f"{MAX_CHUNK_BYTES >> 30} GiB of frames per worker, "
                    f"{max_chunk_size((256, 256))} at 256x256)")
     p.add_argument("--no-space-check", action="store_true",

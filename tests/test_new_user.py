@@ -183,7 +183,8 @@ def test_compile_notice_only_when_numba_compiles(tmp_path):
     module = tmp_path / "cached_kernel_mod.py"
     module.write_text("from numba import njit\n\n@njit(cache=True)\ndef plus_one(x):\n"
                       "    return x + 1\n")
-    warm = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import cached_kernel_mod as m; m.plus_one(1)"
+    warm = (f"import sys; sys.path.insert(0, {str(tmp_path)!r}); "
+            "import cached_kernel_mod as m; m.plus_one(1)")
     subprocess.run([sys.executable, "-c", warm], check=True, timeout=120)
     sys.path.insert(0, str(tmp_path))
     try:

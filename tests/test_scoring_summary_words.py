@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from objsub_fast import generate_batch
-from objsub_fast.scoring.command import CHECK_HEADINGS, count_line, format_table
+from objsub_fast.scoring import command, report
 from objsub_fast.scoring.controls import control_frames
-from objsub_fast.scoring.report import layout_labels, named_objects
 from objsub_fast.scoring.vbvr import TASK_NAME
 from objsub_fast.video import VideoSpec, encode_transitions
 
@@ -25,8 +24,6 @@ QUESTIONS, MISSING, TRUNCATED = 8, 5, 2
 def scored(tmp_path_factory):
     """8 VBVR questions, 7 outputs: 6 ground-truth videos, one cut short, one question left
     out; scored once with an HTML report. (stdout, tmp folder)."""
-    from objsub_fast.scoring import command
-
     root = tmp_path_factory.mktemp("words")
     batch = generate_batch(list(range(40, 40 + QUESTIONS)), level=["L1", "L2"] * 4)
     videos = encode_transitions(batch, VideoSpec("fade", 16, 20))
@@ -80,10 +77,11 @@ def test_headings_say_what_the_columns_hold(scored):
     columns = head[1].split()
     for word in ("final_iou", "kept", "count", "rule", "motion", "added", "camera"):
         assert word not in columns
-    assert all(h in columns for h in CHECK_HEADINGS.values())
+    assert all(h in columns for h in command.CHECK_HEADINGS.values())
     assert "not_scored" in columns and "mean_final_frame_iou" in columns
     # the check group starts at the first check column
-    assert head[0].index("pass rate") == head[1].index(CHECK_HEADINGS["final_object_match"])
+    first_check = command.CHECK_HEADINGS["final_object_match"]
+    assert head[0].index("pass rate") == head[1].index(first_check)
     page = (root / "r" / "index.html").read_text()
     table = page[page.index("<table>"):]
     assert ">final_iou<" not in table and ">kept<" not in table and ">rule<" not in table
@@ -105,12 +103,12 @@ def test_count_line_of_several_models_and_an_unusable_question():
            "question_source": "metadata.json"} for m in "ab" for t in "123"]
     rs[0] = {**rs[0], "error": "no record"}
     del rs[0]["question_source"]
-    assert count_line(rs) == ("6 outputs of 2 models for 3 questions: 5 scored, 0 unreadable, "
-                              "0 missing, 1 with an unusable question")
+    assert command.count_line(rs) == ("6 outputs of 2 models for 3 questions: 5 scored, "
+                                      "0 unreadable, 0 missing, 1 with an unusable question")
 
 
 def test_format_table_of_no_rows_still_has_its_headings():
-    lines = format_table([]).splitlines()
+    lines = command.format_table([]).splitlines()
     assert len(lines) == 2 and "kept_unchanged" in lines[1]
 
 
@@ -127,7 +125,8 @@ _box = st.tuples(st.integers(0, 220), st.integers(0, 220), st.integers(8, 48)).m
 def test_labels_never_cover_a_named_object(objects):
     named = [box for box, is_named, _ in objects if is_named]
     other = [box for box, is_named, _ in objects if not is_named]
-    rects = layout_labels([(box, (w, 11)) for box, _, w in objects], (256, 256), named, other)
+    rects = report.layout_labels([(box, (w, 11)) for box, _, w in objects], (256, 256), named,
+                                 other)
     placed = [r for r in rects if r is not None]
     for k, rect in enumerate(placed):
         assert 0 <= rect[0] and rect[2] <= 256 and 0 <= rect[1] and rect[3] <= 256
@@ -136,13 +135,12 @@ def test_labels_never_cover_a_named_object(objects):
 
 
 def test_strip_labels_keep_clear_of_the_objects_the_verdict_names(tmp_path, monkeypatch):
-    from objsub_fast.scoring import report
     from objsub_fast.scoring.api import score_video_tracked
 
     batch = generate_batch([11], level="L1")
     res, tracker = score_video_tracked(batch.task(0), control_frames(batch, 0, "wrong_object",
                                                                      12), keep_samples=3)
-    names = named_objects(res)
+    names = report.named_objects(res)
     assert names and names <= set(res["metrics"]["rule_accuracy"]["target_ids"]) | set(
         res["metrics"]["rule_accuracy"]["removed_ids"])
     calls = []
