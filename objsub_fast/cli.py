@@ -6,8 +6,11 @@ permission denied, ...: one line naming the error and the path); 2 a usage error
 interrupted (Ctrl-C), 143 terminated (SIGTERM; both say how to resume a ``generate`` run).
 Anything else is a bug and shows its traceback.
 
-``--workers`` means the same in every subcommand: parallel worker processes, all cores by
-default, otherwise an integer >= 1, never more than there are jobs (shards or videos).
+``--workers`` (``-j``) means the same in every subcommand: parallel worker processes, all cores
+by default, otherwise an integer >= 1, never more than there are jobs (shards or videos). Every
+subcommand takes ``--quiet`` (``--no-progress``), starts its error lines with the same prefix
+and gives the range of every numeric option in its help (``objsub_fast.cli_common``); run bare,
+``objsub-fast`` prints its usage and commands (exit status 2).
 """
 from __future__ import annotations
 

@@ -237,7 +237,9 @@ def _results(jobs, workers: int, progress: bool, report_dir=None):
 
 def _check_writable(path: Path, option: str, folder: bool = False) -> None:
     """Raise UsageError naming ``option`` when ``path`` cannot be written (checked before any
-    scoring, so a long run never ends without its results); its parent folders are made."""
+    scoring, so a long run never ends without its results): a folder where a file goes, a
+    file where a folder goes ("Not a directory"), no permission. Nothing is created here: the
+    run makes the folders once scoring starts, and removes them if it is interrupted."""
     path = Path(path)
     if not folder and path.is_dir():
         raise UsageError(f"{option} is a folder, not a file: {path}")
