@@ -113,7 +113,7 @@ def _versioned(data, box, v0: str, v1: str):
 def check_layout(data: bytes) -> dict:
     """Walk every box of a one-video-track ISO BMFF file and check its layout (module
     docstring); returns ``duration`` (seconds, the movie's), ``frames``, ``width``, ``height``,
-    ``fps`` (samples over the media duration) and ``boxes`` (every box path, in order)."""
+    ``fps`` (samples over their decoding span) and ``boxes`` (every box path, in order)."""
     boxes = list(walk(data))
     paths = [p for p, _, _ in boxes]
     for path in REQUIRED:
@@ -146,16 +146,23 @@ def check_layout(data: bytes) -> dict:
         assert sum(e[0] for e in edits) == track_duration, \
             f"elst segments last {sum(e[0] for e in edits)}, tkhd says {track_duration}"
 
-    # media: the samples' durations add up to mdhd's, which is the movie's duration
+    # media: the samples' durations add up to mdhd's (plus at most the largest composition
+    # offset when pictures are reordered, as FFmpeg counts), which is the movie's duration
+    # when there is no edit list
     _, _, media_scale, media_duration = _versioned(data, at["moov/trak/mdia/mdhd"], "IIII",
                                                    "QQIQ")
     assert media_scale > 0, "mdhd: timescale 0"
     stts = _table(data, at[stbl + "stts"], ">II")
-    assert sum(n * d for n, d in stts) == media_duration, \
-        f"stts adds up to {sum(n * d for n, d in stts)}, mdhd says {media_duration}"
-    assert abs(media_duration * movie_scale - movie_duration * media_scale) \
-        <= max(movie_scale, media_scale), \
-        f"media lasts {media_duration}/{media_scale} s, the movie {movie_duration}/{movie_scale} s"
+    decode_span = sum(n * d for n, d in stts)
+    reorder = max((c for _, c in _table(data, at[stbl + "ctts"], ">Ii")), default=0) \
+        if stbl + "ctts" in at else 0
+    assert decode_span <= media_duration <= decode_span + max(reorder, 0), \
+        f"stts adds up to {decode_span}, mdhd says {media_duration}"
+    if "moov/trak/edts/elst" not in at:   # with edits, tkhd's duration is elst's (above)
+        assert abs(media_duration * movie_scale - movie_duration * media_scale) \
+            <= max(movie_scale, media_scale), \
+            f"media lasts {media_duration}/{media_scale} s, the movie " \
+            f"{movie_duration}/{movie_scale} s"
 
     # samples: one count in stts, stsz, stsc+stco, ctts; all of them inside mdat
     frames = sum(n for n, _ in stts)
@@ -198,5 +205,4 @@ def check_layout(data: bytes) -> dict:
     assert (width16, height16) == (width << 16, height << 16), \
         f"tkhd says {width16 / 65536}x{height16 / 65536}, the sample entry {width}x{height}"
     return {"duration": movie_duration / movie_scale, "frames": frames, "width": width,
-            "height": height, "fps": frames * media_scale / media_duration if media_duration
-            else 0.0, "boxes": paths}
+            "height": height, "fps": frames * media_scale / decode_span if decode_span else 0.0, "boxes": paths}
