@@ -114,3 +114,48 @@ def test_the_video_signals_the_level_of_its_frame_rate(fps, level):
     assert mp4[mp4.index(b"avcC") + 7] == level                # AVCLevelIndication
     with av.open(io.BytesIO(mp4)) as container:
         assert container.streams.video[0].codec_context.level == level
+
+
+#: Table A-1's MaxBR and MaxCPB (Baseline: 1000 bits units) of the levels these videos signal.
+RATE_LIMITS = {10: (64, 175), 11: (192, 500), 12: (384, 1000), 13: (768, 2000),
+               30: (10000, 10000)}
+
+
+def cpb_underflows(sizes, fps, max_br, max_cpb) -> int:
+    """Pictures that a decoder fed at MaxBR with a full MaxCPB buffer at the start would
+    take before all their bits arrived (a VBR hypothetical reference decoder: bits stop
+    arriving while the buffer is full)."""
+    rate, capacity = 1000 * max_br, 1000 * max_cpb
+    buffered, late = capacity, 0     # the first picture is taken once the buffer is full
+    for k, size in enumerate(8 * s for s in sizes):
+        if k:
+            buffered = min(capacity, buffered + rate / fps)
+        if size > buffered:
+            late += 1
+        buffered = max(0.0, buffered - size)
+    return late
+
+
+@pytest.mark.parametrize("size, fps, frames, style", [(256, 16, 61, "fade"),
+                                                      (128, 1, 4, "slide"),
+                                                      (256, 120, 61, "shrink")])
+def test_the_datasets_videos_keep_the_levels_bit_rate_and_buffer(size, fps, frames, style):
+    """The level is chosen from sizes and rates; the bit rate and buffer of Table A-1 hold
+    too, for the densest tasks of every level (L1..L4) at the dataset's quantisers."""
+    from objsub_fast import generate_batch
+    from objsub_fast.video import VideoSpec, encode_transitions
+
+    batch = generate_batch(range(4), level=["L1", "L2", "L3", "L4"], canvas_size=size)
+    for mp4 in encode_transitions(batch, VideoSpec(style, fps, frames)):
+        track = read_track(mp4)
+        level = track["sps"][3]
+        max_br, max_cpb = RATE_LIMITS[level]
+        sizes = [len(s) for s in track["samples"]]
+        assert cpb_underflows(sizes, fps, max_br, max_cpb) == 0, (level, max(sizes))
+        assert 8 * sum(sizes) * fps / len(sizes) <= 1000 * max_br
+
+
+def test_the_buffer_model_catches_a_stream_too_big_for_its_level():
+    assert cpb_underflows([400] * 160, 16, 64, 175) == 0           # 51 kbit/s: under 1.0's
+    assert cpb_underflows([25000] + [100] * 15, 16, 64, 175) == 1  # a 200 kbit picture
+    assert cpb_underflows([1000] * 160, 16, 64, 175) > 0           # 128 kbit/s for 10 s
