@@ -666,7 +666,8 @@ def write_transition(batch, i: int, path, style: str = "fade", num_frames: int =
     check_style(style)
     path = os.fspath(path)
     if kwargs or not path.lower().endswith(GROUND_TRUTH_EXTENSIONS):
-        codec_for(path) if kwargs.get("codec") is None else None   # a bad extension: no file
+        if kwargs.get("codec") is None:
+            codec_for(path)   # an extension without a codec is refused before any work
         frames = render_transition(batch, style=style, num_frames=num_frames, tasks=[i])[0]
         return write_video(path, frames, fps=fps, **kwargs)
     spec = VideoSpec(style, fps, num_frames, encoder)
