@@ -2,12 +2,13 @@
 
 - ``render_transition`` (61 frames, 256x256): traced peak over its result, against the stacked
   copy it used to make (each task rendered, then ``np.stack``), and their rates;
-- ``generate_batch`` of 10,000 seeds in one call against the same seeds in calls of 1,024
-  (results dropped), alternated, medians over repeats; and the cost of first touching the
+- ``generate_batch`` of 10,000 seeds in one call (new arrays, and into reused ``out`` arrays)
+  against the same seeds in calls of 1,024 (results dropped), alternated, medians over
+  repeats; and the cost of first touching the
   one call's result (fresh memory filled once) against filling a reused chunk's worth ten
   times, which is what remains between the two.
 
-Run: ``python benchmarks/bench_memory.py`` (about a minute and 4 GB of memory; ``--quick``:
+Run: ``python benchmarks/bench_memory.py`` (about two minutes and 8 GB of memory; ``--quick``:
 2,048 seeds).
 """
 from __future__ import annotations
@@ -62,8 +63,13 @@ def render_rows(tasks: int, repeats: int):
 
 def batch_rows(total: int, chunk: int, repeats: int):
     generate_batch(range(64))
-    whole, chunked = [], []
+    whole, chunked, reusing = [], [], []
+    buffers = (np.empty((total, 256, 256, 3), np.uint8), np.empty((total, 256, 256, 3), np.uint8))
+    generate_batch(range(total), out=buffers)   # untimed: the buffers' first touch
     for _ in range(repeats):
+        start = time.perf_counter()
+        generate_batch(range(total), out=buffers)
+        reusing.append(time.perf_counter() - start)
         start = time.perf_counter()
         chunks = 0
         for first in range(0, total, chunk):
@@ -95,6 +101,8 @@ def batch_rows(total: int, chunk: int, repeats: int):
     print("| run | tasks/s (median) | all runs |\n| --- | --- | --- |")
     print(f"| one call of {total:,} | {total / np.median(whole):,.0f} | "
           f"{', '.join(f'{total / t:,.0f}' for t in whole)} |")
+    print(f"| one call of {total:,} into reused `out` arrays | "
+          f"{total / np.median(reusing):,.0f} | {', '.join(f'{total / t:,.0f}' for t in reusing)} |")
     print(f"| {chunks} calls of {chunk:,} | {total / np.median(chunked):,.0f} | "
           f"{', '.join(f'{total / t:,.0f}' for t in chunked)} |")
     print(f"| first touch of {frames / 2**30:.2f} GiB fresh memory (s) | "
