@@ -22,6 +22,9 @@ version    configurations whose output it last changed
            videos keep their version
 0.6.0      objsub videos again: the transition tells the encoder what moved, the IDR
            picture is coded at QP 22 (was 24) and inter residuals round at 2/6 (was 1/6)
+0.7.0      objsub videos again: a 92-byte ``tkhd`` (identity matrix, the movie's
+           duration; 0.6.0 wrote 96 bytes that readers took for a turned, empty track)
+           and the SPS level worked out for the video's real frame rate (was 30 fps)
 =========  =======================================================================
 
 A configuration that several changes touched carries the newest of their versions. A future
@@ -38,7 +41,7 @@ Examples
 >>> generator_version(256, classic=False, shapes=("cube", "hourglass"))
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
-('0.6.0', '0.1.0')
+('0.7.0', '0.1.0')
 """
 from __future__ import annotations
 
@@ -52,8 +55,10 @@ _ORIGINAL, _SCALED_AND_EXTENDED, _ENGLISH_PLURALS = "0.1.0", "0.2.0", "0.3.0"
 SCENE_IN_256_UNITS = "0.4.0"
 #: The version that made the own H.264 encoder write ground-truth videos (``objsub_fast.h264``).
 _FIRST_OBJSUB_VIDEOS = "0.5.0"
+#: The version that told the own encoder what moved and changed its QPs.
+_MOTION_TOLD = "0.6.0"
 #: The version of the newest change to the own encoder's videos (what objsub runs carry).
-OBJSUB_VIDEOS = "0.6.0"
+OBJSUB_VIDEOS = "0.7.0"
 #: Each generator version and the configurations whose output it last changed (the table
 #: above, as ``--version`` prints it).
 GENERATOR_VERSIONS = (
@@ -63,7 +68,8 @@ GENERATOR_VERSIONS = (
     (SCENE_IN_256_UNITS, "canvases whose shorter side is not 256 px (scene in 256 units)"),
     (_FIRST_OBJSUB_VIDEOS, "datasets with videos from the own H.264 encoder "
                            "(--video-encoder objsub)"),
-    (OBJSUB_VIDEOS, "the own encoder's videos again: motion told by the transition, new QPs"),
+    (_MOTION_TOLD, "the own encoder's videos again: motion told by the transition, new QPs"),
+    (OBJSUB_VIDEOS, "the own encoder's videos again: a right-sized tkhd, the level from the fps"),
 )
 
 
@@ -107,6 +113,7 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
                (_ENGLISH_PLURALS, any(plural(name) != name + "s" for name in shapes)),
                (SCENE_IN_256_UNITS, other_size),
                (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
+               (_MOTION_TOLD, video_encoder == "objsub"),
                (OBJSUB_VIDEOS, video_encoder == "objsub"))
     newest = [version for version, applies in touched if applies]
     return newest[-1] if newest else _ORIGINAL

@@ -227,7 +227,8 @@ class ObjsubEncoder:
 
         self._picture = YuvPicture(width, height)
         self._encoder = enc = H264Encoder(width, height,
-                                          EncoderSettings() if settings is None else settings)
+                                          EncoderSettings() if settings is None else settings,
+                                          fps=fps)
         self._new_muxer = lambda: Mp4Muxer(width, height, fps, enc.sps, enc.pps, enc.profile_idc,
                                            enc.constraint_flags, enc.level_idc)
         self._muxer = self._new_muxer()
@@ -635,13 +636,42 @@ def write_video(path, frames, fps: int = 16, codec: str | None = None, out_size=
     return path
 
 
-def write_transition(batch, i: int, path, style: str = "fade", num_frames: int = 32,
-                     fps: int = 16, **kwargs) -> str:
-    """Write task ``i``'s ground-truth transition to a video file (its codec follows the
-    extension: ``codec_for``).
+#: Extensions :func:`write_transition` writes the dataset's own mp4 bytes to (ISO BMFF files).
+GROUND_TRUTH_EXTENSIONS = (".mp4", ".m4v")
 
-    Extra keyword arguments go to :func:`write_video` (codec, out_size, bar_rgb).
+
+def write_transition(batch, i: int, path, style: str = "fade", num_frames: int = 61,
+                     fps: int = 16, encoder: str = ENCODERS[0], **kwargs) -> str:
+    """Write task ``i``'s ground-truth transition video to a file.
+
+    With the defaults this is the video a dataset stores for the task (``generate --videos``:
+    the own H.264 encoder, 61 frames at 16 fps, the fade), byte for byte:
+    ``encode_transitions(batch, VideoSpec(style, fps, num_frames, encoder), tasks=[i])[0]``.
+    ``encoder="x264"`` writes the video of a dataset made with ``--video-encoder x264``.
+
+    A path that does not end in .mp4 or .m4v, or any of :func:`write_video`'s keyword
+    arguments (``codec``, ``out_size``, ``bar_rgb``), writes the frames with
+    :func:`write_video` instead, like a model's output (the codec follows the extension:
+    :func:`codec_for`); ``encoder`` then plays no part.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from objsub_fast import generate_batch
+    >>> batch = generate_batch([3])
+    >>> path = write_transition(batch, 0, os.path.join(tempfile.mkdtemp(), "task.mp4"))
+    >>> open(path, "rb").read() == encode_transitions(batch, tasks=[0])[0]
+    True
     """
     check_style(style)
-    frames = render_transition(batch, style=style, num_frames=num_frames, tasks=[i])[0]
-    return write_video(path, frames, fps=fps, **kwargs)
+    path = os.fspath(path)
+    if kwargs or not path.lower().endswith(GROUND_TRUTH_EXTENSIONS):
+        if kwargs.get("codec") is None:
+            codec_for(path)   # an extension without a codec is refused before any work
+        frames = render_transition(batch, style=style, num_frames=num_frames, tasks=[i])[0]
+        return write_video(path, frames, fps=fps, **kwargs)
+    spec = VideoSpec(style, fps, num_frames, encoder)
+    video = encode_transitions(batch, spec, tasks=[i])[0]
+    with open(path, "wb") as out:
+        out.write(video)
+    return path

@@ -151,7 +151,9 @@ class H264Encoder:
         Even picture size (any, not only multiples of 16: the stream crops).
     settings : EncoderSettings
     fps : int
-        Pictures per second (only the level signalled in the SPS depends on it).
+        Pictures per second: only the level signalled in the SPS depends on it (the lowest
+        that allows the picture size at this rate, ``params.level_for``; ParameterError
+        when no level does).
     """
 
     def __init__(self, width: int, height: int, settings: EncoderSettings = EncoderSettings(),
@@ -159,6 +161,8 @@ class H264Encoder:
         for name, value in (("width", width), ("height", height)):
             if not isinstance(value, (int, np.integer)) or value < 2 or value % 2:
                 raise ParameterError(f"{name} must be an even integer >= 2, got {value!r}")
+        if not isinstance(fps, (int, np.integer)) or isinstance(fps, bool) or fps < 1:
+            raise ParameterError(f"fps must be an integer >= 1, got {fps!r}")
         self.width, self.height, self.settings = int(width), int(height), settings
         self.layout = Layout.of(self.width, self.height, int(fps))
         mbh, mbw = self.layout.mb_height, self.layout.mb_width

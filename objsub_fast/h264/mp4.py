@@ -110,7 +110,10 @@ def _moov(width, height, fps, avcc, colour, sizes, keyframes, offset) -> tuple:
     n = len(sizes)
     mvhd = full_box("mvhd", 0, 0, struct.pack(">IIIIIH10x", 0, 0, fps, n, 0x10000, 0x100),
                     _MATRIX, struct.pack(">24xI", 2))
-    tkhd = full_box("tkhd", 0, 3, struct.pack(">IIII4xI8xHHH2x", 0, 0, 1, 0, n, 0, 0, 0),
+    # version 0: creation, modification, track_ID, reserved, duration (movie timescale),
+    # reserved[2], layer, alternate_group, volume (0: not audio), reserved, matrix, width and
+    # height in 16.16: 92 bytes in all
+    tkhd = full_box("tkhd", 0, 3, struct.pack(">IIIII8xHHH2x", 0, 0, 1, 0, n, 0, 0, 0),
                     _MATRIX, struct.pack(">II", width << 16, height << 16))
     mdhd = full_box("mdhd", 0, 0, struct.pack(">IIIIHH", 0, 0, fps, n, _LANGUAGE_UND, 0))
     hdlr = full_box("hdlr", 0, 0, struct.pack(">I4s12x", 0, b"vide"), b"VideoHandler\0")

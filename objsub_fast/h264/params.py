@@ -4,24 +4,38 @@ reference frame, one slice per picture, deblocking off.
 
 Examples
 --------
->>> sps = sps_rbsp(64, 48, Layout.of(64, 48).level_idc)
+>>> sps = sps_rbsp(64, 48, Layout.of(64, 48, fps=16).level_idc)
 >>> sps[:3].hex()   # profile 66, constraint_set0+1 (Constrained Baseline), level 1.0
 '42c00a'
 >>> Layout.of(256, 256, fps=16).level_idc, Layout.of(1024, 1024, fps=16).level_idc
 (12, 32)
+>>> Layout.of(4096, 4096, fps=16).level_idc, Layout.of(1024, 1024, fps=60).level_idc
+(60, 40)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .._numba import noalloc_kernel
+from ..errors import ParameterError
 from .bitstream import new_writer, put_bits, put_se, put_ue, trailing_bits, written
 
-#: (level_idc, MaxMBPS in macroblocks/s, MaxFS in macroblocks) of Table A-1, smallest first.
-LEVELS = ((10, 1485, 99), (11, 3000, 396), (12, 6000, 396), (13, 11880, 396), (20, 11880, 396),
-          (21, 19800, 792), (22, 20250, 1620), (30, 40500, 1620), (31, 108000, 3600),
-          (32, 216000, 5120), (40, 245760, 8192), (42, 522240, 8704), (50, 589824, 22080),
-          (51, 983040, 36864), (52, 2073600, 36864))
+#: Table A-1's limits that decide the level of this encoder's streams, lowest level first:
+#: (level_idc, MaxMBPS macroblocks per second, MaxFS macroblocks per frame, MaxDpbMbs
+#: macroblocks of decoded picture buffer). Level 1b (Baseline: level_idc 11 with
+#: constraint_set3_flag) has level 1.0's limits and is never chosen; levels 2 and 4.1 have
+#: those of 1.3 and 4, so the lower one is.
+LEVELS = ((10, 1485, 99, 396), (11, 3000, 396, 900), (12, 6000, 396, 2376),
+          (13, 11880, 396, 2376), (20, 11880, 396, 2376), (21, 19800, 792, 4752),
+          (22, 20250, 1620, 8100), (30, 40500, 1620, 8100), (31, 108000, 3600, 18000),
+          (32, 216000, 5120, 20480), (40, 245760, 8192, 32768), (41, 245760, 8192, 32768),
+          (42, 522240, 8704, 34816), (50, 589824, 22080, 110400),
+          (51, 983040, 36864, 184320), (52, 2073600, 36864, 184320),
+          (60, 4177920, 139264, 696320), (61, 8355840, 139264, 696320),
+          (62, 16711680, 139264, 696320))
+#: Decoded pictures the SPS asks a decoder to hold (max_num_ref_frames and
+#: max_dec_frame_buffering): one reference picture.
+DPB_FRAMES = 1
 LOG2_MAX_FRAME_NUM = 4
 #: BT.601 (SMPTE 170M) colour primaries, transfer and matrix codes (Table E-3..E-5).
 SMPTE170M = 6
@@ -42,20 +56,55 @@ class Layout:
 
     @classmethod
     def of(cls, width: int, height: int, fps: int = 30) -> "Layout":
-        """The grid of a width x height picture and the lowest level that allows it at
-        ``fps`` pictures per second (frame size, width and macroblock rate)."""
+        """The grid of a width x height picture and the lowest level (:func:`level_for`) that
+        allows it at ``fps`` pictures per second."""
         mbw, mbh = -(-width // 16), -(-height // 16)
-        frame_size = mbw * mbh
-        level = next((lv for lv, max_mbps, max_fs in LEVELS
-                      if frame_size <= max_fs and max(mbw, mbh) ** 2 <= 8 * max_fs
-                      and frame_size * fps <= max_mbps), 52)
-        return cls(width, height, mbw, mbh, level)
+        return cls(width, height, mbw, mbh, level_for(width, height, fps))
+
+
+def allows(limits, mb_width: int, mb_height: int, fps: int) -> bool:
+    """Whether a level's ``limits`` (a row of :data:`LEVELS`) allow pictures of mb_width x
+    mb_height macroblocks at ``fps`` pictures per second (A.3.1: frame size, each side at
+    most sqrt(8 MaxFS), the macroblock rate, and the picture buffer for :data:`DPB_FRAMES`).
+
+    Examples
+    --------
+    >>> allows(LEVELS[2], 16, 16, 16), allows(LEVELS[2], 16, 16, 30)
+    (True, False)
+    """
+    _, max_mbps, max_fs, max_dpb_mbs = limits
+    frame = mb_width * mb_height
+    return (frame <= max_fs and max(mb_width, mb_height) ** 2 <= 8 * max_fs
+            and frame * fps <= max_mbps and frame * DPB_FRAMES <= max_dpb_mbs)
+
+
+def level_for(width: int, height: int, fps: int) -> int:
+    """The level_idc of the lowest level of :data:`LEVELS` that allows width x height
+    pictures at ``fps`` pictures per second (:func:`allows`); ParameterError naming the
+    limits when none does.
+
+    Examples
+    --------
+    >>> level_for(256, 256, 16), level_for(256, 256, 120), level_for(1024, 1024, 60)
+    (12, 30, 40)
+    """
+    mb_width, mb_height = -(-width // 16), -(-height // 16)
+    for limits in LEVELS:
+        if allows(limits, mb_width, mb_height, fps):
+            return limits[0]
+    top, max_mbps, max_fs, _ = LEVELS[-1]
+    frame = mb_width * mb_height
+    raise ParameterError(
+        f"no H.264 level allows {width}x{height} pictures at {fps} fps: level {top / 10:.1f}, "
+        f"the highest, allows at most {max_fs:,} macroblocks per picture ({frame:,} here), "
+        f"{int((8 * max_fs) ** 0.5)} per side ({max(mb_width, mb_height)} here) and "
+        f"{max_mbps:,} per second ({frame * fps:,} here)")
 
 
 def sps_rbsp(width: int, height: int, level_idc: int, profile_idc: int = PROFILE_BASELINE,
              constraint_flags: int = CONSTRAINED_BASELINE_FLAGS) -> bytes:
     """seq_parameter_set_rbsp() with VUI colour tags (BT.601, limited range) and cropping."""
-    layout = Layout.of(width, height)
+    mb_width, mb_height = -(-width // 16), -(-height // 16)
     buf, st = new_writer(64)
     put_bits(buf, st, profile_idc, 8)
     put_bits(buf, st, constraint_flags, 8)
@@ -65,12 +114,12 @@ def sps_rbsp(width: int, height: int, level_idc: int, profile_idc: int = PROFILE
     put_ue(buf, st, 2)                            # pic_order_cnt_type
     put_ue(buf, st, 1)                            # max_num_ref_frames
     put_bits(buf, st, 0, 1)                       # gaps_in_frame_num_value_allowed_flag
-    put_ue(buf, st, layout.mb_width - 1)
-    put_ue(buf, st, layout.mb_height - 1)
+    put_ue(buf, st, mb_width - 1)
+    put_ue(buf, st, mb_height - 1)
     put_bits(buf, st, 1, 1)                       # frame_mbs_only_flag
     put_bits(buf, st, 1, 1)                       # direct_8x8_inference_flag
-    crop_right, crop_bottom = (16 * layout.mb_width - width) // 2, \
-        (16 * layout.mb_height - height) // 2
+    crop_right, crop_bottom = (16 * mb_width - width) // 2, \
+        (16 * mb_height - height) // 2
     cropping = crop_right or crop_bottom
     put_bits(buf, st, 1 if cropping else 0, 1)    # frame_cropping_flag
     if cropping:
