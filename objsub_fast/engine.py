@@ -6,7 +6,7 @@ import numpy as np
 from .config import check_levels, check_out, check_seeds, check_vocabulary, make_config
 from .errors import ParameterError
 from .records import prompt_and_rule, task_record
-from .render import draw_frames, sprite_areas
+from .render import batch_store, draw_frames
 from .scenes import generate_scenes
 from .vocabulary import LEVELS
 
@@ -42,10 +42,7 @@ class Batch:
         half = self.size / 2.0
         self.x = self.left + half
         self.y = self.top + half
-        valid = np.arange(self.size.shape[1]) < self.num_objects[:, None]
-        s_lo = config.size_range[0]
-        areas = sprite_areas(*config.size_range, config.vocabulary.shapes)
-        self.area = np.where(valid, areas[self.shape, np.clip(self.size - s_lo, 0, None)], 0)
+        self.area = batch_store(config).object_areas(self.shape, self.size, self.num_objects)
         self.prompts, self.rule_params = self._prompts()
         self.first_frames, self.final_frames, self.instance_maps = frames
 
