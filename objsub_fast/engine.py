@@ -81,7 +81,7 @@ class Batch:
 def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=False,
                    num_objects=None, object_size=None, kind_weights=None, out=None,
                    vocabulary="classic", colors=None, shapes=None, shape_names=None,
-                   prompt_variants=1):
+                   prompt_variants=1, look="flat"):
     """Generate Object Subtraction tasks, one per seed.
 
     Parameters
@@ -124,6 +124,11 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     prompt_variants : int
         Draw each prompt's wording from the first N of ``vocabulary.WORDINGS`` (1..4) with
         the task's own random stream; 1 (default) keeps the exact original prompts.
+    look : {"flat", "solid"}
+        How objects are drawn (``vocabulary.LOOKS``): "flat" (default) outlined polygons, or
+        "solid": lit solids (a shaded cube, sphere, ...; ``objsub_fast.solids``). The same
+        seed gives the same scene, rule, prompt and removed set in both looks; only the
+        pixels (and ``area``, the drawn pixels) differ.
 
     Returns
     -------
@@ -160,6 +165,12 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     ...                      prompt_variants=4, render=False)
     >>> sorted(ext.task(0)["vocabulary"])
     ['colors', 'shape_names', 'shapes']
+
+The solid look draws the same task as lit solids; its records say so:
+
+>>> solid = generate_batch([7, 8], level="L1", look="solid")
+>>> solid.prompts == batch.prompts, solid.task(0)["look"], "look" in batch.task(0)
+(True, 'solid', False)
     """
     seeds = check_seeds(seeds)
     level_codes = check_levels(level, len(seeds))
@@ -168,7 +179,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
             raise ParameterError(f"{name} must be True or False; got {flag!r}")
     vocab = check_vocabulary(vocabulary, colors, shapes, shape_names)
     config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,
-                         vocab, prompt_variants)
+                         vocab, prompt_variants, look)
     if out is not None:
         if not render:
             raise ParameterError("out needs render=True (there are no frames to draw into)")
