@@ -121,10 +121,28 @@ def warmup_seconds():
     return float(np.median(runs))
 
 
+def draw_every_sprite(side, look):
+    """Seconds to draw every sprite (shape, size, colour) of the classic vocabulary at
+    ``side`` px that a batch can use (what a long run pays once; a batch draws only those it
+    uses that no batch drew before)."""
+    from objsub_fast.render import batch_store
+
+    store = batch_store(generate_batch([0], canvas_size=side, look=look, render=False).config)
+    units = np.arange(20, 41)
+    sizes = np.unique(np.floor(units * side / 256 + 0.5).astype(np.int64))
+    grid = np.array(np.meshgrid(np.arange(len(store.shapes)), sizes,
+                                np.arange(len(store.colors)), indexing="ij")).reshape(3, -1)
+    start = time.perf_counter()
+    store.prepare(grid[0][:, None], grid[1][:, None], grid[2][:, None], np.ones(grid.shape[1]))
+    return time.perf_counter() - start
+
+
 def look_rates(side, n, repeats):
     """Median tasks/s of ``generate_batch`` with frames in the flat and the solid look at
-    ``side`` px, alternated (batch ``n``), after one warm-up batch of each."""
+    ``side`` px, alternated (batch ``n``), once every sprite is drawn (``draw_every_sprite``,
+    whose seconds are returned too)."""
     runs = {"flat": [], "solid": []}
+    drawing = {look: draw_every_sprite(side, look) for look in runs}
     for look in runs:
         generate_batch(np.arange(n), level=levels_for(n), canvas_size=side, look=look)
     for r in range(repeats):
@@ -133,7 +151,8 @@ def look_rates(side, n, repeats):
             generate_batch(np.arange(n) + (r + 1) * n, level=levels_for(n), canvas_size=side,
                            look=look)
             runs[look].append(time.perf_counter() - start)
-    return {look: n / np.median(times) for look, times in runs.items()}
+    return {**{look: n / np.median(times) for look, times in runs.items()},
+            **{f"{look} sprites s": seconds for look, seconds in drawing.items()}}
 
 
 def startup_seconds(side, path=None, repeats=3):
@@ -177,11 +196,12 @@ def print_looks_and_canvases(repeats, before=None):
     looks = {side: look_rates(side, n, repeats) for side, n in ((256, 1024), (1024, 64))}
     canvases, video = canvas_rows(before, max(1, repeats // 2))
     print(f"\n{'look':<10} {'canvas':>7} {'flat tasks/s':>13} {'solid tasks/s':>14} "
-          f"{'solid/flat':>11}  target >= 0.5")
+          f"{'solid/flat':>11}  target >= 0.5   every sprite drawn once: flat s, solid s")
     for side, rates in looks.items():
         ratio = rates["solid"] / rates["flat"]
         print(f"{'frames':<10} {side:>7} {rates['flat']:>13,.0f} {rates['solid']:>14,.0f} "
-              f"{ratio:>11.2f}  {'yes' if ratio >= 0.5 else 'NO'}")
+              f"{ratio:>11.2f}  {'yes' if ratio >= 0.5 else 'NO':<14} "
+              f"{rates['flat sprites s']:>8.2f} {rates['solid sprites s']:>8.2f}")
     at_1024 = next(row for row in canvases if row[0] == 1024)
     print(f"\n{'canvas':>7} {'start-up s':>11} {'before s':>9} {'generate --count 2 s':>21} "
           f"{'/ 1024':>7}")
