@@ -162,8 +162,10 @@ def startup_seconds(side, path=None, repeats=3):
             f"o.generate_batch([1, 2], level=['L1', 'L3'], canvas_size={side});"
             "print(time.perf_counter() - t)")
     env = dict(os.environ, **({"PYTHONPATH": path} if path else {}))
+    # run outside any checkout: ``python -c`` puts the working directory first on sys.path
     runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                 check=True, env=env).stdout.split()[-1])
+                                 check=True, env=env, cwd=tempfile.gettempdir()
+                                 ).stdout.split()[-1])
             for _ in range(repeats)]
     return float(np.median(runs))
 
