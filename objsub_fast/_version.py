@@ -25,6 +25,8 @@ version    configurations whose output it last changed
 0.7.0      objsub videos again: a 92-byte ``tkhd`` (identity matrix, the movie's
            duration; 0.6.0 wrote 96 bytes that readers took for a turned, empty track)
            and the SPS level worked out for the video's real frame rate (was 30 fps)
+0.9.0      the solid look (``look="solid"``, ``--look solid``: objects drawn as lit
+           solids); flat-look output keeps its version
 =========  =======================================================================
 
 A configuration that several changes touched carries the newest of their versions. A future
@@ -42,6 +44,8 @@ Examples
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
 ('0.7.0', '0.1.0')
+>>> generator_version(256, look="solid"), generator_version(4096, look="solid", video_encoder="objsub")
+('0.9.0', '0.9.0')
 """
 from __future__ import annotations
 
@@ -59,6 +63,8 @@ _FIRST_OBJSUB_VIDEOS = "0.5.0"
 _MOTION_TOLD = "0.6.0"
 #: The version of the newest change to the own encoder's videos (what objsub runs carry).
 OBJSUB_VIDEOS = "0.7.0"
+#: The version that added the solid look (every solid-look configuration carries it).
+SOLID_LOOK = "0.9.0"
 #: Each generator version and the configurations whose output it last changed (the table
 #: above, as ``--version`` prints it).
 GENERATOR_VERSIONS = (
@@ -70,6 +76,7 @@ GENERATOR_VERSIONS = (
                            "(--video-encoder objsub)"),
     (_MOTION_TOLD, "the own encoder's videos again: motion told by the transition, new QPs"),
     (OBJSUB_VIDEOS, "the own encoder's videos again: a right-sized tkhd, the level from the fps"),
+    (SOLID_LOOK, "the solid look (--look solid: objects drawn as lit solids)"),
 )
 
 
@@ -89,7 +96,7 @@ def version_text() -> str:
 
 
 def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
-                      video_encoder: str | None = None) -> str:
+                      video_encoder: str | None = None, look: str = "flat") -> str:
     """The generator version of a configuration's output: the newest row of the table above
     whose change touched it.
 
@@ -104,6 +111,8 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
         The shape names the configuration's prompts use.
     video_encoder : str, optional
         The encoder of the run's videos (``"objsub"`` or ``"x264"``); None without videos.
+    look : str
+        How objects are drawn (``"flat"`` or ``"solid"``).
     """
     from .vocabulary import plural
 
@@ -114,6 +123,7 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
                (SCENE_IN_256_UNITS, other_size),
                (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
                (_MOTION_TOLD, video_encoder == "objsub"),
-               (OBJSUB_VIDEOS, video_encoder == "objsub"))
+               (OBJSUB_VIDEOS, video_encoder == "objsub"),
+               (SOLID_LOOK, look == "solid"))
     newest = [version for version, applies in touched if applies]
     return newest[-1] if newest else _ORIGINAL
