@@ -22,6 +22,8 @@ version    configurations whose output it last changed
            videos keep their version
 0.6.0      objsub videos again: the transition tells the encoder what moved, the IDR
            picture is coded at QP 22 (was 24) and inter residuals round at 2/6 (was 1/6)
+0.8.0      min(W, H) not a multiple of 256 (a fractional scale factor): every guarantee
+           holds in whole pixels; a task whose rounded pixels broke one draws another scene
 =========  =======================================================================
 
 A configuration that several changes touched carries the newest of their versions. A future
@@ -39,6 +41,8 @@ Examples
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
 ('0.6.0', '0.1.0')
+>>> generator_version(1000), generator_version((1000, 700), video_encoder="objsub")
+('0.8.0', '0.8.0')
 """
 from __future__ import annotations
 
@@ -54,6 +58,8 @@ SCENE_IN_256_UNITS = "0.4.0"
 _FIRST_OBJSUB_VIDEOS = "0.5.0"
 #: The version of the newest change to the own encoder's videos (what objsub runs carry).
 OBJSUB_VIDEOS = "0.6.0"
+#: The version that made every guarantee hold in whole pixels at fractional scale factors.
+WHOLE_PIXEL_GUARANTEES = "0.8.0"
 #: Each generator version and the configurations whose output it last changed (the table
 #: above, as ``--version`` prints it).
 GENERATOR_VERSIONS = (
@@ -64,6 +70,8 @@ GENERATOR_VERSIONS = (
     (_FIRST_OBJSUB_VIDEOS, "datasets with videos from the own H.264 encoder "
                            "(--video-encoder objsub)"),
     (OBJSUB_VIDEOS, "the own encoder's videos again: motion told by the transition, new QPs"),
+    (WHOLE_PIXEL_GUARANTEES, "canvases whose shorter side is not a multiple of 256 px "
+                             "(guarantees in whole pixels)"),
 )
 
 
@@ -103,10 +111,12 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
 
     width, height = (canvas_size, canvas_size) if isinstance(canvas_size, int) else canvas_size
     other_size = min(int(width), int(height)) != 256
+    fractional_scale = min(int(width), int(height)) % 256 != 0
     touched = ((_SCALED_AND_EXTENDED, other_size or not classic),
                (_ENGLISH_PLURALS, any(plural(name) != name + "s" for name in shapes)),
                (SCENE_IN_256_UNITS, other_size),
                (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
-               (OBJSUB_VIDEOS, video_encoder == "objsub"))
+               (OBJSUB_VIDEOS, video_encoder == "objsub"),
+               (WHOLE_PIXEL_GUARANTEES, fractional_scale))
     newest = [version for version, applies in touched if applies]
     return newest[-1] if newest else _ORIGINAL
