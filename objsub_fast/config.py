@@ -7,7 +7,8 @@ Lengths scale with the canvas: the scene is decided in 256 units (``objsub_fast.
 canvas scaled so that its shorter side is 256) with every length of the scene model (object
 sizes, spacing, edge margin, order and size gaps) at its 256 px value, and then scaled by
 min(W, H) / 256 for drawing. :class:`Lengths` gives those lengths in pixels of one canvas,
-rounded half up (at least 1 px): the outline width drawn, and the scaled guarantees. A
+rounded half up (at least 1 px): the outline width drawn, and the lengths messages quote; the
+guarantees hold in whole pixels, rounded up (``units.whole_pixels``). A
 1024x1024 task is the 256 task at four times the resolution; at min(W, H) = 256 nothing changes.
 A caller's ``object_size`` is in pixels; the scene draws the whole-unit sizes whose pixel sizes
 lie in it.

@@ -7,8 +7,9 @@ fractional (1000 x 700 is 365.71... x 256). Every decision (object count, colour
 positions accepted or rejected, the rule, the removed set, orders and regions) is made on that
 unit canvas with whole-unit sizes and positions and the 256 px lengths of the scene model; then
 the scene is scaled for drawing (``objsub_fast.scene_pixels``). So every canvas of the same shape
-gives the same objects, rule, prompt and removed set, and with a whole scale factor (512, 768,
-1024, ...) exactly the unit scene times ``s``. At ``s = 1`` (min(W, H) = 256) the pixels are the
+gives the same objects, rule, prompt and removed set (at a fractional scale factor, wherever the
+scaled pixels keep every guarantee; see below), and with a whole scale factor (512, 768, 1024,
+...) exactly the unit scene times ``s``. At ``s = 1`` (min(W, H) = 256) the pixels are the
 units.
 
 Every guaranteed length (margin, spacing, order gap, size gap, size span) holds in whole pixels:
