@@ -24,7 +24,8 @@ import numpy as np
 from ._numba import kernel
 from .units import whole_pixels
 from .vocabulary import (
-    KEY_CENTER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y, ORDER, REGION, SIZE,
+    KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y,
+    ORDER, REGION, SIZE,
 )
 
 __all__ = ["pixel_lengths", "scale_task", "holds_in_pixels", "order_key", "inside"]
@@ -71,6 +72,9 @@ def order_key(key, x, y, width, height):
         return -centre
     corner = min(math.hypot(x, y), math.hypot(width - x, y))
     return min(corner, math.hypot(x, height - y), math.hypot(width - x, height - y))
+
+
+assert KEY_CORNER_DIST == 6  # order_key's fall-through case
 
 
 @kernel

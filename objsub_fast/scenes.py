@@ -24,8 +24,7 @@ from .rng import _new_stream, _randint, _shuffle, _uniform
 from .scene_pixels import holds_in_pixels, pixel_lengths, scale_task
 from .scene_pixels import inside as _inside, order_key as _order_key
 from .vocabulary import (
-    ATTRIBUTE, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X,
-    KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
+    ATTRIBUTE, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
 )
 
 __all__ = ["generate_scenes", "kind_tables", "region_tables", "MAX_ATTEMPTS", "PLACE_TRIES",
@@ -385,9 +384,6 @@ def _region_target(n, rect, lefts, tops, sizes, max_rem, rem):
         inside += rem[j]
     limit = n - 1 if max_rem == 0 else min(max_rem, n - 1)
     return 1 <= inside <= limit
-
-
-assert KEY_CORNER_DIST == 6  # order_key's fall-through case
 
 
 def _pixel_canvas(config):
