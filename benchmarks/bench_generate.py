@@ -4,6 +4,7 @@
     python benchmarks/bench_generate.py            # default: a few minutes on 2 cores
     python benchmarks/bench_generate.py --full     # adds a 1,000,000-task run on 2 workers
     python benchmarks/bench_generate.py --only-verify --verify-count 100000   # verify vs generate
+    python benchmarks/bench_generate.py --only-floor --repeats 7   # generate vs render + PNG
 
 Reports medians (and the best) over ``--repeats`` runs; ratios are computed from the same run.
 On a shared machine other processes take cores, so the best run shows what the code does when
@@ -33,7 +34,8 @@ import numpy as np
 from objsub_fast import png
 from objsub_fast.engine import generate_batch
 from objsub_fast.pipeline import RunConfig, generate
-from objsub_fast.shards import task_levels, task_seeds
+from objsub_fast.dataset.plan import shard_batches
+from objsub_fast.shards import num_shards, shard_at, task_levels, task_seeds
 from objsub_fast.verify import verify
 
 LEVELS = ("L1", "L2", "L3", "L4")
@@ -157,6 +159,47 @@ def bench_throughput(fmt: str, count: int, shard_size: int, repeats: int, place:
     per_task = sum(s["bytes"] for s in manifest["shards"]) / count
     return {w: (count / statistics.median(times[w]), count / min(times[w]),
                 statistics.median(cores[w]), per_task) for w in workers}
+
+
+def render_and_png(config: RunConfig) -> None:
+    """The floor of ``generate``: render both frames of every task of ``config`` and PNG-encode
+    them, shard by shard in chunks as a worker does, writing nothing."""
+    for k in range(num_shards(config.count, config.shard_size)):
+        for _, batch in shard_batches(config, shard_at(k, config.count, config.shard_size),
+                                      None):
+            png.encode_batch(batch.first_frames)
+            png.encode_batch(batch.final_frames)
+
+
+def bench_floor(count: int, shards: int, repeats: int, place: Path) -> list[list]:
+    """Rows of ``generate`` (WebDataset, 256x256) against its floor, render + PNG of both
+    frames in this process: 1 and 2 workers, the three taking turns within each repeat."""
+    config = RunConfig(count=count, shard_size=-(-count // shards))
+    generate(config, place / "floor-warm-up-1", workers=1, quiet=True)
+    generate(config, place / "floor-warm-up-2", workers=2, quiet=True)
+    times = {"floor": [], 1: [], 2: []}
+    for r in range(repeats):
+        times["floor"].append(median_time(lambda: render_and_png(config), 1))
+        for w in (1, 2):
+            wait_until_disk_idle(place)
+            times[w].append(median_time(
+                lambda: generate(config, place / f"floor-{w}-{r}", workers=w, quiet=True), 1))
+    rate = {k: count / statistics.median(v) for k, v in times.items()}
+    # Per repeat, so that load changes between repeats cancel; then the median.
+    per_repeat = {w: statistics.median(f / t / w for f, t in zip(times["floor"], times[w]))
+                  for w in (1, 2)}
+    scaling = statistics.median(t1 / t2 for t1, t2 in zip(times[1], times[2]))
+    return [["render + PNG of both frames (the floor)", 1, f"{rate['floor']:,.0f}", "1.00x", ""],
+            ["generate", 1, f"{rate[1]:,.0f}", f"{per_repeat[1]:.2f}x", "1.00x"],
+            ["generate", 2, f"{rate[2]:,.0f}", f"{per_repeat[2]:.2f}x", f"{scaling:.2f}x"]]
+
+
+def floor_table(args, tmp: Path) -> str:
+    """The pipeline against its floor (targets: >= 0.7x per worker, 2 workers >= 1.8x one)."""
+    rows = bench_floor(args.count, 16, args.repeats, tmp)
+    return table(f"generate vs its floor, WebDataset 256x256, {args.count:,} tasks in 16 shards, "
+                 "same run (targets: per worker >= 0.7x the floor; 2 workers >= 1.8x one)",
+                 ["path", "workers", "tasks/s", "per worker vs floor", "vs 1 worker"], rows)
 
 
 def bench_verify(count: int, shard_size: int, repeats: int, place: Path, workers: int = 2,
@@ -317,12 +360,19 @@ def main(argv=None) -> int:
     ap.add_argument("--verify-deep", action="store_true",
                     help="add verify --deep to the verify row (about 6x slower)")
     ap.add_argument("--only-verify", action="store_true", help="run only the verify row")
+    ap.add_argument("--only-floor", action="store_true",
+                    help="run only the table of generate against its floor (render + PNG)")
     args = ap.parse_args(argv)
     tmp = Path(tempfile.mkdtemp(prefix="objsub-bench-", dir=args.tmp))
     try:
         print(f"objsub-fast generation benchmark: {os.cpu_count()} cores, "
               f"medians of {args.repeats}, load average at start "
               f"{os.getloadavg()[0]:.2f}\n")
+        if not args.only_verify:
+            print(floor_table(args, tmp))
+            if args.only_floor:
+                return 0
+            print()
         print(verify_table(args, tmp))
         if args.only_verify:
             return 0

@@ -25,6 +25,8 @@ version    configurations whose output it last changed
 0.7.0      objsub videos again: a 92-byte ``tkhd`` (identity matrix, the movie's
            duration; 0.6.0 wrote 96 bytes that readers took for a turned, empty track)
            and the SPS level worked out for the video's real frame rate (was 30 fps)
+0.8.0      min(W, H) not a multiple of 256 (a fractional scale factor): every guarantee
+           holds in whole pixels; a task whose rounded pixels broke one draws another scene
 0.9.0      the solid look (``look="solid"``, ``--look solid``: objects drawn as lit
            solids); flat-look output keeps its version
 =========  =======================================================================
@@ -44,6 +46,8 @@ Examples
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
 ('0.7.0', '0.1.0')
+>>> generator_version(1000), generator_version((1000, 700), video_encoder="objsub")
+('0.8.0', '0.8.0')
 >>> generator_version(256, look="solid"), generator_version(4096, look="solid", video_encoder="objsub")
 ('0.9.0', '0.9.0')
 """
@@ -63,6 +67,8 @@ _FIRST_OBJSUB_VIDEOS = "0.5.0"
 _MOTION_TOLD = "0.6.0"
 #: The version of the newest change to the own encoder's videos (what objsub runs carry).
 OBJSUB_VIDEOS = "0.7.0"
+#: The version that made every guarantee hold in whole pixels at fractional scale factors.
+WHOLE_PIXEL_GUARANTEES = "0.8.0"
 #: The version that added the solid look (every solid-look configuration carries it).
 SOLID_LOOK = "0.9.0"
 #: Each generator version and the configurations whose output it last changed (the table
@@ -76,6 +82,8 @@ GENERATOR_VERSIONS = (
                            "(--video-encoder objsub)"),
     (_MOTION_TOLD, "the own encoder's videos again: motion told by the transition, new QPs"),
     (OBJSUB_VIDEOS, "the own encoder's videos again: a right-sized tkhd, the level from the fps"),
+    (WHOLE_PIXEL_GUARANTEES, "canvases whose shorter side is not a multiple of 256 px "
+                             "(guarantees in whole pixels)"),
     (SOLID_LOOK, "the solid look (--look solid: objects drawn as lit solids)"),
 )
 
@@ -118,12 +126,14 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
 
     width, height = (canvas_size, canvas_size) if isinstance(canvas_size, int) else canvas_size
     other_size = min(int(width), int(height)) != 256
+    fractional_scale = min(int(width), int(height)) % 256 != 0
     touched = ((_SCALED_AND_EXTENDED, other_size or not classic),
                (_ENGLISH_PLURALS, any(plural(name) != name + "s" for name in shapes)),
                (SCENE_IN_256_UNITS, other_size),
                (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
                (_MOTION_TOLD, video_encoder == "objsub"),
                (OBJSUB_VIDEOS, video_encoder == "objsub"),
+               (WHOLE_PIXEL_GUARANTEES, fractional_scale),
                (SOLID_LOOK, look == "solid"))
     newest = [version for version, applies in touched if applies]
     return newest[-1] if newest else _ORIGINAL

@@ -7,7 +7,8 @@ Lengths scale with the canvas: the scene is decided in 256 units (``objsub_fast.
 canvas scaled so that its shorter side is 256) with every length of the scene model (object
 sizes, spacing, edge margin, order and size gaps) at its 256 px value, and then scaled by
 min(W, H) / 256 for drawing. :class:`Lengths` gives those lengths in pixels of one canvas,
-rounded half up (at least 1 px): the outline width drawn, and the scaled guarantees. A
+rounded half up (at least 1 px): the outline width drawn, and the lengths messages quote; the
+guarantees hold in whole pixels, rounded up (``units.whole_pixels``). A
 1024x1024 task is the 256 task at four times the resolution; at min(W, H) = 256 nothing changes.
 A caller's ``object_size`` is in pixels; the scene draws the whole-unit sizes whose pixel sizes
 lie in it.
@@ -21,7 +22,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .errors import ParameterError
-from .units import REFERENCE_SIDE, scale_factor, to_pixels, unit_canvas, unit_size_range
+from .units import (REFERENCE_SIDE, scale_factor, to_pixels, unit_canvas, unit_size_range,
+                    whole_pixels)
 from .vocabulary import (
     ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY,
     ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE,
@@ -403,11 +405,14 @@ def _check_geometry(config: Config, used_levels, object_size) -> None:
                                  f"{capacity} fit reliably; use a larger canvas, smaller objects "
                                  "or fewer objects")
         for kind in active_kinds(config, lv):
-            if kind.family == SIZE and s_hi - s_lo < Lengths().size_range:
+            # The sizes' span in units, and in the whole pixels their rounded sizes keep.
+            span_px = config.size_range[1] - config.size_range[0]
+            if kind.family == SIZE and (s_hi - s_lo < Lengths().size_range
+                                        or span_px < whole_pixels(Lengths().size_range, w, h)):
                 raise ParameterError(f"object_size range {tuple(object_size)} is narrower than the "
-                                     f"{config.lengths.size_range} px that size rule "
-                                     f"'{kind.name}' needs; widen it or give that kind weight 0 "
-                                     "in kind_weights")
+                                     f"{whole_pixels(Lengths().size_range, w, h)} px that size "
+                                     f"rule '{kind.name}' needs; widen it or give that kind "
+                                     "weight 0 in kind_weights")
             if kind.family == REGION:
                 for name, (x0, x1, y0, y1) in REGIONS[kind.param: kind.param + kind.variants]:
                     room = min((x1 - x0) * unit_w, (y1 - y0) * unit_h) - edge

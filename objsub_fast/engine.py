@@ -5,7 +5,7 @@ import numpy as np
 
 from .config import check_levels, check_out, check_seeds, check_vocabulary, make_config
 from .errors import ParameterError
-from .records import prompt_and_rule, task_record
+from .records import prompt_and_rule, task_record, task_records
 from .render import batch_store, draw_frames
 from .scenes import generate_scenes
 from .vocabulary import LEVELS
@@ -75,7 +75,7 @@ class Batch:
 
     def tasks(self) -> list:
         """Task records of every task."""
-        return [self.task(i) for i in range(len(self))]
+        return task_records(self)
 
 
 def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=False,

@@ -2,7 +2,9 @@
 
 The kernel works on the 256-unit canvas (``objsub_fast.units``: the canvas scaled so that its
 shorter side is 256) with the scene model's 256 px lengths, so every decision is the same at
-every canvas size; :func:`generate_scenes` then scales the scene to the canvas's pixels.
+every canvas size, and writes each accepted scene in the canvas's pixels
+(``objsub_fast.scene_pixels``). With a fractional scale factor it checks every guarantee on those
+pixels too and resamples a task whose rounding would break one.
 
 Each task draws its rule kind first, then builds a scene on which that kind is valid: placement
 honours the kind's constraints (dividing lines, order gaps, size separations, odd-one-out
@@ -17,11 +19,12 @@ import numpy as np
 
 from ._numba import kernel
 from .config import Lengths
+from .units import REFERENCE_SIDE
 from .rng import _new_stream, _randint, _shuffle, _uniform
-from .units import scene_to_pixels
+from .scene_pixels import holds_in_pixels, pixel_lengths, scale_task
+from .scene_pixels import inside as _inside, order_key as _order_key
 from .vocabulary import (
-    ATTRIBUTE, ENUMERATE, KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X,
-    KEY_NEG_Y, KEY_X, KEY_Y, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
+    ATTRIBUTE, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
 )
 
 __all__ = ["generate_scenes", "kind_tables", "region_tables", "MAX_ATTEMPTS", "PLACE_TRIES",
@@ -66,11 +69,12 @@ def region_tables(width, height):
 def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi, width, height,
                   unit_width, unit_height, lengths, n_colors, n_shapes, n_wordings,
                   family, param, variants, max_removed, level_kinds, region_rects, region_lines,
-                  kind, variant, num_objects, left, top, size, color, shape, removed, listed,
-                  wording, ok):
-    """Sample every task of a batch into the output arrays (see :func:`generate_scenes`), in
-    units: ``unit_width`` x ``unit_height`` is the unit canvas, ``width`` and ``height`` its
-    whole units (what positions are drawn from)."""
+                  pixels, kind, variant, num_objects, left, top, size, color, shape, removed,
+                  listed, wording, ok):
+    """Sample every task of a batch into the output arrays (see :func:`generate_scenes`),
+    decided in units: ``unit_width`` x ``unit_height`` is the unit canvas, ``width`` and
+    ``height`` its whole units (what positions are drawn from). ``pixels`` is the tuple of
+    :func:`_pixel_canvas`; ``left``, ``top`` and ``size`` are written in its pixels."""
     for i in range(seeds.shape[0]):
         lv = level_codes[i]
         state = _new_stream(np.uint64(seeds[i]), lv + 1)
@@ -83,8 +87,8 @@ def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi
         ok[i] = _sample_task(state, family[k], param[k], variants[k], max_removed[k],
                              n_lo[lv], n_hi[lv], s_lo, s_hi, width, height, unit_width,
                              unit_height, lengths, n_colors,
-                             n_shapes, region_rects, region_lines, i, variant, num_objects, left,
-                             top, size, color, shape, removed, listed)
+                             n_shapes, region_rects, region_lines, pixels, i, variant,
+                             num_objects, left, top, size, color, shape, removed, listed)
         # Drawn last, and only when asked for: the scene is the same with or without it.
         if n_wordings > 1:
             wording[i] = _randint(state, 0, n_wordings - 1)
@@ -93,8 +97,9 @@ def _sample_batch(seeds, level_codes, cumulative_weights, n_lo, n_hi, s_lo, s_hi
 @kernel
 def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, width, height,
                  unit_width, unit_height, lengths, n_colors, n_shapes, region_rects,
-                 region_lines, i, variant, num_objects, left, top, size, color, shape, removed,
-                 listed):
+                 region_lines, pixels, i, variant, num_objects, left, top, size, color, shape,
+                 removed, listed):
+    scale, width_px, height_px, px_lengths, rects_px, lines_px, check_px = pixels
     m = n_hi
     lefts = np.zeros(m, np.int64)
     tops = np.zeros(m, np.int64)
@@ -102,6 +107,12 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
     colors = np.zeros(m, np.int64)
     shapes = np.zeros(m, np.int64)
     rem = np.zeros(m, np.bool_)
+    px_left = np.zeros(m, np.int64)
+    px_top = np.zeros(m, np.int64)
+    px_size = np.zeros(m, np.int64)
+    lines = np.full(2, -1.0)
+    lines_here_px = np.full(2, -1.0)
+    rect_px = rects_px[0]
     lst = np.full(MAX_LISTED, -1, np.int64)
     # Draws fixed for the whole task, before any attempt: the order rule's N, the region.
     var = 0
@@ -116,6 +127,9 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
         var = region
         vline = region_lines[region, 0]
         hline = region_lines[region, 1]
+        lines[:] = region_lines[region]
+        lines_here_px[:] = lines_px[region]
+        rect_px = rects_px[region]
         if max_rem > 0:
             n_inside = _randint(state, 1, min(max_rem, n_lo - 1))
     for _ in range(MAX_ATTEMPTS):
@@ -159,13 +173,19 @@ def _sample_task(state, fam, prm, n_variants, max_rem, n_lo, n_hi, s_lo, s_hi, w
             good = _region_target(n, rect, lefts, tops, sizes, max_rem, rem)
         if not good:
             continue
+        scale_task(n, lefts, tops, sizes, scale, width_px, height_px, lines, lines_here_px,
+                   px_lengths[EDGE], px_left, px_top, px_size)
+        if check_px and not holds_in_pixels(n, fam, prm, rem, px_left, px_top, px_size,
+                                            width_px, height_px, px_lengths, lines_here_px,
+                                            rect_px):
+            continue
         perm = np.arange(n)
         _shuffle(state, perm, n)
         for j in range(n):
             p = perm[j]
-            left[i, j] = lefts[p]
-            top[i, j] = tops[p]
-            size[i, j] = sizes[p]
+            left[i, j] = px_left[p]
+            top[i, j] = px_top[p]
+            size[i, j] = px_size[p]
             color[i, j] = colors[p]
             shape[i, j] = shapes[p]
             removed[i, j] = rem[p]
@@ -222,11 +242,6 @@ def _fits(x, y, sz, lefts, tops, sizes, count, vline, hline, spacing):
             continue
         return False
     return True
-
-
-@kernel
-def _inside(x, y, sz, rect):
-    return x >= rect[0] and x + sz <= rect[1] and y >= rect[2] and y + sz <= rect[3]
 
 
 @kernel
@@ -361,26 +376,6 @@ def _order_target(n, key, count, lefts, tops, sizes, width, height, order_gap, r
 
 
 @kernel
-def _order_key(key, x, y, width, height):
-    """The value an order rule sorts by, ascending (the first ones are removed)."""
-    if key == KEY_X:
-        return x
-    if key == KEY_NEG_X:
-        return -x
-    if key == KEY_Y:
-        return y
-    if key == KEY_NEG_Y:
-        return -y
-    centre = math.hypot(x - width / 2.0, y - height / 2.0)
-    if key == KEY_CENTER_DIST:
-        return centre
-    if key == KEY_NEG_CENTER_DIST:
-        return -centre
-    corner = min(math.hypot(x, y), math.hypot(width - x, y))
-    return min(corner, math.hypot(x, height - y), math.hypot(width - x, height - y))
-
-
-@kernel
 def _region_target(n, rect, lefts, tops, sizes, max_rem, rem):
     """Remove the objects inside the region; valid with 1..n-1 of them (1..max_rem if set)."""
     inside = 0
@@ -391,7 +386,15 @@ def _region_target(n, rect, lefts, tops, sizes, max_rem, rem):
     return 1 <= inside <= limit
 
 
-assert KEY_CORNER_DIST == 6  # order_key's fall-through case
+def _pixel_canvas(config):
+    """What the kernel needs to write and check a scene in ``config``'s pixels: (scale factor,
+    width, height, guaranteed lengths in whole pixels, region rectangles and dividing lines in
+    pixels, whether to check the guarantees on the pixels: only with a fractional scale
+    factor, since with a whole one every length scales exactly)."""
+    rects_px, lines_px = region_tables(config.width, config.height)
+    return (float(config.scale), config.width, config.height,
+            pixel_lengths(Lengths().kernel_array(), config.width, config.height), rects_px,
+            lines_px, min(config.width, config.height) % REFERENCE_SIDE != 0)
 
 
 def generate_scenes(seeds, level_codes, config):
@@ -431,7 +434,8 @@ def generate_scenes(seeds, level_codes, config):
                   *config.unit_size_range, math.floor(unit_width), math.floor(unit_height),
                   unit_width, unit_height, Lengths().kernel_array(),
                   len(config.vocabulary.colors), len(config.vocabulary.shapes),
-                  config.prompt_variants, *_KIND_TABLES, rects, lines, out["kind"],
+                  config.prompt_variants, *_KIND_TABLES, rects, lines, _pixel_canvas(config),
+                  out["kind"],
                   out["variant"], out["num_objects"], out["left"], out["top"], out["size"],
                   out["color"], out["shape"], out["removed"], out["listed"], out["wording"], ok)
     if not ok.all():
@@ -441,7 +445,6 @@ def generate_scenes(seeds, level_codes, config):
             f"within {MAX_ATTEMPTS} attempts: the canvas {config.width}x{config.height} is too "
             f"crowded for object_size {config.size_range} and num_objects "
             f"{config.object_counts}; use a larger canvas or fewer/smaller objects")
-    scene_to_pixels(out, config.width, config.height)
     return out
 
 

@@ -4,18 +4,14 @@ import math
 
 from objsub_fast.interpret import interpret_prompt
 
-# The lengths are given for a 256 px canvas. The scene is decided in 256 units and scaled by
-# min(W, H)/256 (objsub_fast.units): with a whole scale factor every length is its 256 value
-# times it; otherwise rounding (centres within 0.5 px, sizes rounded half up, an object moved by
-# at most 1 px to keep off a region's dividing line) may take up to this much off it.
+# The lengths are given for a 256 px canvas. The scene is decided in 256 units (objsub_fast.units)
+# and scaled by min(W, H)/256; at every canvas size each length holds in whole pixels: at least
+# ceil(length * min(W, H) / 256).
 LENGTHS_256 = {"edge": 10, "spacing": 10, "order_gap": 10, "size_gap": 12, "size_range": 15}
-ROUNDING = {"edge": 1.5, "spacing": 2.25, "order_gap": 1.5, "size_gap": 1, "size_range": 1}
 
 
 def lengths(w, h):
-    scale = min(w, h) / 256
-    slack = 0 if scale == int(scale) else 1
-    return {k: v * scale - slack * ROUNDING[k] for k, v in LENGTHS_256.items()}
+    return {k: -(-v * min(w, h) // 256) for k, v in LENGTHS_256.items()}
 
 ORDER_VALUE = {
     "leftmost": lambda o, w, h: o["x"], "rightmost": lambda o, w, h: -o["x"],

@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["objsub_fast._version", "objsub_fast.vocabulary", "objsub_fast.config",
-           "objsub_fast.units", "objsub_fast.render", "objsub_fast.records", "objsub_fast.engine",
+           "objsub_fast.units", "objsub_fast.scene_pixels", "objsub_fast.render", "objsub_fast.records", "objsub_fast.engine",
            "objsub_fast.interpret"]
 
 

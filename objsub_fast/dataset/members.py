@@ -114,12 +114,10 @@ def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
         Per task, suffix -> bytes, plus ``"__key__"`` (WebDataset key), ``"__id__"`` (task
         id) and ``"__index__"`` (task index).
     """
-    records = []
-    for i in range(len(batch)):
-        record = batch.task(i)
+    records = batch.tasks()
+    for i, record in enumerate(records):
         record["task_index"] = first_index + i
         record["generator_version"] = config.generator_version  # the run's (videos included)
-        records.append(record)
     encoded = {m.suffix: m.encode(batch, records, fmt, config) for m in wanted_members(config)}
     return [{"__key__": task_key(first_index + i), "__id__": rec["id"],
              "__index__": first_index + i, **{s: data[i] for s, data in encoded.items()}}

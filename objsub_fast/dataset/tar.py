@@ -20,6 +20,12 @@ def _tar_template() -> tuple[bytearray, int]:
 
 
 _TAR_TEMPLATE, _TAR_TEMPLATE_SUM = _tar_template()
+#: The template's fixed fields between the variable ones (name, size, checksum, prefix): a
+#: header is joined from them in one step rather than patched into a copy of the template.
+_MODE_UID_GID = bytes(_TAR_TEMPLATE[100:124])
+_MTIME = bytes(_TAR_TEMPLATE[136:148])
+_TYPE_TO_PREFIX = bytes(_TAR_TEMPLATE[156:345])
+_AFTER_PREFIX = bytes(_TAR_TEMPLATE[500:512])
 _PADDING = [b"\0" * n for n in range(TAR_BLOCK)]
 #: End of archive: two zero blocks.
 TAR_END = b"\0" * (2 * TAR_BLOCK)
@@ -48,13 +54,11 @@ def tar_parts(name: str, data: bytes) -> tuple[bytes, bytes, bytes]:
     (512, b'hi', 510)
     """
     prefix, bname = _split_name(name.encode())
-    h = bytearray(_TAR_TEMPLATE)
-    h[:len(bname)] = bname
-    h[345:345 + len(prefix)] = prefix
     size = b"%011o\0" % len(data)
-    h[124:136] = size
-    h[148:156] = b"%06o\0 " % (_TAR_TEMPLATE_SUM + sum(bname) + sum(prefix) + sum(size))
-    return bytes(h), data, _PADDING[-len(data) % TAR_BLOCK]
+    checksum = b"%06o\0 " % (_TAR_TEMPLATE_SUM + sum(bname) + sum(prefix) + sum(size))
+    header = b"".join((bname.ljust(100, b"\0"), _MODE_UID_GID, size, _MTIME, checksum,
+                       _TYPE_TO_PREFIX, prefix.ljust(155, b"\0"), _AFTER_PREFIX))
+    return header, data, _PADDING[-len(data) % TAR_BLOCK]
 
 
 def tar_member(name: str, data: bytes) -> bytes:
