@@ -77,6 +77,8 @@ class Store:
         self.scheme = require_backend(url, option)
         self.url, self.options, self.option = url.rstrip("/"), dict(storage_options or {}), option
         self._fs = None
+        #: False once ``create`` has fallen back to check-then-write (not create-only).
+        self.exclusive = True
 
     def __getstate__(self):
         return {"url": self.url, "options": self.options, "option": self.option}
@@ -235,6 +237,7 @@ class Store:
         except FileExistsError:
             return False
         except (TypeError, NotImplementedError):  # a backend without exclusive writes
+            self.exclusive = False
             if self.fs.exists(key):
                 return False
             self.fs.pipe_file(key, data)
