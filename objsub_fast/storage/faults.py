@@ -101,6 +101,9 @@ def _code(exc) -> str | None:
 
 
 def _detail(exc) -> str:
+    response = getattr(exc, "response", None)
+    if isinstance(response, dict) and response.get("Error", {}).get("Message"):  # botocore
+        return f"{response['Error'].get('Code')}: {response['Error']['Message']}"
     text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
     return text if len(text) <= 160 else text[:157] + "..."
 
@@ -111,9 +114,7 @@ def fault_of(exc: BaseException) -> tuple[str, str] | None:
     found = {}
     for e in _chain(exc):
         name, code, text = type(e).__name__, _code(e), str(e)
-        for fault in _ORDER:
-            if fault in found:
-                continue
+        for fault in _ORDER:  # the deepest exception of a fault says most (its cause)
             if name in _BY_TYPE.get(fault, ()) or (code and code in _BY_CODE.get(fault, ())) \
                     or any(t in text for t in _BY_TEXT.get(fault, ())):
                 found[fault] = f"{code}: {_detail(e)}" if code and code not in _detail(e) \

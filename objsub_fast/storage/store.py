@@ -152,9 +152,13 @@ class Store:
         if reason is not None:
             raise StoreError(fault_message("unreachable", reason, self.scheme, self.url,
                                            self.option, endpoint))
-        if self.scheme in ("s3", "s3a"):  # exists() would take missing credentials for
-            try:                          # a missing bucket
-                self.fs.call_s3("head_bucket", Bucket=bucket)
+        credentials = getattr(self.fs, "credentials", None)  # GCS: a refused key at once,
+        if hasattr(credentials, "maybe_refresh"):             # not after a minute of retries
+            credentials.maybe_refresh()
+        if self.scheme in ("s3", "s3a"):  # one listed key: a response with an error code
+            bucket_, _, prefix = self.root.partition("/")  # (a HEAD's 403 has none)
+            try:
+                self.fs.call_s3("list_objects_v2", Bucket=bucket_, Prefix=prefix, MaxKeys=1)
                 found = True
             except FileNotFoundError:
                 found = False
