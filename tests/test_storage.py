@@ -171,6 +171,38 @@ def test_a_lease_of_a_dead_process_of_this_host_is_taken_over(url):
     assert verify(url).ok
 
 
+def test_a_store_that_ignores_create_only_writes_is_refused_and_left_clean(url, monkeypatch):
+    # like gcp-storage-emulator: every create "succeeds", overwriting
+    from objsub_fast.storage.lease import UNSAFE_ENV, LeaseUnsafe
+
+    monkeypatch.delenv(UNSAFE_ENV, raising=False)
+    monkeypatch.setattr(Store, "create", lambda self, rel, data: self.put_bytes(rel, data)
+                        or True)
+    with pytest.raises(LeaseUnsafe, match="does not honour create-only writes.*" + UNSAFE_ENV):
+        generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True)
+    assert store_tree(url) == {}
+    monkeypatch.setenv(UNSAFE_ENV, "1")  # one writer promised: the run goes ahead
+    generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True)
+    assert "manifest.json" in store_tree(url) and LEASE not in store_tree(url)
+
+
+def test_a_lease_that_reads_back_as_another_runs_is_refused(url, monkeypatch):
+    # a racer overwrote it between the create and the read-back
+    from objsub_fast.storage.lease import LeaseUnsafe
+
+    store = Store(url)
+    real = Store.create
+
+    def create_then_overwritten(self, rel, data):
+        made = real(self, rel, data)
+        self.put_bytes(rel, b'{"pid": 7, "host": "other", "started": "x"}')
+        return made
+
+    monkeypatch.setattr(Store, "create", create_then_overwritten)
+    with pytest.raises(LeaseUnsafe, match="reads back as another run's.*pid 7 on host other"):
+        Lease(store).acquire()
+
+
 def test_two_leases_on_one_prefix_exclude_each_other(url):
     store = Store(url)
     with Lease(store):
