@@ -246,7 +246,8 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
     assert "objsub-view" not in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "jobs", "transfer"])
+@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "jobs", "transfer",
+                                  "faults", "local_server"])
 def test_examples_run(name):
     module = importlib.import_module(f"objsub_fast.storage.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -366,7 +367,8 @@ def test_the_commands_refuse_a_mistyped_url_and_write_nothing(command, text, tmp
                                                               monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as e:
-        main(command + [text, "--quiet"] if command[0] != "preview" else [command[0], text + ".png"])
+        main(command + [text, "--quiet"] if command[0] != "preview"
+             else [command[0], text + ".png"])
     err = capsys.readouterr().err
     assert e.value.code == 2 and err.count("\n") == 1 and "did you mean" in err, err
     assert list(tmp_path.iterdir()) == []

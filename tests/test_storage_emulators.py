@@ -31,7 +31,8 @@ from objsub_fast.cli import main  # noqa: E402
 from objsub_fast.dataset import crashpoint  # noqa: E402
 from objsub_fast.dataset.config import RunConfig  # noqa: E402
 from objsub_fast.pipeline import generate  # noqa: E402
-from objsub_fast.storage.lease import LEASE, UNSAFE_ENV, Lease, LeaseUnsafe, StoreLeased  # noqa: E402,E501
+from objsub_fast.storage.lease import (LEASE, UNSAFE_ENV, Lease, LeaseUnsafe,  # noqa: E402
+                                       StoreLeased)
 from objsub_fast.storage.local_azure import LocalAzurite  # noqa: E402
 from objsub_fast.storage.local_gcs import LocalGCS  # noqa: E402
 from objsub_fast.storage.local_s3 import LocalS3  # noqa: E402
@@ -249,7 +250,8 @@ def test_a_fake_gcs_service_account_key_is_one_line(gcs, fake_key, tmp_path):
     # before: the right last line after 188 lines of gcsfs tracebacks
     url = gcs.url()
     options = json.dumps({"endpoint_url": gcs.server.endpoint, "token": str(fake_key)})
-    done = cli({"GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false", "NO_GCE_CHECK": "true"}, "generate", "--out", url,
+    done = cli({"GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false", "NO_GCE_CHECK": "true"},
+               "generate", "--out", url,
                "--storage-options", options, *CLI_OPTIONS, cwd=tmp_path)
     _one_line(done, "GCS rejected the credentials", "invalid_grant")
     assert objects(gcs, url) == {} and not any(tmp_path.iterdir())

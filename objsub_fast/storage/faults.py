@@ -10,7 +10,7 @@ warnings off the terminal.
 Examples
 --------
 >>> fault_of(ConnectionRefusedError(111, "Connection refused"))
-('unreachable', 'Connection refused')
+('unreachable', '[Errno 111] Connection refused')
 >>> fault_of(KeyError("x")) is None
 True
 >>> store_name("gs"), store_name("abfss")
