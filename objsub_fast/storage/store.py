@@ -3,8 +3,10 @@
 Every write puts a complete object under its final key: ``put_files`` uploads a local file
 in one PUT, or (S3, files over ``2 * PART_SIZE``) as a multipart upload completed only after
 its last part, so a reader never sees part of an object. ``abort_stale_uploads`` removes the
-multipart uploads a killed run left behind; ``create`` is the conditional write of the lease
-(S3's ``If-None-Match: *``).
+multipart uploads a killed run left behind; ``create`` is the create-only write of the lease
+(S3's and Azure's ``If-None-Match: *``, GCS's ``ifGenerationMatch=0``). ``check`` names an
+unreachable endpoint, refused credentials or a missing bucket before anything is written;
+every call raises the store's faults as a one-line ``StoreError`` (``faults``).
 
 Examples
 --------
