@@ -228,6 +228,9 @@ def check_sheet_path(path) -> Path:
     ...
     objsub_fast.errors.ParameterError: preview writes a PNG file: OUT must end in .png, got 'sheet.jpg'
     """
+    from .storage.url import local_path
+
+    local_path(str(path), "OUT")  # a mistyped URL is refused before the sheet is rendered
     path = Path(path)
     if path.is_dir():
         raise ParameterError(f"preview OUT {str(path)!r} is a folder; give a file name such as "

@@ -205,6 +205,16 @@ def test_dask_install_command_is_the_checkout_one():
     assert not any("objsub-fast[dask]" in text for text in PAGES.values())
 
 
+def test_every_install_command_works_from_the_checkout():
+    # the package is on no package index: `pip install "objsub-fast[s3]"` cannot work, in a
+    # page or in a message of the package (the missing-backend error, the parquet note)
+    files = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"),
+             *(ROOT / "objsub_fast").rglob("*.py")]
+    texts = {str(p): p.read_text() for p in files}
+    assert not [name for name, text in texts.items() if "objsub-fast[" in text]
+    assert 'pip install -e ".[s3]"' in _block_with("bash", "s3://my-bucket", "README.md")
+
+
 def test_vocabulary_commands_make_and_record_what_they_say(tmp_path):
     commands = _commands(_block_with("bash", "--vocabulary extended --shape-names flat",
                                      "docs/vocabulary.md"))

@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import json
 import os
+import re
 
 import fsspec
 import pytest
@@ -23,7 +24,7 @@ from objsub_fast.storage import jobs as jobs_module
 from objsub_fast.storage import target as target_module
 from objsub_fast.storage.lease import LEASE, Lease, StoreLeased
 from objsub_fast.storage.store import Store
-from objsub_fast.storage.url import BACKENDS, is_url, local_path
+from objsub_fast.storage.url import BACKENDS, is_url, local_path, typo_of
 from objsub_fast.verify import verify
 
 from filetree import objects_of_run, tree
@@ -88,7 +89,8 @@ def test_url_without_backend_names_the_extra_and_writes_nothing(command, monkeyp
                                                               else []))
     assert e.value.code == 2
     err = capsys.readouterr().err.strip()
-    assert err.count("\n") == 0 and 'pip install "objsub-fast[s3]"' in err, err
+    # the install command works from a checkout (the package is on no package index)
+    assert err.count("\n") == 0 and 'pip install -e ".[s3]"' in err, err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -107,7 +109,9 @@ def test_unsupported_scheme_and_bad_storage_options_are_usage_errors(tmp_path, m
 def test_plain_paths_and_file_urls_stay_local_folders(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     config = RunConfig(count=3, shard_size=2)
-    generate(config, "s3:", workers=1, quiet=True)  # a path, not a URL: a folder named "s3:"
+    with pytest.raises(UsageError, match="did you mean 's3://'"):  # a mistyped URL?
+        generate(config, "s3:", workers=1, quiet=True)
+    generate(config, "./s3:", workers=1, quiet=True)  # a path, not a URL: a folder named "s3:"
     generate(config, f"file://{tmp_path}/via-url", workers=1, quiet=True)
     assert tree(tmp_path / "s3:") == tree(tmp_path / "via-url")
 
@@ -167,6 +171,38 @@ def test_a_lease_of_a_dead_process_of_this_host_is_taken_over(url):
     assert verify(url).ok
 
 
+def test_a_store_that_ignores_create_only_writes_is_refused_and_left_clean(url, monkeypatch):
+    # like gcp-storage-emulator: every create "succeeds", overwriting
+    from objsub_fast.storage.lease import UNSAFE_ENV, LeaseUnsafe
+
+    monkeypatch.delenv(UNSAFE_ENV, raising=False)
+    monkeypatch.setattr(Store, "create", lambda self, rel, data: self.put_bytes(rel, data)
+                        or True)
+    with pytest.raises(LeaseUnsafe, match="does not honour create-only writes.*" + UNSAFE_ENV):
+        generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True)
+    assert store_tree(url) == {}
+    monkeypatch.setenv(UNSAFE_ENV, "1")  # one writer promised: the run goes ahead
+    generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True)
+    assert "manifest.json" in store_tree(url) and LEASE not in store_tree(url)
+
+
+def test_a_lease_that_reads_back_as_another_runs_is_refused(url, monkeypatch):
+    # a racer overwrote it between the create and the read-back
+    from objsub_fast.storage.lease import LeaseUnsafe
+
+    store = Store(url)
+    real = Store.create
+
+    def create_then_overwritten(self, rel, data):
+        made = real(self, rel, data)
+        self.put_bytes(rel, b'{"pid": 7, "host": "other", "started": "x"}')
+        return made
+
+    monkeypatch.setattr(Store, "create", create_then_overwritten)
+    with pytest.raises(LeaseUnsafe, match="reads back as another run's.*pid 7 on host other"):
+        Lease(store).acquire()
+
+
 def test_two_leases_on_one_prefix_exclude_each_other(url):
     store = Store(url)
     with Lease(store):
@@ -210,7 +246,8 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
     assert "objsub-view" not in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "jobs", "transfer"])
+@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "jobs", "transfer",
+                                  "faults", "local_server"])
 def test_examples_run(name):
     module = importlib.import_module(f"objsub_fast.storage.{name}")
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -304,9 +341,37 @@ def test_verify_of_an_unfinished_store_run_reads_a_shard_written_without_its_rec
     assert [p.replace(str(tmp_path / "local"), url) for p in local.problems] == stored.problems
 
 
-@given(st.text(min_size=1).filter(lambda t: "://" not in t))
+@given(st.text(min_size=1).filter(lambda t: "://" not in t and typo_of(t) is None))
 def test_text_without_a_scheme_separator_is_a_local_path(text):
     assert not is_url(text) and local_path(text) == text
+
+
+@given(st.sampled_from(sorted(BACKENDS) + ["file"]), st.sampled_from([":", ":/", "//"]),
+       st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-._", min_size=1, max_size=12),
+       st.booleans())
+def test_a_mistyped_url_of_a_known_scheme_is_refused_with_the_url_it_meant(scheme, sep, rest,
+                                                                           upper):
+    # before: `az:/objsub/x` and `gs//objsub/x` wrote a local folder
+    scheme = scheme.upper() if upper else scheme
+    text = f"{scheme}{sep}{rest}/x"
+    with pytest.raises(UsageError, match="mistyped URL: did you mean "
+                       + re.escape(repr(f"{scheme}://{rest}/x"))):
+        local_path(text, "--out")
+    assert local_path("./" + text) == "./" + text  # the way to say "a folder of that name"
+
+
+@pytest.mark.parametrize("command", [["generate", "--count", "4", "--out"], ["verify"],
+                                     ["preview", "--out"]])
+@pytest.mark.parametrize("text", ["az:/objsub/x", "gs//objsub/x", "s3:data"])
+def test_the_commands_refuse_a_mistyped_url_and_write_nothing(command, text, tmp_path,
+                                                              monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as e:
+        main(command + [text, "--quiet"] if command[0] != "preview"
+             else [command[0], text + ".png"])
+    err = capsys.readouterr().err
+    assert e.value.code == 2 and err.count("\n") == 1 and "did you mean" in err, err
+    assert list(tmp_path.iterdir()) == []
 
 
 @given(st.sampled_from(sorted(BACKENDS)),

@@ -170,6 +170,31 @@ def test_only_one_of_two_racing_runs_creates_the_lease(s3, url):
     assert sorted(results) == [False] * 7 + [True]
 
 
+def test_of_eight_racing_runs_exactly_one_takes_the_lease(s3, url):
+    # the lease checks itself (read back, a second create refused): on S3 one racer wins
+    from objsub_fast.storage.lease import Lease, StoreLeased
+
+    results, barrier = [None] * 8, threading.Barrier(8)
+
+    def race(i):
+        barrier.wait()
+        try:
+            results[i] = Lease(Store(url, s3.options)).acquire()
+        except StoreLeased as e:
+            results[i] = e
+
+    threads = [threading.Thread(target=race, args=(i,)) for i in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    winners = [r for r in results if isinstance(r, Lease)]
+    assert len(winners) == 1 and all(isinstance(r, StoreLeased) for r in results
+                                     if r is not winners[0]), results
+    assert Store(url, s3.options).read(LEASE) == winners[0].text
+    winners[0].release()
+
+
 def test_dask_workers_write_their_shards_to_the_store(s3, url, reference):
     from distributed import LocalCluster
 

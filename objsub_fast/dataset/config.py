@@ -268,7 +268,8 @@ class RunConfig:
             ("vbvr_pack", self.vbvr_pack in ("tar", "folders"),
              f"--vbvr-pack must be tar or folders, got {self.vbvr_pack!r}"),
             ("vbvr_parquet", not self.vbvr_parquet or _has_pyarrow(),
-             "metadata.parquet needs pyarrow: pip install 'objsub-fast[vbvr]'"),
+             "metadata.parquet needs pyarrow: pip install -e '.[vbvr]' (in the objsub-fast "
+             "checkout)"),
             ("vbvr_split", isinstance(self.vbvr_split, str)
              and re.fullmatch(r"[A-Za-z0-9][\w.-]*", self.vbvr_split) is not None,
              f"--vbvr-split must be a folder name (letters, digits, . _ -), "

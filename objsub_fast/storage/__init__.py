@@ -14,7 +14,10 @@ local folder, on a store that has no rename and no ``flock``:
   ``verify`` use it;
 - ``jobs``: the workers' jobs on a store: write one shard, verify one shard;
 - ``transfer``: whole inputs and outputs of ``preview`` and ``score`` downloaded or uploaded;
-- ``local_s3``: a real S3 endpoint on this machine (moto's server), for tests and benchmarks.
+- ``faults``: a store that cannot be used (credentials, permissions, endpoint, bucket) said in
+  one line naming the store and the fault; the store clients' logs kept off the terminal;
+- ``local_server``, ``local_s3``, ``local_gcs``, ``local_azure``: the stores' emulators on
+  this machine (moto, gcp-storage-emulator, Azurite), for tests and benchmarks.
 
 The user documentation is docs/object_storage.md.
 """

@@ -1,17 +1,23 @@
 """The lease: the object that keeps two runs out of one store prefix.
 
-A store has no ``flock``, so a run creates ``.objsub-lease`` with a conditional write (S3:
-``If-None-Match: *``; only one of two racing runs succeeds) holding its pid, host and start
-time, and deletes it when the run ends. A run that finds the lease refuses, naming the
-holder. A lease outlives a killed run; it is taken over:
+A store has no ``flock``, so a run creates ``.objsub-lease`` with a create-only write (S3
+and Azure ``If-None-Match: *``, GCS ``ifGenerationMatch=0``: of two racing runs only one
+succeeds) holding its pid, host and start time, and deletes it when the run ends. A run
+that finds the lease refuses, naming the holder. The lease checks itself: after creating
+it, the run reads it back (it must hold this run's text) and tries to create it once more
+(the store must refuse). A store that does not honour create-only writes (some emulators
+and S3-compatible servers) is refused, since it cannot keep a second run out, unless the
+user promises a single writer with ``OBJSUB_FAST_UNSAFE_LEASE=1``.
+
+A lease outlives a killed run; it is taken over:
 
 - automatically, when its holder is a process of this host that is no longer alive (a
   killed run rerun on the same machine resumes without help);
 - with ``--take-over-lease``, after the user has made sure the holder is gone (another
   machine's run cannot be checked from here).
 
-Taking over deletes the old lease and creates a new one conditionally again, so two
-take-overs racing still leave one winner.
+Taking over deletes the old lease and creates a new one the same way, so two take-overs
+racing still leave one winner.
 
 Examples
 --------
@@ -29,19 +35,26 @@ False
 from __future__ import annotations
 
 import json
+import os
 import socket
 
 from ..atomic import _alive
 from ..errors import UsageError
 from ..lock import _describe, _holder_text
 
-__all__ = ["LEASE", "Lease", "StoreLeased"]
+__all__ = ["LEASE", "UNSAFE_ENV", "Lease", "StoreLeased", "LeaseUnsafe"]
 
 LEASE = ".objsub-lease"
+#: Set to 1 to use a store that does not honour create-only writes (one writer promised).
+UNSAFE_ENV = "OBJSUB_FAST_UNSAFE_LEASE"
 
 
 class StoreLeased(UsageError):
     """Another run holds the store prefix."""
+
+
+class LeaseUnsafe(StoreLeased):
+    """The store does not honour create-only writes: its lease cannot exclude a second run."""
 
 
 def _dead_here(text: bytes) -> bool:
@@ -62,22 +75,53 @@ class Lease:
         self.held = False
 
     def acquire(self) -> "Lease":
-        """Take the lease or raise :class:`StoreLeased` naming its holder."""
-        if not self.store.create(LEASE, self.text):
-            try:
-                holder = self.store.read(LEASE)
-            except FileNotFoundError:  # released meanwhile
-                holder = b""
-            if holder and not (self.take_over or _dead_here(holder)):
-                raise StoreLeased(
-                    f"{self.store.url} is in use by another objsub-fast run ({_describe(holder)}); "
-                    "wait for it to finish, or, if that run is dead, rerun with "
-                    "--take-over-lease")
+        """Take the lease or raise :class:`StoreLeased` naming its holder (``LeaseUnsafe``
+        for a store that does not honour create-only writes)."""
+        holder = self._holder()
+        if holder is not None:
+            if not (self.take_over or _dead_here(holder)):
+                raise self._busy(holder)
             self.store.delete([LEASE])
-            if not self.store.create(LEASE, self.text):
-                raise StoreLeased(f"{self.store.url}: another run took the lease at the same time")
+        if not self.store.create(LEASE, self.text):
+            raise self._busy(self._holder() or b"")
+        self._verify()
         self.held = True
         return self
+
+    def _holder(self) -> bytes | None:
+        """The lease's text, None if there is none."""
+        try:
+            return self.store.read(LEASE)
+        except FileNotFoundError:
+            return None
+
+    def _busy(self, holder: bytes) -> StoreLeased:
+        if not holder:
+            return StoreLeased(f"{self.store.url}: another run took the lease at the same "
+                               "time")
+        return StoreLeased(
+            f"{self.store.url} is in use by another objsub-fast run ({_describe(holder)}); "
+            "wait for it to finish, or, if that run is dead, rerun with --take-over-lease")
+
+    def _verify(self) -> None:
+        """The lease just created must read back as this run's, and a second create-only
+        write of it must be refused; otherwise the store lets two runs in."""
+        back = self._holder()
+        if back != self.text:
+            raise LeaseUnsafe(
+                f"{self.store.url}: the lease this run created reads back as another run's "
+                f"({_describe(back) if back else 'none'}): the store let two runs create it; "
+                "refusing to write (see 'Two runs into one prefix' in docs/object_storage.md)")
+        if os.environ.get(UNSAFE_ENV) == "1":
+            return
+        if self.store.create(LEASE, self.text) or not self.store.exclusive:
+            self.held = True
+            self.release()
+            raise LeaseUnsafe(
+                f"{self.store.url}: this store does not honour create-only writes (a second "
+                f"create of {LEASE} succeeded), so its lease cannot keep a second run out of "
+                "the prefix; refusing to write. Use a store that honours them, or, if you "
+                f"make sure that no other run writes this prefix, set {UNSAFE_ENV}=1")
 
     def release(self) -> None:
         """Delete the lease if it is still this run's."""

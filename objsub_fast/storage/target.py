@@ -34,7 +34,7 @@ def open_target(out, storage_options: dict | None = None, take_over_lease: bool 
                 option: str = "--out"):
     """The target ``out`` names: a ``LocalTarget`` for a path or ``file://`` URL, a
     ``StoreTarget`` for a store URL (UsageError if its backend is missing)."""
-    path = local_path(out)
+    path = local_path(out, option)
     if path is not None:
         return LocalTarget(Path(path).absolute())
     return StoreTarget(Store(str(out), storage_options, option), take_over_lease)

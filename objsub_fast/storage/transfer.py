@@ -33,8 +33,8 @@ def fetched(source, option: str = "--in", storage_options: dict | None = None):
     for a store URL, every object under it downloaded into a temporary folder of the same
     name as the URL's last part (a folder's name can mean something, e.g. a model's name),
     removed at the end of the block."""
-    if source is None or local_path(source) is not None:
-        yield None if source is None else Path(local_path(source))
+    if source is None or local_path(source, option) is not None:
+        yield None if source is None else Path(local_path(source, option))
         return
     store = Store(str(source), storage_options, option)
     store.check()
@@ -55,7 +55,7 @@ def published(target, option: str = "out", storage_options: dict | None = None):
     """A local path to write the file ``target`` at: the path itself; for a store URL, a
     file in a temporary folder. When the block ends without an error, every file written
     in that folder (``target`` and any files beside it) is uploaded next to ``target``."""
-    path = local_path(target)
+    path = local_path(target, option)
     if path is not None:
         yield Path(path)
         return

@@ -1,17 +1,18 @@
 """Which outputs are store URLs, and the fsspec backend each needs.
 
-A plain path (``data/out``, ``/tmp/x``, even ``s3:`` with no ``//``) stays a local folder.
-``scheme://...`` is a URL: ``file://`` is a local folder again; the schemes of ``BACKENDS``
-are stores, each needing the fsspec implementation its pip extra installs; anything else is
-refused. A missing backend is one line naming the extra, never a local folder named after
-the scheme.
+A plain path (``data/out``, ``/tmp/x``) stays a local folder. ``scheme://...`` is a URL:
+``file://`` is a local folder again; the schemes of ``BACKENDS`` are stores, each needing the
+fsspec implementation its pip extra installs; anything else is refused. A missing backend is
+one line naming the extra, never a local folder named after the scheme. A path that reads as
+a mistyped URL of a known scheme (``az:/c/x``, ``gs//b/x``, ``s3:data``) is refused with the
+URL it probably meant (``./s3:data`` is that local folder, if it is really wanted).
 
 Examples
 --------
 >>> is_url("s3://bucket/objsub"), is_url("data/out"), is_url("s3:")
 (True, False, False)
->>> local_path("file:///tmp/x"), local_path("memory://x")
-('/tmp/x', None)
+>>> local_path("file:///tmp/x"), local_path("memory://x"), local_path("./s3:data")
+('/tmp/x', None, './s3:data')
 """
 from __future__ import annotations
 
@@ -21,9 +22,12 @@ import re
 
 from ..errors import UsageError
 
-__all__ = ["BACKENDS", "is_url", "local_path", "require_backend", "parse_storage_options"]
+__all__ = ["BACKENDS", "is_url", "local_path", "require_backend", "parse_storage_options",
+           "typo_of"]
 
 _SCHEME = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://")
+#: A known scheme followed by ``:`` and at most one ``/``, or by ``//`` without the colon.
+_TYPO = re.compile(r"^(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)(?::/?(?!/)|//)(?P<rest>.*)$", re.S)
 
 #: URL scheme -> (module that implements it, pip extra that installs it; None: fsspec itself).
 BACKENDS = {
@@ -50,16 +54,47 @@ def is_url(text) -> bool:
     return _scheme(text) is not None
 
 
-def local_path(text) -> str | None:
+def typo_of(text) -> str | None:
+    """The URL that ``text``, a path, probably meant, if it looks like a mistyped URL of a
+    known scheme (``s3``, ``gs``, ``az``, ..., ``file``); None otherwise.
+
+    Examples
+    --------
+    >>> typo_of("az:/objsub/x"), typo_of("gs//objsub/x"), typo_of("s3:data")
+    ('az://objsub/x', 'gs://objsub/x', 's3://data')
+    >>> typo_of("data/s3:x"), typo_of("gs://b/x"), typo_of("c:/data")
+    (None, None, None)
+    """
+    match = _TYPO.match(str(text))
+    if match is None or _scheme(text) is not None:
+        return None
+    scheme = match["scheme"].lower()
+    if scheme not in BACKENDS and scheme != "file":
+        return None
+    return f"{match['scheme']}://{match['rest']}"
+
+
+def local_path(text, option: str = "--out") -> str | None:
     """The local path ``text`` names (a plain path, or a ``file://`` URL); None for a store.
+    UsageError (naming ``option`` and the URL it probably meant) for a mistyped URL
+    (``typo_of``).
 
     Examples
     --------
     >>> local_path("out"), local_path("file://relative/x")
     ('out', 'relative/x')
+    >>> local_path("az:/objsub/x")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    objsub_fast.errors.UsageError: --out 'az:/objsub/x' looks like a mistyped URL: did you mean ...
     """
     scheme = _scheme(text)
     if scheme is None:
+        meant = typo_of(text)
+        if meant is not None:
+            raise UsageError(f"{option} {str(text)!r} looks like a mistyped URL: did you mean "
+                             f"{meant!r}? (for a local folder of that name, write "
+                             f"{'./' + str(text)!r})")
         return str(text)
     if scheme == "file":
         return str(text)[len("file://"):]
@@ -87,9 +122,9 @@ def require_backend(url: str, option: str = "--out") -> str:
                          f"path, file://, or one of {supported}")
     module, extra = BACKENDS[scheme]
     if importlib.util.find_spec("fsspec") is None or importlib.util.find_spec(module) is None:
-        what = f"objsub-fast[{extra}]" if extra else "fsspec"
+        what = f"-e \".[{extra}]\" (in the objsub-fast checkout)" if extra else "fsspec"
         raise UsageError(f"{option} {url!r}: the {scheme}:// backend ({module}) is not "
-                         f"installed; pip install \"{what}\"")
+                         f"installed; pip install {what}")
     return scheme
 
 
