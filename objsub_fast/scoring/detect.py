@@ -52,8 +52,10 @@ another colour may only match an object in place (within one object size), and o
 colour too, at :data:`UNCERTAIN_COLOR_COST` (a blurred small object is not read as removed). A
 lost object (unmatched in the previous frame) is re-acquired only by a whole look-alike (its
 colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn area, not touching the
-frame's border), anywhere on the canvas: this is how a teleported or reappearing object is found
-again, while the remnant of another object sliding out through an edge is not taken for it.
+frame's border) within its ``reach`` of where it was last seen (the tracker: anywhere for a kept
+object, so a teleport is found as a jump; the motion threshold for a removed one, so a look-alike
+elsewhere never takes its identity), while the remnant of another object sliding out through an
+edge is not taken for it.
 """
 from __future__ import annotations
 
@@ -108,8 +110,8 @@ UNMATCHED_COST = 3.0
 # Component statistics columns; then one count per task colour (S_COL0 + c), then one per task
 # colour of interior pixels, off the blurred rim (S_COL0 + ncol + c): ``S_COL0 + 2 * ncol`` in all.
 (S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1, S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ,
- S_CORNER) = range(12)
-S_COL0 = 12
+ S_CORNER, S_LABEL) = range(13)
+S_COL0 = 13
 
 
 @lru_cache(maxsize=16)
@@ -326,6 +328,7 @@ def _analyze_frame(cls, words, labels, parent, min_area, ncol):
                     c = cls[y, x]
                     if COLOR_CLASS0 <= c < OTHER and _interior(cls, y, x, H, W):
                         st[j, S_COL0 + ncol + c - COLOR_CLASS0] += 1
+        st[j, S_LABEL] = j
         out[o] = st[j]
         o += 1
     return out
@@ -342,6 +345,9 @@ class Components:
     color : int array, colour code or -1 when no task colour dominates
     features : (K, 4) shape features (see ``_features``)
     cls : (H, W) uint8 pixel classes of the frame
+    label : int array, each component's id in ``labels``
+    labels : (H, W) int32, the detector's component ids (valid until it detects the next
+        frame; every row of a component's bounding box is labelled)
     edge : bool array, the component touches the border of the frame (or of the part of it
         that shows the scene, ``Detector.rect``): it may be cut off
     """
@@ -354,6 +360,8 @@ class Components:
     features: np.ndarray
     cls: np.ndarray
     edge: np.ndarray
+    label: np.ndarray = None
+    labels: np.ndarray = None
 
     def __len__(self):
         return len(self.area)
@@ -423,7 +431,8 @@ class Detector:
         self._last = Components(
             area=area, cx=st[:, S_SX] / area, cy=st[:, S_SY] / area, bbox=bbox,
             color=component_colors(st),
-            features=_features(st), cls=classes, edge=_on_border(bbox, *self.rect))
+            features=_features(st), cls=classes, edge=_on_border(bbox, *self.rect),
+            label=st[:, S_LABEL].astype(np.int32), labels=self.labels)
         return self._last
 
 
@@ -513,7 +522,7 @@ _COSTS = np.array([POSITION_SCALE, COLOR_MISMATCH_COST, SHAPE_MISMATCH_COST, ARE
 
 @kernel
 def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
-                 cx, cy, area, ccolor, cedge, features, scale, diag, gate, c):
+                 cx, cy, area, ccolor, cedge, features, scale, diag, gate, reach, c):
     """Costs (M, K + M) (last M columns: "unmatched") and component shape codes (M, K)."""
     m, k = ref_x.shape[0], cx.shape[0]
     cost = np.full((m, k + m), c[10])
@@ -541,7 +550,7 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
             if not lost[i] and (track < c[5] or track > c[6]):
                 continue
             if lost[i] and (col_bad or uncertain or shape_bad or cedge[j] or ratio < c[7]
-                            or ratio > c[8]):
+                            or ratio > c[8] or dist > reach[i]):
                 continue
             if not lost[i] and (dist > gate or (uncertain and dist > size[i])):
                 continue
@@ -553,7 +562,7 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
 
 
 def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
-          comps: Components, gate: float = np.inf):
+          comps: Components, gate: float = np.inf, reach=None):
     """Assign components to objects by minimum total cost (see the module docstring).
 
     Parameters
@@ -567,6 +576,10 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     gate : float
         A tracked (not lost) object cannot match a component farther than this from its last
         position (the motion threshold): it is lost instead.
+    reach : (M,) float, optional
+        A lost object is re-acquired only within this distance of ``ref_x, ref_y`` (default:
+        anywhere). The tracker gives a removed object the motion threshold: identity follows
+        place, so a look-alike elsewhere never takes a removed object's track.
 
     Returns
     -------
@@ -584,7 +597,8 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     cost, shapes = _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area,
                                 templates, comps.cx, comps.cy, comps.area, comps.color,
                                 comps.edge, comps.features, FEATURE_SCALE, diag, float(gate),
-                                _COSTS)
+                                np.full(m, np.inf) if reach is None
+                                else np.asarray(reach, np.float64), _COSTS)
     rows, cols = linear_sum_assignment(cost)
     for r, c in zip(rows.tolist(), cols.tolist()):
         if c < k and cost[r, c] < INFEASIBLE:

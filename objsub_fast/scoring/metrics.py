@@ -23,8 +23,10 @@ from ..render import sprite
 from ..vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, shape_templates
+from .detect import (BG, COLOR_CLASS0, MIN_AREA_FRACTION, OUTLINE, Detector, classify_shapes,
+                     match, shape_templates)
 from .question import check_question
+from .silhouette import MIN_PIXELS, Silhouettes, describe
 from .thresholds import METRICS, THRESHOLDS
 
 __all__ = ["TaskModel", "Tracker", "score_frames", "THRESHOLDS", "METRICS"]
@@ -181,6 +183,24 @@ def _changed_outside(prev, cur, zones) -> float:
     return count / (h * w)
 
 
+def _voted(values: np.ndarray, window: int) -> np.ndarray:
+    """The median of ``values`` over the ``window`` values around each (a window of the same
+    length at the ends, all of them when there are fewer): a read-out counts only when most of
+    the frames around it agree, so a frame or two of codec smear changes nothing.
+
+    Examples
+    --------
+    >>> _voted(np.array([0, 0, 1, 1, 0, 0, 0, 1, 1, 1.]), 5).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+    """
+    n = len(values)
+    if n <= window:
+        return np.full(n, np.median(values))
+    half = window // 2
+    start = np.clip(np.arange(n) - half, 0, n - window)
+    return np.median(values[start[:, None] + np.arange(window)], axis=1)
+
+
 def _runs(flags: np.ndarray):
     """Run-length encode a bool sequence: list of (value, length)."""
     out = []
@@ -248,6 +268,11 @@ class Tracker:
         self.last_seen = np.full(len(m.cx), -1)
         self.positions, self.present, self.color_ok, self.shape_ok = [], [], [], []
         self.cameras, self.ink = [], []
+        # Each kept object's footprint against its first one, per frame: (M, 2) of (area ratio,
+        # overlap), NaN where not measured (``silhouette``); the silhouettes of the frames
+        # where it read changed, per object {"first": (t, mask), "worst": (overlap, t, mask)}.
+        self.silhouettes = Silhouettes(len(m.cx), int(m.size.max() * 1.6) + 4)
+        self.footprint, self.changed_masks = [], {}
         self.removed_vote, self.first_seen = True, None
         self.max_step = 0.0
         self.max_global = 0.0
@@ -357,9 +382,10 @@ class Tracker:
         # Objects the frame does not show take no part in the matching.
         vis = self._vis
         comp_of, shape_of = np.full(len(m.cx), -1), np.full(len(m.cx), -1)
+        ref_x, ref_y, reach = self._reach(lost)
         comp_of[vis], shape_of[vis] = match(
-            self.ref_x[vis], self.ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
-            comps, gate=self.gate)
+            ref_x[vis], ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
+            comps, gate=self.gate, reach=reach[vis])
         hit = comp_of >= 0
         idx = comp_of[hit]
         cam, pos = self._camera(hit, comps, idx)
@@ -384,6 +410,7 @@ class Tracker:
         self.shape_ok.append(~hit | (shape_of == self.own_shape))
         self.cameras.append(cam)
         self.ink.append(self._ink(frame, cam))
+        self.footprint.append(self._footprint(t, hit, comp_of, comps, cam))
         zones = comps.bbox[idx] + _ZONE_GROWTH
         if self.prev_cls is not None:
             changed = _changed_outside(self.prev_cls, comps.cls,
@@ -393,6 +420,61 @@ class Tracker:
         self.final_cls = comps.cls
         self._account(t, comps, idx, cam)
         self._keep(t, frame)
+
+    def _reach(self, lost):
+        """(ref_x, ref_y, reach) for matching: a lost removed object is looked for only within
+        the motion threshold of where it was last seen, moved by the camera since then (identity
+        follows place); a lost kept object anywhere (a teleport is then seen as a jump)."""
+        m = self.model
+        reach = np.full(len(m.cx), np.inf)
+        away = lost & m.removed & (self.last_seen >= 0)
+        if not away.any() or not self.cameras:
+            return self.ref_x, self.ref_y, reach
+        reach[away] = self.gate
+        ref_x, ref_y = self.ref_x.copy(), self.ref_y.copy()
+        s1, tx1, ty1 = self.cameras[-1]
+        c = m.center
+        for k in np.flatnonzero(away):
+            s0, tx0, ty0 = self.cameras[self.last_seen[k]]
+            f = s1 / s0
+            ref_x[k] = c[0] + f * (ref_x[k] - c[0] - tx0) + tx1
+            ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
+        return ref_x, ref_y, reach
+
+    def _footprint(self, t: int, hit, comp_of, comps, cam) -> np.ndarray:
+        """(M, 2) of (area ratio, overlap) of each kept object's silhouette against its first
+        one (``silhouette``); NaN where not measured. The first silhouette is taken the first
+        time the object is seen whole (off the border, not a speck). Keeps the silhouettes of
+        the frames where one reads changed (the first and the worst), to put a change in words.
+        """
+        m, st = self.model, THRESHOLDS["kept_object_stability"]
+        out = np.full((len(m.cx), 2), np.nan)
+        ok = hit & ~m.removed
+        ok[ok] = ~comps.edge[comp_of[ok]] & (comps.area[comp_of[ok]] >= MIN_PIXELS)
+        if not ok.any():
+            return out
+        sil = self.silhouettes
+        new = ok & (sil.frame < 0)
+        if new.any():
+            sil.take(t, np.flatnonzero(new), comps, comp_of[new], cam[0])
+        which = np.flatnonzero(ok & (sil.frame >= 0) & ~new)
+        out[new & (sil.frame >= 0)] = 1.0
+        if not which.size:
+            return out
+        ratio, overlap = sil.compare(which, comps, comp_of[which], cam[0])
+        out[which, 0], out[which, 1] = ratio, overlap
+        bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["min_overlap"])
+        for n in np.flatnonzero(bad).tolist():
+            k = int(which[n])
+            seen = self.changed_masks.setdefault(k, {})
+            mask = None
+            if "first" not in seen:
+                mask = sil.crop(comps, comp_of[k])[0]
+                seen["first"] = (t, mask)
+            if "worst" not in seen or overlap[n] < seen["worst"][0]:
+                mask = sil.crop(comps, comp_of[k])[0] if mask is None else mask
+                seen["worst"] = (float(overlap[n]), t, mask)
+        return out
 
     def _account(self, t: int, comps, idx, cam) -> None:
         """Give the ledger this frame's ink that no task object explains (``accounting``):
@@ -435,7 +517,7 @@ class Tracker:
         """Record the previous frame's read-out again for a repeated frame, with its own ink."""
         t = len(self.present)
         for series in (self.positions, self.present, self.color_ok, self.shape_ok,
-                       self.cameras):
+                       self.cameras, self.footprint):
             series.append(series[-1])
         self.ink.append(self._ink(frame, self.cameras[-1]))
         self.last_seen[self.present[-1]] = t
@@ -510,6 +592,10 @@ class Tracker:
                 "pass": bool(iou >= THRESHOLDS["final_object_match"]["min_iou"])}
 
     def _stability(self, present, pos) -> dict:
+        """``kept_object_stability``: every kept object, in every frame it is seen in, where
+        the camera puts it (mean displacement), with its first colour, shape read-out and
+        footprint (size, turn, stretch, morph), each read-out voted over the frames around
+        (:func:`_voted`); it must not vanish."""
         m, st = self.model, THRESHOLDS["kept_object_stability"]
         kept = ~m.removed & self.visible
         ids = m.ids.tolist()
@@ -526,17 +612,62 @@ class Tracker:
         missing = (~present[:, kept]).sum(axis=0)
         vanished = [int(ids[k]) for j, k in enumerate(kidx)
                     if missing[j] > st["max_missing_frames"] or not present[-1, k]]
-        col_bad = (~np.array(self.color_ok)[:, kept]).sum(axis=0)
-        shp_bad = (~np.array(self.shape_ok)[:, kept]).sum(axis=0)
-        changed_color = [ids[k] for k, n in zip(kidx, col_bad) if n > st["max_changed_frames"]]
-        changed_shape = [ids[k] for k, n in zip(kidx, shp_bad) if n > st["max_changed_frames"]]
+        window = st["vote_frames"]
+        color_ok, shape_ok = np.array(self.color_ok), np.array(self.shape_ok)
+        foot = np.array(self.footprint)                                   # (F, M, 2)
+        changes, changed_color, changed_shape, changed_footprint = [], [], [], []
+        for k in kidx.tolist():
+            seen = np.flatnonzero(present[:, k])
+            for flags, into, words in ((~color_ok[seen, k], changed_color, "changed colour"),
+                                       (~shape_ok[seen, k], changed_shape, "changed shape")):
+                bad = _voted(flags.astype(float), window) > 0.5
+                if bad.any():
+                    into.append(ids[k])
+                    changes.append({"id": ids[k], "change": words, "kind": words.split()[1],
+                                    "frame": int(seen[np.argmax(bad)])})
+            change = self._footprint_change(k, foot[:, k], window)
+            if change:
+                changed_footprint.append(ids[k])
+                changes.append({"id": ids[k], **change})
         limit = st["max_mean_displacement_px"] * m.unit
         moved = [ids[k] for k in kidx if per_obj.get(ids[k], 0.0) > limit]
+        changes.sort(key=lambda c: (c["frame"], c["id"]))
         return {"mean_displacement_px": round(worst / m.unit, 3), "per_object_px": per_obj,
                 "moved": moved, "vanished": vanished, "changed_color": changed_color,
-                "changed_shape": changed_shape,
+                "changed_shape": changed_shape, "changed_footprint": changed_footprint,
+                "changes": changes,
                 "pass": bool(worst <= limit and not vanished and not changed_color
-                             and not changed_shape)}
+                             and not changed_shape and not changed_footprint)}
+
+    def _footprint_change(self, k: int, series: np.ndarray, window: int) -> dict | None:
+        """The change of object ``k``'s footprint in words and the frame it started in
+        (``{"change": "grew by 35%", "kind": "grew", "value": 35, "frame": 12}``), or None:
+        its (area ratio, overlap) ``series`` (F, 2), voted over ``window`` frames around each
+        (:func:`_voted`), beyond ``max_area_change`` or below ``min_overlap``."""
+        st = THRESHOLDS["kept_object_stability"]
+        frames = np.flatnonzero(np.isfinite(series[:, 0]))
+        if not frames.size:
+            return None
+        ratio = _voted(series[frames, 0], window)
+        overlap = _voted(series[frames, 1], window)
+        size_bad = np.abs(ratio - 1) > st["max_area_change"]
+        bad = size_bad | (overlap < st["min_overlap"])
+        if not bad.any():
+            return None
+        start = int(frames[np.argmax(bad)])
+        if size_bad.any():
+            r = float(ratio[np.argmax(np.abs(np.log(ratio)))])
+            pct = round(abs(r - 1) * 100)
+            kind = "grew" if r > 1 else "shrank"
+            return {"change": f"grew by {pct}%" if r > 1 else f"shrank by {pct}%", "kind": kind,
+                    "value": pct, "frame": start}
+        seen = self.changed_masks.get(k)
+        if not seen:            # changed by the vote alone: no frame read changed on its own
+            return None
+        _, t, mask = seen["worst"]
+        words = describe(self.silhouettes.reference(k), mask, float(ratio[frames == t][0])
+                         if (frames == t).any() else 1.0, st["max_area_change"])
+        return {**words, "frame": start}
 
     def _transition(self) -> tuple[int | None, float, tuple]:
         """(frames in transition, fraction of the removed objects' ink gone at the end, the
@@ -568,6 +699,48 @@ class Tracker:
             return None, float(gone), (lo, hi)
         frac = (start - removed) / (start - end)
         return int(((frac > lo) & (frac < hi)).sum()), float(gone), (lo, hi)
+
+    def _left_behind(self, absent) -> dict:
+        """The objects of ``absent`` (not tracked in the final frame) whose place is not back
+        to background, ``{"3": {"remnant_px": 24, "ink_left": 0.05, "still_going": False}}``
+        (``THRESHOLDS["removal"]``): pixels of its colour or of outline in its square where the
+        final camera puts it and in its box where it was last seen (a shrink stopped half-way,
+        a speck too small to track) at least the floor; or more than ``max_ink_left`` of its
+        first ink still in its square (a fade stopped half-way); or its ink still falling by
+        more than ``max_ink_falling`` of it over the last frames (a removal not finished)."""
+        m, th = self.model, THRESHOLDS["removal"]
+        if not absent.any():
+            return {}
+        cls, cam = self.final_cls, self.cameras[-1]
+        h, w = cls.shape
+        floor = th["remnant_floor_px"] * m.unit ** 2
+        ink = np.array(self.ink).reshape(len(self.ink), -1)
+        col = {int(k): n for n, k in enumerate(self._vis.tolist())}
+        placed = apply_camera(self._squares, cam, m.center)
+        out = {}
+        for k in np.flatnonzero(absent).tolist():
+            half = m.size[k] / 2
+            boxes = [(placed[k], half * cam[0] + 1)]
+            if self.last_seen[k] >= 0:
+                boxes.append(((self.ref_x[k], self.ref_y[k]), half + 1))
+            inside = np.zeros((h, w), bool)
+            for (x, y), r in boxes:
+                inside[max(int(np.floor(y - r)), 0):max(int(np.ceil(y + r)) + 1, 0),
+                       max(int(np.floor(x - r)), 0):max(int(np.ceil(x + r)) + 1, 0)] = True
+            own = COLOR_CLASS0 + int(self.own_color[k])
+            px = int(np.count_nonzero(inside & ((cls == own) | (cls == OUTLINE))))
+            series = ink[:, col[k]]
+            first = series[0] if series[0] > 0 else 1.0
+            still = series[-1] / first
+            falling = (series[-min(len(series), 3)] - series[-1]) / first if len(series) > 2 \
+                else 0.0
+            reasons = (px >= floor, len(series) > 1 and still > th["max_ink_left"],
+                       falling > th["max_ink_falling"] and still > th["max_ink_falling"])
+            if any(reasons):
+                out[str(m.ids[k])] = {"remnant_px": round(px / m.unit ** 2, 1),
+                                      "ink_left": round(float(still), 3),
+                                      "still_going": bool(reasons[2])}
+        return out
 
     def _continuity(self, present) -> dict:
         m, mc = self.model, THRESHOLDS["motion_continuity"]
@@ -616,7 +789,8 @@ class Tracker:
         pos = np.array(self.positions)              # (F, M, 2)
         ids = m.ids.tolist()
         vis = self.visible
-        gone = ~present[-1] & vis
+        left = self._left_behind(~present[-1] & vis)
+        gone = ~present[-1] & vis & ~np.isin(m.ids, [int(i) for i in left])
         out = {"final_object_match": self._final_match(),
                "kept_object_stability": self._stability(present, pos)}
         if single_image:
@@ -632,7 +806,7 @@ class Tracker:
         target_ids = sorted(ids[k] for k in np.flatnonzero(m.removed & vis))
         out["rule_accuracy"] = {"removed_ids": removed_ids, "target_ids": target_ids,
                                 "not_visible": sorted(ids[k] for k in np.flatnonzero(~vis)),
-                                "pass": removed_ids == target_ids}
+                                "left_behind": left, "pass": removed_ids == target_ids}
         return {name: out[name] for name in METRICS}
 
     def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
