@@ -49,6 +49,8 @@ NOISE_FACTOR = 1.5
 #: ... to at most this much off each end: a removal in two steps or more (0.5; 0.33, 0.67; ...)
 #: always has a frame inside.
 MAX_NOISE = 0.3
+#: A removed object whose square holds this fraction of its first ink again is back.
+REAPPEAR_INK = 0.75
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
 MIN_INK_GONE = 0.3
 
@@ -201,6 +203,25 @@ def _voted(values: np.ndarray, window: int) -> np.ndarray:
     return np.median(values[start[:, None] + np.arange(window)], axis=1)
 
 
+def _read_changed(codes: np.ndarray, default: int, window: int) -> np.ndarray:
+    """Per frame of ``codes`` (an object's colour or shape read-outs over the frames it is seen
+    in, -1 uncertain): whether most of the ``window`` frames around it (:func:`_voted`) read
+    something other than its own read-out, the most common one of its first ``window`` frames
+    (``default`` when none is certain). A blur or restyle that changes every frame alike is no
+    change; a frame or two of codec smear are outvoted.
+
+    Examples
+    --------
+    >>> bool(_read_changed(np.array([2, 1, 1, 1, 3, 1, 1, 1, 1]), 0, 5).any())
+    False
+    >>> int(np.argmax(_read_changed(np.array([1, 1, 1, 1, 1, 3, 3, 3, 3]), 0, 5)))
+    5
+    """
+    first = codes[:window][codes[:window] >= 0]
+    own = int(np.bincount(first).argmax()) if first.size else int(default)
+    return _voted(((codes >= 0) & (codes != own)).astype(float), window) > 0.5
+
+
 def _runs(flags: np.ndarray):
     """Run-length encode a bool sequence: list of (value, length)."""
     out = []
@@ -266,7 +287,8 @@ class Tracker:
         self._drawn = np.stack([m.cx, m.cy], axis=1)
         self.ref_area = m.area.copy()
         self.last_seen = np.full(len(m.cx), -1)
-        self.positions, self.present, self.color_ok, self.shape_ok = [], [], [], []
+        # Per frame, each object's colour and shape read-outs (-1: uncertain or not seen).
+        self.positions, self.present, self.color_read, self.shape_read = [], [], [], []
         self.cameras, self.ink = [], []
         # Each kept object's footprint against its first one, per frame: (M, 2) of (area ratio,
         # overlap), NaN where not measured (``silhouette``); the silhouettes of the frames
@@ -401,13 +423,12 @@ class Tracker:
             # (blur or a restyle changes both frames alike), the task's values where unseen.
             self.own_color = np.where(hit, -1, m.color)
             self.own_color[hit] = np.where(comps.color[idx] >= 0, comps.color[idx], m.color[hit])
-            self.own_shape = np.where(hit, shape_of, m.shape)
-        col_ok = np.ones(len(comp_of), bool)
-        col_ok[hit] = (comps.color[idx] == self.own_color[hit]) | (comps.color[idx] < 0)
+        col = np.full(len(comp_of), -1)
+        col[hit] = comps.color[idx]
         self.positions.append(pos)
         self.present.append(hit)
-        self.color_ok.append(col_ok)
-        self.shape_ok.append(~hit | (shape_of == self.own_shape))
+        self.color_read.append(col)
+        self.shape_read.append(shape_of)
         self.cameras.append(cam)
         self.ink.append(self._ink(frame, cam))
         self.footprint.append(self._footprint(t, hit, comp_of, comps, cam))
@@ -516,7 +537,7 @@ class Tracker:
     def _repeat(self, frame) -> None:
         """Record the previous frame's read-out again for a repeated frame, with its own ink."""
         t = len(self.present)
-        for series in (self.positions, self.present, self.color_ok, self.shape_ok,
+        for series in (self.positions, self.present, self.color_read, self.shape_read,
                        self.cameras, self.footprint):
             series.append(series[-1])
         self.ink.append(self._ink(frame, self.cameras[-1]))
@@ -613,14 +634,15 @@ class Tracker:
         vanished = [int(ids[k]) for j, k in enumerate(kidx)
                     if missing[j] > st["max_missing_frames"] or not present[-1, k]]
         window = st["vote_frames"]
-        color_ok, shape_ok = np.array(self.color_ok), np.array(self.shape_ok)
+        reads = {"colour": np.array(self.color_read), "shape": np.array(self.shape_read)}
+        own = {"colour": m.color, "shape": m.shape}
         foot = np.array(self.footprint)                                   # (F, M, 2)
         changes, changed_color, changed_shape, changed_footprint = [], [], [], []
         for k in kidx.tolist():
             seen = np.flatnonzero(present[:, k])
-            for flags, into, words in ((~color_ok[seen, k], changed_color, "changed colour"),
-                                       (~shape_ok[seen, k], changed_shape, "changed shape")):
-                bad = _voted(flags.astype(float), window) > 0.5
+            for what, into in (("colour", changed_color), ("shape", changed_shape)):
+                bad = _read_changed(reads[what][seen, k], own[what][k], window)
+                words = f"changed {what}"
                 if bad.any():
                     into.append(ids[k])
                     changes.append({"id": ids[k], "change": words, "kind": words.split()[1],
@@ -746,7 +768,13 @@ class Tracker:
         m, mc = self.model, THRESHOLDS["motion_continuity"]
         ids = m.ids.tolist()
         rem = m.removed & self.visible
-        back = {ids[k]: _reappeared(present[:, k], mc["reappear_min_run"])
+        # Identity follows place: a removed object is back when it is tracked again or when
+        # its square holds most of its first ink again (a codec may hide its look, not its ink).
+        ink = np.array(self.ink).reshape(len(self.ink), -1)
+        col = {int(k): n for n, k in enumerate(self._vis.tolist())}
+        back = {ids[k]: _reappeared(present[:, k] | (ink[:, col[k]] >= REAPPEAR_INK
+                                                     * max(ink[0, col[k]], 1.0)),
+                                    mc["reappear_min_run"])
                 for k in np.flatnonzero(rem)}
         back = {i: f for i, f in back.items() if f is not None}
         reappeared = sorted(back)
