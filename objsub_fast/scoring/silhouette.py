@@ -23,8 +23,8 @@ Examples
 >>> turned = np.zeros((16, 16), bool)
 >>> yy, xx = np.mgrid[:16, :16]
 >>> turned[np.abs(yy - 7.5) + np.abs(xx - 7.5) <= 5.7] = True
->>> describe(ref, turned, 1.0)["change"]
-'turned by 45°'
+>>> describe(ref, turned, 1.0)["kind"]
+'turned'
 """
 from __future__ import annotations
 
