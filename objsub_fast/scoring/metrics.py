@@ -23,8 +23,7 @@ from ..render import sprite
 from ..vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import (BG, COLOR_CLASS0, MIN_AREA_FRACTION, OUTLINE, Detector, classify_shapes,
-                     match, shape_templates)
+from .detect import BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, shape_templates
 from .question import check_question
 from .silhouette import MIN_PIXELS, Silhouettes, describe
 from .thresholds import METRICS, THRESHOLDS
@@ -203,12 +202,20 @@ def _voted(values: np.ndarray, window: int) -> np.ndarray:
     return np.median(values[start[:, None] + np.arange(window)], axis=1)
 
 
-def _read_changed(codes: np.ndarray, default: int, window: int) -> np.ndarray:
+def _start(voted: np.ndarray, raw: np.ndarray) -> int:
+    """Where a voted change starts: its first frame that reads changed on its own (the vote's
+    window reaches a few frames ahead), else its first frame."""
+    both = voted & raw
+    return int(np.argmax(both if both.any() else voted))
+
+
+def _read_changed(codes: np.ndarray, default: int, window: int, confirm=None) -> np.ndarray:
     """Per frame of ``codes`` (an object's colour or shape read-outs over the frames it is seen
     in, -1 uncertain): whether most of the ``window`` frames around it (:func:`_voted`) read
     something other than its own read-out, the most common one of its first ``window`` frames
-    (``default`` when none is certain). A blur or restyle that changes every frame alike is no
-    change; a frame or two of codec smear are outvoted.
+    (``default`` when none is certain), in frames where ``confirm`` holds (default: all). A
+    blur or restyle that changes every frame alike is no change; a frame or two of codec
+    smear are outvoted.
 
     Examples
     --------
@@ -219,7 +226,10 @@ def _read_changed(codes: np.ndarray, default: int, window: int) -> np.ndarray:
     """
     first = codes[:window][codes[:window] >= 0]
     own = int(np.bincount(first).argmax()) if first.size else int(default)
-    return _voted(((codes >= 0) & (codes != own)).astype(float), window) > 0.5
+    flags = (codes >= 0) & (codes != own)
+    if confirm is not None:
+        flags &= confirm
+    return _voted(flags.astype(float), window) > 0.5
 
 
 def _runs(flags: np.ndarray):
@@ -418,11 +428,6 @@ class Tracker:
         self.ref_x[hit], self.ref_y[hit] = pos[hit, 0], pos[hit, 1]
         self.ref_area[hit] = comps.area[idx]
         self.last_seen[hit] = t
-        if t == 0:
-            # Colour and shape changes are judged against each object's own read-out in frame 0
-            # (blur or a restyle changes both frames alike), the task's values where unseen.
-            self.own_color = np.where(hit, -1, m.color)
-            self.own_color[hit] = np.where(comps.color[idx] >= 0, comps.color[idx], m.color[hit])
         col = np.full(len(comp_of), -1)
         col[hit] = comps.color[idx]
         self.positions.append(pos)
@@ -640,13 +645,16 @@ class Tracker:
         changes, changed_color, changed_shape, changed_footprint = [], [], [], []
         for k in kidx.tolist():
             seen = np.flatnonzero(present[:, k])
+            # A shape read-out counts where the silhouette differs too: the classifier reads
+            # a codec's blocky edges wrongly, while another shape overlaps < 0.86.
+            confirm = {"colour": np.ones(seen.size, bool),
+                       "shape": foot[seen, k, 1] < st["shape_overlap"]}
             for what, into in (("colour", changed_color), ("shape", changed_shape)):
-                bad = _read_changed(reads[what][seen, k], own[what][k], window)
-                words = f"changed {what}"
+                bad = _read_changed(reads[what][seen, k], own[what][k], window, confirm[what])
                 if bad.any():
                     into.append(ids[k])
-                    changes.append({"id": ids[k], "change": words, "kind": words.split()[1],
-                                    "frame": int(seen[np.argmax(bad)])})
+                    changes.append({"id": ids[k], "change": f"changed {what}", "kind": what,
+                                    "frame": int(seen[_start(bad, bad)])})
             change = self._footprint_change(k, foot[:, k], window)
             if change:
                 changed_footprint.append(ids[k])
@@ -676,7 +684,9 @@ class Tracker:
         bad = size_bad | (overlap < st["min_overlap"])
         if not bad.any():
             return None
-        start = int(frames[np.argmax(bad)])
+        raw = (np.abs(series[frames, 0] - 1) > st["max_area_change"]) \
+            | (series[frames, 1] < st["min_overlap"])
+        start = int(frames[_start(bad, raw)])
         if size_bad.any():
             r = float(ratio[np.argmax(np.abs(np.log(ratio)))])
             pct = round(abs(r - 1) * 100)
@@ -725,8 +735,8 @@ class Tracker:
     def _left_behind(self, absent) -> dict:
         """The objects of ``absent`` (not tracked in the final frame) whose place is not back
         to background, ``{"3": {"remnant_px": 24, "ink_left": 0.05, "still_going": False}}``
-        (``THRESHOLDS["removal"]``): pixels of its colour or of outline in its square where the
-        final camera puts it and in its box where it was last seen (a shrink stopped half-way,
+        (``THRESHOLDS["removal"]``): pixels of ink (any class but background: its colour, its
+        outline, the tones a codec blends of them) in its square where the final camera puts it and in its box where it was last seen (a shrink stopped half-way,
         a speck too small to track) at least the floor; or more than ``max_ink_left`` of its
         first ink still in its square (a fade stopped half-way); or its ink still falling by
         more than ``max_ink_falling`` of it over the last frames (a removal not finished)."""
@@ -749,8 +759,7 @@ class Tracker:
             for (x, y), r in boxes:
                 inside[max(int(np.floor(y - r)), 0):max(int(np.ceil(y + r)) + 1, 0),
                        max(int(np.floor(x - r)), 0):max(int(np.ceil(x + r)) + 1, 0)] = True
-            own = COLOR_CLASS0 + int(self.own_color[k])
-            px = int(np.count_nonzero(inside & ((cls == own) | (cls == OUTLINE))))
+            px = int(np.count_nonzero(inside & (cls != BG)))
             series = ink[:, col[k]]
             first = series[0] if series[0] > 0 else 1.0
             still = series[-1] / first

@@ -15,7 +15,7 @@ with the one it had in the first frame it was seen whole (:class:`Silhouettes`):
 
 ``metrics`` votes over the frames around each one (a frame or two of codec smear on a small
 object is no change) and :func:`describe` puts a change in words ("grew by 35%", "turned by
-40°", "stretched 1.3x wider").
+40°", "stretched (1.6x as wide for its height)").
 
 Examples
 --------
@@ -202,8 +202,8 @@ def describe(ref: np.ndarray, cur: np.ndarray, area_ratio: float, max_area_chang
         return {"change": f"turned by {deg}°", "kind": "turned", "value": deg}
     r = best_stretch[1]
     if best_stretch[0] > base + 0.02 and abs(np.log(r)) >= np.log(1 + min_stretch):
-        way = "wider" if r > 1 else "taller"
         f = round(float(max(r, 1 / r)), 1)
-        return {"change": f"stretched {f}x {way}", "kind": "stretched", "value": f}
+        way = "as wide for its height" if r > 1 else "as tall for its width"
+        return {"change": f"stretched ({f}x {way})", "kind": "stretched", "value": f}
     return {"change": f"changed shape (overlap {base:.2f} with its first silhouette)",
             "kind": "reshaped", "value": round(base, 2)}

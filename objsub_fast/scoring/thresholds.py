@@ -38,6 +38,11 @@ kept_object_stability  min_overlap               0.80   overlap (IoU) of its sil
                                                         by 15 deg keeps 0.82, by 40 deg 0.71; a
                                                         stretch of 1.3x keeps 0.76; jitter and
                                                         codecs keep > 0.85 on 20 px objects
+kept_object_stability  shape_overlap             0.90   a changed shape read-out counts only
+                                                        where the overlap is below this too:
+                                                        the shape classifier misreads blocky
+                                                        codec edges, while another shape of
+                                                        the same area overlaps < 0.86
 kept_object_stability  vote_frames               5      every read-out of a kept object (colour,
                                                         shape, size, overlap) is the median of
                                                         the 5 frames around it it is seen in: a
@@ -67,14 +72,14 @@ removal                remnant_floor_px          12     an object absent from th
                                                         is removed only when its place (its
                                                         square where the camera puts it, and
                                                         where it was last seen) holds fewer
-                                                        pixels of its colour or of outline than
-                                                        this many (at 256; times the canvas's
-                                                        area scale): a 10 px remnant of a
-                                                        20-40 px object leaves 20-32 of its
-                                                        colour, a removed object's place under
-                                                        a codec at 0.01 bit/pixel < 4. Canvas
-                                                        pixels, not a fraction of the smallest
-                                                        object: a remnant is judged as seen
+                                                        pixels of ink (any class but
+                                                        background) than this many (at 256;
+                                                        times the canvas's area scale): an
+                                                        8-10 px remnant leaves 24-80 even
+                                                        under heavy block artefacts, a removed
+                                                        object's place none. Canvas pixels, not
+                                                        a fraction of the smallest object: a
+                                                        remnant is judged as a person sees it
 removal                max_ink_left              0.25   ... and at most this fraction of its
                                                         first ink (255 - min(R, G, B) over its
                                                         square) is left there: a fade stopped
@@ -114,7 +119,8 @@ THRESHOLDS = {
     "registration": {"min_matched_fraction": 0.5, "max_residual_px": 3.0},
     "final_object_match": {"min_iou": 0.80},
     "kept_object_stability": {"max_mean_displacement_px": 3.0, "max_missing_frames": 1,
-                              "max_area_change": 0.20, "min_overlap": 0.80, "vote_frames": 5},
+                              "max_area_change": 0.20, "min_overlap": 0.80,
+                              "shape_overlap": 0.90, "vote_frames": 5},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
     "removal": {"remnant_floor_px": 12, "max_ink_left": 0.25, "max_ink_falling": 0.05},
