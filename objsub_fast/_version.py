@@ -22,6 +22,8 @@ version    configurations whose output it last changed
            videos keep their version
 0.6.0      objsub videos again: the transition tells the encoder what moved, the IDR
            picture is coded at QP 22 (was 24) and inter residuals round at 2/6 (was 1/6)
+0.9.0      the solid look (``look="solid"``, ``--look solid``: objects drawn as lit
+           solids); flat-look output keeps its version
 =========  =======================================================================
 
 A configuration that several changes touched carries the newest of their versions. A future
@@ -39,6 +41,8 @@ Examples
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
 ('0.6.0', '0.1.0')
+>>> generator_version(256, look="solid"), generator_version(4096, look="solid", video_encoder="objsub")
+('0.9.0', '0.9.0')
 """
 from __future__ import annotations
 
@@ -54,6 +58,8 @@ SCENE_IN_256_UNITS = "0.4.0"
 _FIRST_OBJSUB_VIDEOS = "0.5.0"
 #: The version of the newest change to the own encoder's videos (what objsub runs carry).
 OBJSUB_VIDEOS = "0.6.0"
+#: The version that added the solid look (every solid-look configuration carries it).
+SOLID_LOOK = "0.9.0"
 #: Each generator version and the configurations whose output it last changed (the table
 #: above, as ``--version`` prints it).
 GENERATOR_VERSIONS = (
@@ -64,6 +70,7 @@ GENERATOR_VERSIONS = (
     (_FIRST_OBJSUB_VIDEOS, "datasets with videos from the own H.264 encoder "
                            "(--video-encoder objsub)"),
     (OBJSUB_VIDEOS, "the own encoder's videos again: motion told by the transition, new QPs"),
+    (SOLID_LOOK, "the solid look (--look solid: objects drawn as lit solids)"),
 )
 
 
@@ -83,7 +90,7 @@ def version_text() -> str:
 
 
 def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
-                      video_encoder: str | None = None) -> str:
+                      video_encoder: str | None = None, look: str = "flat") -> str:
     """The generator version of a configuration's output: the newest row of the table above
     whose change touched it.
 
@@ -98,6 +105,8 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
         The shape names the configuration's prompts use.
     video_encoder : str, optional
         The encoder of the run's videos (``"objsub"`` or ``"x264"``); None without videos.
+    look : str
+        How objects are drawn (``"flat"`` or ``"solid"``).
     """
     from .vocabulary import plural
 
@@ -107,6 +116,7 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
                (_ENGLISH_PLURALS, any(plural(name) != name + "s" for name in shapes)),
                (SCENE_IN_256_UNITS, other_size),
                (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
-               (OBJSUB_VIDEOS, video_encoder == "objsub"))
+               (OBJSUB_VIDEOS, video_encoder == "objsub"),
+               (SOLID_LOOK, look == "solid"))
     newest = [version for version, applies in touched if applies]
     return newest[-1] if newest else _ORIGINAL

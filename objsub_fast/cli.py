@@ -68,7 +68,7 @@ def _canvas(text: str) -> tuple:
 def _add_knobs(p) -> None:
     """The engine's knobs (``RunConfig.engine_options``), as options of ``p``; read back by
     ``_knobs``. Values stay strings here so that a bad one gets the parse helper's message."""
-    from .vocabulary import COLOR_TABLE, PRESETS, SHAPE_NAMINGS, SHAPE_TABLE, WORDINGS
+    from .vocabulary import COLOR_TABLE, LOOKS, PRESETS, SHAPE_NAMINGS, SHAPE_TABLE, WORDINGS
 
     p.add_argument("--num-objects", metavar="MIN-MAX",
                    help="objects per scene, e.g. 5-8 or 7 (default: 5-8, L4 6-8)")
@@ -91,6 +91,9 @@ def _add_knobs(p) -> None:
     p.add_argument("--prompt-variants", default="1", metavar="N",
                    help=f"wordings per rule kind, 1 to {len(WORDINGS)} (default: 1, the exact "
                    "prompts)")
+    p.add_argument("--look", default="flat", metavar="LOOK",
+                   help=f"{' | '.join(LOOKS)}: objects drawn as outlined flat shapes or as lit "
+                   "solids (default: %(default)s)")
 
 
 def _knobs(args) -> dict:
@@ -107,7 +110,8 @@ def _knobs(args) -> dict:
             "kind_weights": parsed(args.kind_weights, parse_kind_weights, "--kind-weights"),
             "vocabulary": args.vocabulary, "colors": args.colors, "shapes": args.shapes,
             "shape_names": args.shape_names,
-            "prompt_variants": parse_prompt_variants(args.prompt_variants, "--prompt-variants")}
+            "prompt_variants": parse_prompt_variants(args.prompt_variants, "--prompt-variants"),
+            "look": args.look}
 
 
 # --------------------------------------------------------------------------- generate

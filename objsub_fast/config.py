@@ -25,13 +25,13 @@ from .units import REFERENCE_SIDE, scale_factor, to_pixels, unit_canvas, unit_si
 from .vocabulary import (
     ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY,
     ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE,
-    Vocabulary, parse_colors, parse_shape_names, parse_shapes,
+    LOOKS, Vocabulary, parse_colors, parse_shape_names, parse_shapes,
     parse_prompt_variants,
 )
 
 __all__ = [
     "Config", "Lengths", "make_config", "check_seeds", "check_levels", "check_canvas",
-    "check_range", "check_weights", "check_vocabulary", "is_classic", "check_out", "scale_lengths",
+    "check_range", "check_look", "check_weights", "check_vocabulary", "is_classic", "check_out", "scale_lengths",
     "default_object_size", "parse_range", "parse_kind_weights", "active_kinds",
     "MAX_SEED", "MIN_SIDE", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
 ]
@@ -116,6 +116,8 @@ class Config:
     lengths: Lengths = field(default_factory=Lengths)
     #: The object sizes the scene draws, in whole 256 units (``size_range`` is their pixels).
     unit_size_range: tuple = DEFAULT_SIZE
+    #: How objects are drawn: "flat" (outlined polygons) or "solid" (lit solids), ``LOOKS``.
+    look: str = "flat"
 
     @property
     def scale(self) -> float:
@@ -289,8 +291,21 @@ def is_classic(vocabulary="classic", colors=None, shapes=None, shape_names=None,
     return vocab.is_classic and parse_prompt_variants(prompt_variants, "prompt_variants") == 1
 
 
+def check_look(look, name: str = "look") -> str:
+    """``look`` if it is one of ``vocabulary.LOOKS``, else a ParameterError naming them.
+
+    Examples
+    --------
+    >>> check_look("solid")
+    'solid'
+    """
+    if not isinstance(look, str) or look not in LOOKS:
+        raise ParameterError(f"{name} must be one of {', '.join(LOOKS)}, got {look!r}")
+    return look
+
+
 def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,
-                vocabulary=CLASSIC, prompt_variants=1) -> Config:
+                vocabulary=CLASSIC, prompt_variants=1, look="flat") -> Config:
     """Validate everything but the seeds and return a :class:`Config`.
 
     ``object_size=None`` takes the default (20, 40) at 256 px, scaled with the canvas; a given
@@ -326,7 +341,7 @@ def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights
     cumulative = check_weights(kind_weights, used)
     variants = parse_prompt_variants(prompt_variants, "prompt_variants")
     config = Config(width, height, counts, tuple(int(to_pixels(u, scale)) for u in units),
-                    cumulative, vocabulary, variants, lengths, units)
+                    cumulative, vocabulary, variants, lengths, units, check_look(look))
     _check_geometry(config, used, (s_lo, s_hi))
     _check_vocabulary_fits(config, used)
     return config

@@ -6,7 +6,7 @@ import numpy as np
 from .config import check_levels, check_out, check_seeds, check_vocabulary, make_config
 from .errors import ParameterError
 from .records import prompt_and_rule, task_record
-from .render import draw_frames, sprite_areas
+from .render import batch_store, draw_frames
 from .scenes import generate_scenes
 from .vocabulary import LEVELS
 
@@ -42,10 +42,7 @@ class Batch:
         half = self.size / 2.0
         self.x = self.left + half
         self.y = self.top + half
-        valid = np.arange(self.size.shape[1]) < self.num_objects[:, None]
-        s_lo = config.size_range[0]
-        areas = sprite_areas(*config.size_range, config.vocabulary.shapes)
-        self.area = np.where(valid, areas[self.shape, np.clip(self.size - s_lo, 0, None)], 0)
+        self.area = batch_store(config).object_areas(self.shape, self.size, self.num_objects)
         self.prompts, self.rule_params = self._prompts()
         self.first_frames, self.final_frames, self.instance_maps = frames
 
@@ -84,7 +81,7 @@ class Batch:
 def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=False,
                    num_objects=None, object_size=None, kind_weights=None, out=None,
                    vocabulary="classic", colors=None, shapes=None, shape_names=None,
-                   prompt_variants=1):
+                   prompt_variants=1, look="flat"):
     """Generate Object Subtraction tasks, one per seed.
 
     Parameters
@@ -127,6 +124,11 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     prompt_variants : int
         Draw each prompt's wording from the first N of ``vocabulary.WORDINGS`` (1..4) with
         the task's own random stream; 1 (default) keeps the exact original prompts.
+    look : {"flat", "solid"}
+        How objects are drawn (``vocabulary.LOOKS``): "flat" (default) outlined polygons, or
+        "solid": lit solids (a shaded cube, sphere, ...; ``objsub_fast.solids``). The same
+        seed gives the same scene, rule, prompt and removed set in both looks; only the
+        pixels (and ``area``, the drawn pixels) differ.
 
     Returns
     -------
@@ -163,6 +165,12 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     ...                      prompt_variants=4, render=False)
     >>> sorted(ext.task(0)["vocabulary"])
     ['colors', 'shape_names', 'shapes']
+
+The solid look draws the same task as lit solids; its records say so:
+
+>>> solid = generate_batch([7, 8], level="L1", look="solid")
+>>> solid.prompts == batch.prompts, solid.task(0)["look"], "look" in batch.task(0)
+(True, 'solid', False)
     """
     seeds = check_seeds(seeds)
     level_codes = check_levels(level, len(seeds))
@@ -171,7 +179,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
             raise ParameterError(f"{name} must be True or False; got {flag!r}")
     vocab = check_vocabulary(vocabulary, colors, shapes, shape_names)
     config = make_config(level_codes, canvas_size, num_objects, object_size, kind_weights,
-                         vocab, prompt_variants)
+                         vocab, prompt_variants, look)
     if out is not None:
         if not render:
             raise ParameterError("out needs render=True (there are no frames to draw into)")

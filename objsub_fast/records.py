@@ -95,7 +95,9 @@ def task_record(batch, i: int) -> dict:
 
     A record made with anything but the classic vocabulary and exact prompts also carries
     ``vocabulary``: the colours (with RGB) and shapes its scene uses and the shape naming, so
-    scoring and verifying need nothing else. A classic record has no such entry.
+    scoring and verifying need nothing else. A classic record has no such entry. A record of
+    the solid look says ``"look": "solid"`` (a flat record has no ``look``: flat is what every
+    record before the solid look showed).
     """
     config = batch.config
     vocabulary = config.vocabulary
@@ -126,8 +128,11 @@ def task_record(batch, i: int) -> dict:
         "canvas_size": [batch.canvas_size[0], batch.canvas_size[1]],
         "generator": "objsub-fast",
         "generator_version": generator_version(batch.canvas_size, classic=config.classic,
-                                               shapes=vocabulary.shape_labels),
+                                               shapes=vocabulary.shape_labels,
+                                               look=config.look),
     }
+    if config.look != "flat":
+        record["look"] = config.look
     if not config.classic:
         record["vocabulary"] = vocabulary.record(colors, shapes)
     return record

@@ -1,4 +1,5 @@
-"""Rendering: sprites rasterized once with scikit-image, stamped into uint8 frames by Numba.
+"""Rendering: sprites rasterized with scikit-image when first needed, stamped into uint8 frames
+by Numba.
 
 A sprite is a (size, size) uint8 mask of one shape: 0 transparent, 1 outline, 2 fill. An object
 of side ``size`` whose bounding square has top-left pixel (left, top) covers rows
@@ -7,19 +8,20 @@ in pixel-edge coordinates.
 """
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 
 import numpy as np
+from scipy.ndimage import distance_transform_edt
 from skimage.draw import disk, polygon
-from skimage.morphology import disk as disk_footprint, erosion
 
 from ._numba import kernel
 from .vocabulary import (
     BACKGROUND_RGB, COLOR_RGB, COLOR_TABLE, OUTLINE_RGB, OUTLINE_WIDTH, SHAPE_TABLE,
 )
 
-__all__ = ["sprite", "sprite_atlas", "sprite_areas", "palette", "stamp_tables", "draw_frames",
-           "SHAPE_OUTLINES", "TRANSPARENT", "OUTLINE", "FILL", "MAX_TABLE_BYTES"]
+__all__ = ["sprite", "silhouette", "palette", "SpriteStore", "sprite_store", "draw_frames",
+           "batch_store", "SHAPE_OUTLINES", "TRANSPARENT", "OUTLINE", "FILL", "MAX_TABLE_BYTES"]
 
 TRANSPARENT, OUTLINE, FILL = 0, 1, 2  # sprite values
 #: Above this size the per-colour RGB sprite table is not built and each sprite row is painted
@@ -60,10 +62,13 @@ SHAPE_OUTLINES = {
 @lru_cache(maxsize=None)
 def sprite(shape: int, size: int, outline: int = OUTLINE_WIDTH) -> np.ndarray:
     """Return the (size, size) mask of global shape code ``shape`` (an index into
-    ``vocabulary.SHAPE_TABLE``): 0 empty, 1 outline, 2 fill.
+    ``vocabulary.SHAPE_TABLE``): 0 empty, 1 outline, 2 fill (read-only, computed once).
 
     The shape is filled where a pixel's centre lies inside it; the outline is every filled
-    pixel within ``outline`` px of the outside (2 at 256 px, scaled with the canvas).
+    pixel within ``outline`` px (Euclidean, pixel centre to pixel centre) of a pixel outside it
+    (2 at 256 px, scaled with the canvas). That is the grey erosion by a disk of radius
+    ``outline``, found from the exact Euclidean distance transform: the cost grows with the
+    sprite's area, not with its area times the outline's.
 
     Examples
     --------
@@ -75,6 +80,18 @@ def sprite(shape: int, size: int, outline: int = OUTLINE_WIDTH) -> np.ndarray:
            [1, 1, 1, 1, 1, 1],
            [1, 1, 1, 1, 1, 1]], dtype=uint8)
     """
+    filled = silhouette(shape, size)
+    # one ring of outside pixels suffices: it is nearer to every pixel of the square than
+    # anything farther out
+    inner = distance_transform_edt(np.pad(filled, 1))[1:-1, 1:-1] > outline
+    mask = np.where(filled, OUTLINE, TRANSPARENT).astype(np.uint8)
+    mask[inner] = FILL
+    mask.flags.writeable = False
+    return mask
+
+
+def silhouette(shape: int, size: int) -> np.ndarray:
+    """(size, size) bool: the pixels whose centre lies inside global shape ``shape``."""
     filled = np.zeros((size, size), dtype=bool)
     name = SHAPE_TABLE[shape][0]
     if name == "sphere":
@@ -84,34 +101,7 @@ def sprite(shape: int, size: int, outline: int = OUTLINE_WIDTH) -> np.ndarray:
         # skimage puts pixel centres on integers; our vertices are in pixel-edge coordinates.
         rr, cc = polygon(xy[:, 1] - 0.5, xy[:, 0] - 0.5, shape=filled.shape)
     filled[rr, cc] = True
-    padded = np.pad(filled, outline)
-    inner = erosion(padded, disk_footprint(outline)).astype(bool)[
-        outline:-outline, outline:-outline]
-    mask = np.where(filled, OUTLINE, TRANSPARENT).astype(np.uint8)
-    mask[inner] = FILL
-    mask.flags.writeable = False
-    return mask
-
-
-@lru_cache(maxsize=8)
-def sprite_atlas(size_lo: int, size_hi: int, shapes=(0, 1, 2, 3),
-                 outline: int = OUTLINE_WIDTH) -> np.ndarray:
-    """All sprites of global shape codes ``shapes`` for sizes size_lo..size_hi as
-    (len(shapes), sizes, size_hi, size_hi) uint8."""
-    atlas = np.zeros((len(shapes), size_hi - size_lo + 1, size_hi, size_hi), dtype=np.uint8)
-    for h, code in enumerate(shapes):
-        for s in range(size_lo, size_hi + 1):
-            atlas[h, s - size_lo, :s, :s] = sprite(code, s, outline)
-    atlas.flags.writeable = False
-    return atlas
-
-
-@lru_cache(maxsize=8)
-def sprite_areas(size_lo: int, size_hi: int, shapes=(0, 1, 2, 3)) -> np.ndarray:
-    """Drawn pixels (outline included) per (shape, size - size_lo)."""
-    areas = np.count_nonzero(sprite_atlas(size_lo, size_hi, shapes), axis=(2, 3))
-    areas.flags.writeable = False
-    return areas
+    return filled
 
 
 def palette(colors_rgb=COLOR_RGB) -> np.ndarray:
@@ -119,40 +109,125 @@ def palette(colors_rgb=COLOR_RGB) -> np.ndarray:
     return np.vstack([BACKGROUND_RGB, OUTLINE_RGB, colors_rgb]).astype(np.uint8)
 
 
-@lru_cache(maxsize=8)
-def stamp_tables(size_lo: int, size_hi: int, shapes=(0, 1, 2, 3), colors=None,
-                 outline: int = OUTLINE_WIDTH):
-    """Sprites ready to stamp: RGB per colour and each row's drawn span.
+class SpriteStore:
+    """The sprites of one configuration, each drawn when a batch first needs it.
 
-    ``colors`` are colour names (default: the classic six). Every shape is drawn one run per
-    sprite row (convex along rows), and so is its fill (the erosion of a row-convex shape is
-    row-convex): a row is outline [start, fill start), fill [fill start, fill stop), outline
-    [fill stop, stop). Stamping copies a row's run from the RGB table as one contiguous slice,
-    or, without a table, paints its three pieces in their colours.
+    Holds, per (shape code, size) of the configuration, the row spans and the drawn area, and
+    per (shape, size, colour) the RGB sprite (all in one growing byte buffer), filled in by
+    :meth:`prepare` for the (shape, size, colour) triples a batch uses. Nothing is drawn for
+    sizes no batch uses, so a 4096 px canvas costs what its objects cost.
 
-    Returns
-    -------
-    rgb : (shapes, sizes, colours, size_hi, size_hi, 3) uint8, or an empty array when it would
-        exceed MAX_TABLE_BYTES (large canvases: 80-160 px objects)
-    spans : (shapes, sizes, size_hi, 4) int32: [start, stop) of each row's drawn run and
-        [fill start, fill stop) of its fill (both at stop when the row is all outline)
+    Every shape is drawn one run per sprite row (convex along rows), and so is its fill (the
+    erosion of a row-convex shape is row-convex): a row is outline [start, fill start), fill
+    [fill start, fill stop), outline [fill stop, stop). Stamping copies a row's run from the
+    RGB sprite as one contiguous slice, or, without a table (``table`` False: large canvases
+    in the flat look), paints its three pieces in their colours.
+
+    Attributes
+    ----------
+    spans : (shapes, sizes, size_hi, 4) int32
+        [start, stop) of each row's drawn run and [fill start, fill stop) of its fill (both at
+        stop when the row has no fill); valid where ``areas`` >= 0.
+    areas : (shapes, sizes) int64
+        Drawn pixels per (shape, size - size_lo), -1 until drawn.
+    offsets : (shapes, sizes, colours) int64
+        Where each RGB sprite starts in ``pixels`` (rows of 3 * size bytes), -1 until drawn.
+    pixels : (n,) uint8
+        The RGB sprites' bytes (``pixels[:used]`` is in use).
+
+    Examples
+    --------
+    >>> store = SpriteStore("flat", (0, 1), ((255, 0, 0),), 2, 20, 40, table=True)
+    >>> store.prepare(np.array([[1]]), np.array([[30]]), np.array([[0]]), np.array([1]))
+    >>> int(store.areas[1, 10]), int(store.areas[0, 10]), int(store.offsets[1, 10, 0])
+    (716, -1, 0)
     """
-    rgb_colors = COLOR_RGB if colors is None else np.array([COLOR_TABLE[c] for c in colors])
-    atlas = sprite_atlas(size_lo, size_hi, shapes, outline)
-    pal = palette(rgb_colors)
-    table_bytes = atlas.size * len(rgb_colors) * 3
-    if table_bytes <= MAX_TABLE_BYTES:
-        rgb = np.empty(atlas.shape[:2] + (len(rgb_colors),) + atlas.shape[2:] + (3,), np.uint8)
-        for c in range(len(rgb_colors)):
-            lut = pal.copy()
-            lut[2] = rgb_colors[c]
-            rgb[:, :, c] = lut[atlas]
-    else:
-        rgb = np.zeros((0, 0, 0, 0, 0, 3), np.uint8)
-    drawn_run, fill_run = _row_runs(atlas > 0), _row_runs(atlas == FILL)
-    no_fill = fill_run[..., 0] == fill_run[..., 1]
-    fill_run[no_fill] = drawn_run[no_fill][:, 1:]
-    return rgb, np.concatenate([drawn_run, fill_run], -1).astype(np.int32)
+
+    def __init__(self, look: str, shapes: tuple, colors: tuple, outline: int, size_lo: int,
+                 size_hi: int, table: bool):
+        self.look, self.shapes, self.colors, self.outline = look, shapes, colors, outline
+        self.size_lo, self.size_hi, self.table = size_lo, size_hi, table
+        sizes = size_hi - size_lo + 1
+        self.spans = np.zeros((len(shapes), sizes, size_hi, 4), np.int32)
+        self.areas = np.full((len(shapes), sizes), -1, np.int64)
+        self.offsets = np.full((len(shapes), sizes, len(colors)), -1, np.int64)
+        self.pixels = np.zeros(0, np.uint8)
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def mask_and_rgb(self, h: int, size: int, c: int):
+        """(mask, rgb): the (size, size) drawn pixels and (size, size, 3) colours of shape code
+        ``h`` at ``size`` in colour code ``c`` (``rgb`` None when ``c`` is None)."""
+        code = self.shapes[h]
+        if self.look == "solid":
+            from .solids import solid_sprite
+            mask, rgb = solid_sprite(code, size, None if c is None else self.colors[c])
+            return mask, rgb
+        labels = sprite(code, size, self.outline)
+        if c is None:
+            return labels, None
+        lut = palette(np.array([self.colors[c]], np.uint8))
+        return labels, lut[labels]
+
+    def _add_shape(self, h: int, size: int) -> None:
+        mask, _ = self.mask_and_rgb(h, size, None)
+        si = size - self.size_lo
+        drawn, fill = _row_runs(mask > 0), _row_runs(mask == FILL)
+        no_fill = fill[:, 0] == fill[:, 1]
+        fill[no_fill] = drawn[no_fill][:, 1:]
+        self.spans[h, si, :size] = np.concatenate([drawn, fill], -1)
+        self.areas[h, si] = np.count_nonzero(mask)
+
+    def _add_rgb(self, h: int, size: int, c: int) -> None:
+        _, rgb = self.mask_and_rgb(h, size, c)
+        n = rgb.size
+        if self.used + n > len(self.pixels):
+            grown = np.zeros(max(2 * len(self.pixels), self.used + n), np.uint8)
+            grown[:self.used] = self.pixels[:self.used]
+            self.pixels = grown
+        self.pixels[self.used:self.used + n] = rgb.ravel()
+        self.offsets[h, size - self.size_lo, c] = self.used
+        self.used += n
+
+    def prepare(self, shape, size, color, num_objects, rgb: bool = True) -> None:
+        """Draw whatever the (N, M) objects of a batch (``num_objects`` each) need and no batch
+        needed before: spans and areas per (shape, size) and, with a table and ``rgb``, the
+        RGB sprite per (shape, size, colour)."""
+        valid = np.arange(shape.shape[1]) < np.asarray(num_objects)[:, None]
+        h, si = shape[valid].astype(np.int64), size[valid].astype(np.int64) - self.size_lo
+        c = color[valid].astype(np.int64)
+        with self._lock:
+            missing = self.areas[h, si] < 0
+            for key in np.unique((h[missing] << 20) | si[missing]).tolist():
+                self._add_shape(key >> 20, (key & 0xFFFFF) + self.size_lo)
+            if self.table and rgb:
+                missing = self.offsets[h, si, c] < 0
+                keys = (((h[missing] << 20) | si[missing]) << 8) | c[missing]
+                for key in np.unique(keys).tolist():
+                    self._add_rgb(key >> 28, ((key >> 8) & 0xFFFFF) + self.size_lo, key & 0xFF)
+
+    def object_areas(self, shape, size, num_objects) -> np.ndarray:
+        """(N, M) int32 drawn pixels of each of a batch's objects (0 for padding)."""
+        self.prepare(shape, size, shape, num_objects, rgb=False)
+        valid = np.arange(shape.shape[1]) < np.asarray(num_objects)[:, None]
+        si = np.where(valid, size.astype(np.int64) - self.size_lo, 0)
+        return np.where(valid, self.areas[shape, si], 0).astype(np.int32)
+
+
+@lru_cache(maxsize=8)
+def sprite_store(look: str, size_lo: int, size_hi: int, shapes=(0, 1, 2, 3), colors=None,
+                 outline: int = OUTLINE_WIDTH) -> SpriteStore:
+    """The :class:`SpriteStore` of a configuration (one per process, filled as batches need).
+
+    ``colors`` are colour names (default: the classic six). The flat look copies rows from
+    RGB sprites unless a table of every sprite would exceed ``MAX_TABLE_BYTES`` (large
+    canvases: 80-160 px objects), where painting rows is faster; the solid look always does.
+    """
+    rgb = tuple(map(tuple, (COLOR_RGB if colors is None else
+                            np.array([COLOR_TABLE[c] for c in colors])).tolist()))
+    table_bytes = len(shapes) * (size_hi - size_lo + 1) * len(rgb) * size_hi * size_hi * 3
+    table = look == "solid" or table_bytes <= MAX_TABLE_BYTES
+    return SpriteStore(look, tuple(shapes), rgb, outline, size_lo, size_hi, table)
 
 
 def _row_runs(pixels: np.ndarray) -> np.ndarray:
@@ -192,31 +267,32 @@ def _paint_row(dst, x, c0, f0, f1, c1, outline, fill):
 
 
 @kernel
-def _stamp_batch(rgb, spans, pal, size_lo, num_objects, left, top, size, color, shape, removed,
-                 first, final, instance):
+def _stamp_batch(pixels, offsets, spans, pal, size_lo, use_table, num_objects, left, top, size,
+                 color, shape, removed, first, final, instance):
     """Draw every task: white frames, then each object's sprite rows into the first frame, the
     kept ones into the final frame, and object k as k+1 into ``instance`` (if it has rows).
 
-    ``first``/``final`` are (N, H, W*3) and ``rgb`` (..., size_hi, size_hi*3) byte views, so a
-    row's run is one contiguous byte copy. With an empty ``rgb`` each row is painted as
-    outline, fill, outline from ``pal`` (background, outline, colours) instead.
+    ``first``/``final`` are (N, H, W*3) byte views and the RGB sprite of (shape, size, colour)
+    is ``size`` rows of 3 * size bytes from ``pixels[offsets[...]]``, so a row's run is one
+    contiguous byte copy. Without ``use_table`` each row is painted as outline, fill, outline
+    from ``pal`` (background, outline, colours) instead.
     """
     want_instance = instance.shape[0] > 0
-    use_table = rgb.shape[0] > 0
     for i in range(num_objects.shape[0]):
         first[i] = 255
         final[i] = 255
         if want_instance:
             instance[i] = 0
         for k in range(num_objects[i]):
-            h, si, col = shape[i, k], size[i, k] - size_lo, color[i, k]
+            h, si, col, s = shape[i, k], size[i, k] - size_lo, color[i, k], size[i, k]
             keep = not removed[i, k]
-            for r in range(size[i, k]):
+            at = offsets[h, si, col] if use_table else 0
+            for r in range(s):
                 c0, c1 = spans[h, si, r, 0], spans[h, si, r, 1]
                 y, x0 = top[i, k] + r, left[i, k] + c0
                 if use_table:
                     n = 3 * (c1 - c0)
-                    src = rgb[h, si, col, r, 3 * c0:3 * c0 + n]
+                    src = pixels[at + 3 * (r * s + c0):at + 3 * (r * s + c0) + n]
                     _copy(first[i, y, 3 * x0:3 * x0 + n], src)
                     if keep:
                         _copy(final[i, y, 3 * x0:3 * x0 + n], src)
@@ -229,6 +305,14 @@ def _stamp_batch(rgb, spans, pal, size_lo, num_objects, left, top, size, color, 
                 if want_instance:
                     for c in range(x0, x0 + c1 - c0):
                         instance[i, y, c] = k + 1
+
+
+def batch_store(config) -> SpriteStore:
+    """The :class:`SpriteStore` of an engine configuration (its look, sizes, vocabulary)."""
+    s_lo, s_hi = config.size_range
+    vocab = config.vocabulary
+    return sprite_store(config.look, s_lo, s_hi, vocab.shapes, vocab.colors,
+                        config.lengths.outline)
 
 
 def draw_frames(scenes: dict, config, masks: bool = False, out=None):
@@ -247,11 +331,10 @@ def draw_frames(scenes: dict, config, masks: bool = False, out=None):
         out = (np.empty((n, h, w, 3), np.uint8), np.empty((n, h, w, 3), np.uint8),
                np.empty((n, h, w), np.uint8) if masks else None)
     first, final, instance = out
-    s_lo, s_hi = config.size_range
-    vocab = config.vocabulary
-    rgb, spans = stamp_tables(s_lo, s_hi, vocab.shapes, vocab.colors, config.lengths.outline)
-    _stamp_batch(rgb.reshape(rgb.shape[:-2] + (rgb.shape[-2] * 3,)), spans, palette(vocab.rgb),
-                 s_lo,
+    store = batch_store(config)
+    store.prepare(scenes["shape"], scenes["size"], scenes["color"], scenes["num_objects"])
+    _stamp_batch(store.pixels, store.offsets, store.spans, palette(config.vocabulary.rgb),
+                 store.size_lo, store.table,
                  scenes["num_objects"], scenes["left"], scenes["top"], scenes["size"],
                  scenes["color"], scenes["shape"], scenes["removed"],
                  first.reshape(n, h, w * 3), final.reshape(n, h, w * 3),

@@ -28,7 +28,7 @@ from .h264.bitstream import _escape_into
 from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM
-from .transitions import _paint_sprite, _sprite_mask
+from .transitions import _paint_solid, _paint_sprite
 from .yuv import convert_rects, rgb_to_yuv420_rect
 
 #: ``PackedSteps.start`` codes: start from the previous frame, the first frame, the final one.
@@ -39,9 +39,10 @@ class PackedSteps(NamedTuple):
     """A transition's steps as flat arrays (rows of frame f: ``x[x_at[f]:x_at[f + 1]]``).
 
     start (F,): FROM_PREVIOUS, FROM_FIRST or FROM_FINAL; restore (n, 4): rectangles copied
-    back from the final frame; paint (m, 9): sprite, left, top, fill RGB, outline RGB;
-    sprites: the sprite masks' bytes one after another, mask k at ``sprite_at[k]`` with side
-    ``sprite_side[k]``; changed (d, 4): the step's changed rectangles (all of the frame when
+    back from the final frame; paint (m, 9): sprite, left, top, fill RGB, outline RGB (solid:
+    keep, then unused); sprites: the sprites' bytes one after another, sprite k at
+    ``sprite_at[k]`` with side ``sprite_side[k]`` (flat: its s * s mask; solid: its mask, then
+    its s * s * 3 colours); solid: whether the look is solid; changed (d, 4): the step's changed rectangles (all of the frame when
     start is not FROM_PREVIOUS); hint (h, 2): the motion search's vectors
     (``h264.encoder.motion_hints`` of the step's motion; none: search).
     """
@@ -58,6 +59,7 @@ class PackedSteps(NamedTuple):
     changed: np.ndarray
     hint_at: np.ndarray
     hint: np.ndarray
+    solid: bool = False
 
 
 def _offsets(frame_of_row, frames: int) -> np.ndarray:
@@ -115,22 +117,31 @@ def pack_plan(plan) -> PackedSteps:
     in_place = plan.drawn & (plan.side == plan.before[..., 0]) & \
         (plan.left == plan.before[..., 1]) & (plan.top == plan.before[..., 2])
     fr, jr = np.nonzero(restoring & ~(in_place & ~after_held[:, None]))
-    # painted sprites, one mask per (shape, side)
+    # painted sprites, one per (shape, side) (solid: per object and side, its colours)
+    solid = plan.look == "solid"
     fp, jp = np.nonzero(plan.drawn)
-    keys, which = np.unique((plan.shape[jp] << 32) | plan.side[fp, jp], return_inverse=True)
+    owner = jp if solid else plan.shape[jp]
+    keys, which = np.unique((owner << 32) | plan.side[fp, jp], return_inverse=True)
     sides = keys & 0xFFFFFFFF
-    masks = [_sprite_mask(int(key >> 32), int(side), plan.outline)
-             for key, side in zip(keys, sides)]
+    if solid:
+        sprites = [plan.mask(int(key >> 32), int(side)) for key, side in zip(keys, sides)]
+        masks = [np.concatenate([m.mask.view(np.uint8).ravel(), m.rgb.ravel()])
+                 for m in sprites]
+    else:
+        masks = [plan.mask(int(np.flatnonzero(plan.shape == key >> 32)[0]), int(side))
+                 for key, side in zip(keys, sides)]
     sprite_at = np.zeros(len(masks) + 1, np.int64)
-    sprite_at[1:] = np.cumsum(sides ** 2)
+    sprite_at[1:] = np.cumsum([m.size for m in masks])
+    colours = (np.column_stack([plan.keep[fp, jp], np.zeros((len(fp), 5), np.int64)]) if solid
+               else np.column_stack([plan.fill[fp, jp], plan.line[fp, jp]]))
     paint = np.column_stack([which.reshape(-1), plan.left[fp, jp], plan.top[fp, jp],
-                             plan.fill[fp, jp], plan.line[fp, jp]]).astype(np.int64)
+                             colours]).astype(np.int64)
     hint_at, hint = _hints(plan, frames)
     return PackedSteps(
         start, _offsets(fr, frames), source[fr, jr].reshape(-1, 4),
         _offsets(fp, frames), paint.reshape(-1, 9), sprite_at, sides,
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
-        _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint)
+        _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint, solid)
 
 
 @noalloc_kernel(nogil=True)
@@ -158,10 +169,15 @@ def _draw_step(p, f, first, final, rgb):  # pragma: no cover - compiled
         _copy_rect(rgb, final, p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3])
     for i in range(p.paint_at[f], p.paint_at[f + 1]):
         k, side = p.paint[i, 0], p.sprite_side[p.paint[i, 0]]
-        mask = p.sprites[p.sprite_at[k]:p.sprite_at[k] + side * side].reshape(side, side)
-        _paint_sprite(rgb, mask, p.paint[i, 1], p.paint[i, 2],
-                      (p.paint[i, 3], p.paint[i, 4], p.paint[i, 5]),
-                      (p.paint[i, 6], p.paint[i, 7], p.paint[i, 8]))
+        at, area = p.sprite_at[k], side * side
+        mask = p.sprites[at:at + area].reshape(side, side)
+        if p.solid:
+            colours = p.sprites[at + area:at + 4 * area].reshape(side, side, 3)
+            _paint_solid(rgb, mask, colours, p.paint[i, 1], p.paint[i, 2], p.paint[i, 3])
+        else:
+            _paint_sprite(rgb, mask, p.paint[i, 1], p.paint[i, 2],
+                          (p.paint[i, 3], p.paint[i, 4], p.paint[i, 5]),
+                          (p.paint[i, 6], p.paint[i, 7], p.paint[i, 8]))
 
 
 @noalloc_kernel(nogil=True)

@@ -33,8 +33,19 @@ import numpy as np
 
 from ._numba import kernel
 from .errors import ParameterError
+from typing import NamedTuple
+
 from .render import sprite
+from .solids import solid_sprite
 from .vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
+
+
+class SolidSprite(NamedTuple):
+    """A solid-look sprite (``solids.solid_sprite``): the (s, s) bool pixels it touches and
+    their (s, s, 3) uint8 colours."""
+
+    mask: np.ndarray
+    rgb: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,9 @@ class Look:
         (``vocabulary.shapes``).
     outline : int
         Outline width in pixels (``Config.lengths.outline``).
+    name : str
+        The look's name (``vocabulary.LOOKS``): "flat" sprites are masks painted in a fill and
+        an outline colour, "solid" ones (:class:`SolidSprite`) carry their own colours.
 
     Examples
     --------
@@ -64,21 +78,27 @@ class Look:
     rgb: tuple
     shapes: tuple
     outline: int
+    name: str = "flat"
 
     @classmethod
     def of(cls, batch) -> "Look":
         """The look of an engine batch (its configuration's vocabulary and outline)."""
         config = batch.config
         return cls(tuple(map(tuple, config.vocabulary.rgb.tolist())),
-                   tuple(config.vocabulary.shapes), int(config.lengths.outline))
+                   tuple(config.vocabulary.shapes), int(config.lengths.outline), config.look)
 
     def fill(self, color: int) -> np.ndarray:
         """RGB (uint8) of colour code ``color``."""
         return np.array(self.rgb[int(color)], np.uint8)
 
     def sprite(self, shape: int, size: int) -> np.ndarray:
-        """The renderer's sprite of shape code ``shape`` at ``size`` with this outline."""
+        """The renderer's flat sprite of shape code ``shape`` at ``size`` with this outline."""
         return sprite(self.shapes[int(shape)], int(size), self.outline)
+
+    def solid(self, shape: int, size: int, color: int) -> SolidSprite:
+        """The renderer's solid sprite of shape code ``shape`` at ``size`` in colour code
+        ``color``."""
+        return _solid(self.shapes[int(shape)], int(size), self.rgb[int(color)])
 
 
 #: The classic vocabulary with the 2-px outline of a 256-px canvas.
@@ -109,13 +129,34 @@ def _paint_sprite(frame, mask, left, top, fill, line):  # pragma: no cover - com
                     colours[3 * label + 2]
 
 
+@kernel(nogil=True)
+def _paint_solid(frame, mask, rgb, left, top, keep):  # pragma: no cover - compiled
+    """Paint solid sprite pixels ``mask`` in their colours ``rgb`` (s, s, 3), each blended
+    toward white to ``keep`` / 256 of its colour (256: as it is), with the sprite's top-left
+    corner at (left, top) in the (H, W, 3) ``frame``, clipped to it."""
+    h, w = frame.shape[0], frame.shape[1]
+    s = mask.shape[0]
+    white = 255 * (256 - keep) + 128
+    for r in range(max(0, -top), min(s, h - top)):
+        row = frame[top + r]
+        for c in range(max(0, -left), min(s, w - left)):
+            if mask[r, c]:
+                for b in range(3):
+                    row[left + c, b] = (rgb[r, c, b] * keep + white) >> 8
+
+
 def _draw(frame, mask, left, top, fill, line):
-    """Draw sprite ``mask`` (1 outline, 2 fill) at (left, top) into ``frame``, clipped; return
-    the rectangle (y0, y1, x0, x1) it may have changed, or None."""
+    """Draw sprite ``mask`` at (left, top) into ``frame``, clipped: a flat mask (1 outline,
+    2 fill) in colours ``fill`` and ``line``, or a :class:`SolidSprite` in its own colours
+    kept to ``fill`` / 256 (``line`` unused). Return the rectangle (y0, y1, x0, x1) it may
+    have changed, or None."""
     if not frame.flags.c_contiguous:
         raise ValueError("frame must be a C-contiguous (H, W, 3) uint8 array")
-    rect = _clipped(mask, left, top, *frame.shape[:2])
-    if rect is not None:
+    solid = isinstance(mask, SolidSprite)
+    rect = _clipped(mask.mask if solid else mask, left, top, *frame.shape[:2])
+    if rect is not None and solid:
+        _paint_solid(frame, mask.mask, mask.rgb, int(left), int(top), int(fill))
+    elif rect is not None:
         _paint_sprite(frame, mask, int(left), int(top), _rgb(fill), _rgb(line))
     return rect
 
@@ -123,6 +164,12 @@ def _draw(frame, mask, left, top, fill, line):
 def _rgb(colour) -> tuple:
     """(r, g, b) as Python ints, from a tuple or an array."""
     return int(colour[0]), int(colour[1]), int(colour[2])
+
+
+@lru_cache(maxsize=4096)
+def _solid(shape: int, size: int, rgb: tuple) -> SolidSprite:
+    """The renderer's solid sprite of global shape code ``shape`` in colour ``rgb``."""
+    return SolidSprite(*solid_sprite(shape, size, tuple(map(int, rgb))))
 
 
 @lru_cache(maxsize=4096)
@@ -213,7 +260,8 @@ class Step:
     restore : list of (y0, y1, x0, x1)
         Rectangles copied back from the final frame.
     paints : list of (mask, left, top, fill, outline)
-        Sprites drawn then (``_draw``).
+        Sprites drawn then (``_draw``; in the solid look a :class:`SolidSprite`, its ``keep``
+        and None).
     changed : list of (y0, y1, x0, x1) or None
         Rectangles outside of which the frame equals the previous one (None: all of it).
     motion : list of (dx, dy) or None
@@ -231,11 +279,14 @@ class Step:
 
 
 def _fade(t, objects, plans):
-    """Fade: in place, fill and outline blended toward white (round half to even)."""
+    """Fade: in place, fill and outline (flat) or every pixel's colour (solid: ``keep``
+    256ths of it) blended toward white (round half to even)."""
     keep = 1.0 - t[:, :, None]
     white = t[:, :, None] * 255.0
     return {"fill": np.rint(keep * objects["fill"] + white).astype(np.int64),
-            "line": np.rint(keep * objects["line"] + white).astype(np.int64)}
+            "line": np.rint(keep * objects["line"] + white).astype(np.int64),
+            "keep": np.broadcast_to(np.rint(256 * keep[:, :, 0]).astype(np.int64),
+                                    (len(t), len(objects["side"])))}
 
 
 def _shrink(t, objects, plans):
@@ -256,7 +307,8 @@ def _slide(t, objects, plans):
     sliding = (distance > 0)[None, :, None]
     return {"left": objects["left"] + dx * shift, "top": objects["top"] + dy * shift,
             "fill": np.where(sliding, objects["fill"], fading["fill"]),
-            "line": np.where(sliding, objects["line"], fading["line"])}
+            "line": np.where(sliding, objects["line"], fading["line"]),
+            "keep": np.where(sliding[..., 0], 256, fading["keep"])}
 
 
 #: What each style changes about a removed object at progress t (arrays over frame x object).
@@ -297,6 +349,11 @@ class TransitionPlan:
     before : (F, K, 3) int64
         Its (side, left, top) where it was last drawn before frame f (as in the first frame
         until then).
+    keep : (F, K) int64
+        In the solid look, how much of its own colours it shows, in 256ths (256: all; a
+        fade blends the rest toward white).
+    rgb : (K, 3) int64
+        Its colour; ``look``: the look's name ("flat" or "solid").
 
     Examples
     --------
@@ -323,10 +380,23 @@ class TransitionPlan:
     rects: np.ndarray
     visible: np.ndarray
     before: np.ndarray
+    keep: np.ndarray = None
+    rgb: np.ndarray = None
+    look: str = "flat"
 
-    def mask(self, j: int, side: int) -> np.ndarray:
-        """The sprite of removed object ``j`` at ``side`` (read-only, cached)."""
+    def mask(self, j: int, side: int):
+        """The sprite of removed object ``j`` at ``side`` (read-only, cached): a flat mask, or
+        in the solid look a :class:`SolidSprite`."""
+        if self.look == "solid":
+            return _solid(int(self.shape[j]), int(side), tuple(map(int, self.rgb[j])))
         return _sprite_mask(int(self.shape[j]), int(side), self.outline)
+
+    def colours(self, f: int, j: int):
+        """(fill, line) of object ``j``'s paint in frame ``f``: its colours (flat), or its
+        ``keep`` and None (solid), as :func:`_draw` takes them."""
+        if self.look == "solid":
+            return int(self.keep[f, j]), None
+        return tuple(map(int, self.fill[f, j])), tuple(map(int, self.line[f, j]))
 
     def restores(self):
         """((F, K) bool, (F, K, 4) int64): which rectangles each frame copies back from the
@@ -375,8 +445,7 @@ class TransitionPlan:
                 continue
             restore = [tuple(map(int, r)) for r in source[f][restoring[f]]]
             paints = [(self.mask(j, self.side[f, j]), int(self.left[f, j]), int(self.top[f, j]),
-                       tuple(map(int, self.fill[f, j])), tuple(map(int, self.line[f, j])))
-                      for j in np.flatnonzero(self.drawn[f])]
+                       *self.colours(f, j)) for j in np.flatnonzero(self.drawn[f])]
             drawn = [tuple(map(int, r)) for r in self.rects[f][self.visible[f]]]
             motion = self._motion(f, *moves)
             steps.append(Step("final", [], paints, None, motion) if f == 0 else
@@ -417,6 +486,7 @@ def plan_transition(first, left, top, size, color, shape, removed, style, num_fr
               ("side", "left", "top")}
     placed.update({name: np.broadcast_to(objects[name], (frames, count, 3))
                    for name in ("fill", "line")})
+    placed["keep"] = np.full((frames, count), 256, np.int64)
     placed["drawn"] = np.broadcast_to((t > 0) & (t < 1), (frames, count))
     changes = _STYLES[style](t, objects, plans)
     if "drawn" in changes:
@@ -437,7 +507,8 @@ def plan_transition(first, left, top, size, color, shape, removed, style, num_fr
     return TransitionPlan(t[:, 0] <= 0.0, drawn, side, x, y,
                           np.ascontiguousarray(placed["fill"]),
                           np.ascontiguousarray(placed["line"]), shapes, look.outline, squares,
-                          rects, drawn & on_canvas, before)
+                          rects, drawn & on_canvas, before,
+                          np.ascontiguousarray(placed["keep"]), objects["fill"], look.name)
 
 
 def transition_steps(first, left, top, size, color, shape, removed, style, num_frames,

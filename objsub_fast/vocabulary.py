@@ -19,7 +19,7 @@ __all__ = [
     "OUTLINE_RGB", "OUTLINE_WIDTH", "LEVELS", "DIFFICULTY", "TASK_CATEGORY", "PROMPT_SUFFIX",
     "MIN_SPACING", "EDGE_MARGIN", "ORDER_GAP", "SIZE_GAP", "SIZE_RANGE", "REGIONS",
     "REGION_NAMES", "Kind", "KINDS", "LEVEL_KINDS", "kind_code", "WORDINGS", "Vocabulary",
-    "CLASSIC", "EXTENDED", "PRESETS", "SHAPE_NAMINGS", "shape_code", "parse_colors",
+    "CLASSIC", "EXTENDED", "LOOKS", "PRESETS", "SHAPE_NAMINGS", "shape_code", "parse_colors",
     "parse_shapes", "parse_vocabulary", "parse_shape_names", "parse_prompt_variants",
     "plural",
 ]
@@ -68,6 +68,10 @@ def plural(name: str) -> str:
     """
     return name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s")
 
+
+#: How objects are drawn: "flat" (outlined polygons: square, circle, ...; the original look) or
+#: "solid" (lit solids: a shaded cube, sphere, ...), ``generate_batch(look=...)``.
+LOOKS = ("flat", "solid")
 
 #: How shapes are named: "solid" (the original task's cube, sphere, ...) or "flat".
 SHAPE_NAMINGS = ("solid", "flat")

@@ -90,9 +90,9 @@ def test_painted_rows_equal_the_sprite_table(monkeypatch):
                   vocabulary="extended")
     table = generate_batch(**kwargs)
     monkeypatch.setattr(render, "MAX_TABLE_BYTES", 0)
-    render.stamp_tables.cache_clear()
+    render.sprite_store.cache_clear()
     pixels = generate_batch(**kwargs)
-    render.stamp_tables.cache_clear()
+    render.sprite_store.cache_clear()
     for name in ("first_frames", "final_frames", "instance_maps"):
         np.testing.assert_array_equal(getattr(table, name), getattr(pixels, name))
 

@@ -26,7 +26,7 @@ a dataset without videos records what it always did; a manifest with videos and 
 was written before the own encoder existed and reads as ``"x264"``.
 
 Knobs: ``num_objects``, ``object_size``, ``kind_weights``, ``vocabulary``, ``colors``, ``shapes``,
-``shape_names`` and ``prompt_variants`` are passed to ``generate_batch`` as they are (see
+``shape_names``, ``prompt_variants`` and ``look`` are passed to ``generate_batch`` as they are (see
 ``KNOBS`` for their defaults) and checked by the engine's own ``make_config`` for every level of
 the run. Like the video fields, each appears in ``to_json`` only when it differs from its
 default, so a default run records what it always did. ``generator_version`` is that of the run's
@@ -147,6 +147,7 @@ class RunConfig:
     shapes: tuple | None = None
     shape_names: str | None = None
     prompt_variants: int = 1
+    look: str = "flat"
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
@@ -188,7 +189,8 @@ class RunConfig:
                                           self.shape_names)
             return generator_version(self.canvas_size, classic=classic,
                                      shapes=vocabulary.shape_labels,
-                                     video_encoder=self.encoder if self.videos else None)
+                                     video_encoder=self.encoder if self.videos else None,
+                                     look=self.look)
         except (ValueError, TypeError):
             return None
 
@@ -208,7 +210,7 @@ class RunConfig:
             vocab = check_vocabulary(self.vocabulary, self.colors, self.shapes, self.shape_names)
             make_config(check_levels(list(self.levels), len(self.levels)), self.canvas_size,
                         self.num_objects, self.object_size, self.kind_weights, vocab,
-                        self.prompt_variants)
+                        self.prompt_variants, self.look)
         except ParameterError as e:
             raise ParameterError(_OPTION_WORDS.sub(lambda m: _option(m.group(0)), str(e))) \
                 from None
@@ -331,10 +333,10 @@ def _as_tuple(value):
 #: fields that ``to_json`` records only when they differ from the default.
 KNOBS = {"num_objects": None, "object_size": None, "kind_weights": None,
          "vocabulary": "classic", "colors": None, "shapes": None, "shape_names": None,
-         "prompt_variants": 1}
+         "prompt_variants": 1, "look": "flat"}
 #: Engine parameter names in the engine's messages, said as command-line options instead.
 _OPTION_WORDS = re.compile(r"\b(num_objects|object_size|kind_weights|canvas_size|"
-                           r"prompt_variants|shape_names)\b")
+                           r"prompt_variants|shape_names|look)\b")
 
 
 def _option(name: str) -> str:

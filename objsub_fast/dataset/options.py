@@ -50,6 +50,7 @@ OPTIONS = {
     "shapes": ("--shapes", _names),
     "shape_names": ("--shape-names", str),
     "prompt_variants": ("--prompt-variants", str),
+    "look": ("--look", str),
     "videos": ("--videos", _flag),
     "video_style": ("--video-style", str),
     "fps": ("--fps", str),

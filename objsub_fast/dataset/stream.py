@@ -63,7 +63,8 @@ def iter_samples(count: int, seed: int = 0, levels=LEVELS, *, rank: int = 0,
         Other ``RunConfig`` fields: ``canvas_size``, ``masks``, ``videos``, ``video_style``,
         ``fps``, ``video_frames``, ``encoder`` (of the videos: "objsub" or "x264"), and the engine's knobs under their ``generate_batch`` names:
         ``num_objects``, ``object_size``, ``kind_weights``, ``vocabulary`` ("classic" or
-        "extended"), ``colors``, ``shapes``, ``shape_names``, ``prompt_variants``.
+        "extended"), ``colors``, ``shapes``, ``shape_names``, ``prompt_variants``, ``look``
+        ("flat" or "solid"; a solid sample's JSON says ``"look": "solid"``).
 
     Yields
     ------
