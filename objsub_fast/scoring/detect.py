@@ -65,10 +65,12 @@ from functools import lru_cache
 import numpy as np
 
 from .._numba import kernel
-from ..render import palette, sprite
-from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB
+from ..render import palette
+from ..vocabulary import COLOR_RGB, COLORS
+from .looks import picture, shade_references
 
-__all__ = ["Components", "Detector", "class_lut", "shape_templates", "classify_shapes",
+__all__ = ["Components", "Detector", "class_lut", "shape_templates", "object_mask",
+           "classify_shapes",
            "component_colors", "match", "BG", "OUTLINE", "OTHER", "COLOR_CLASS0",
            "CLASS_TOLERANCE", "MAX_COLORS"]
 
@@ -80,6 +82,8 @@ COLOR_CLASS0 = 2
 MAX_COLORS = OTHER - COLOR_CLASS0
 #: CIEDE2000 distance within which a pixel takes the nearest reference's class.
 CLASS_TOLERANCE = 25.0
+#: A look's shades (``looks``) are compared by CIEDE2000 among this many nearest in CIELAB.
+SHADE_CANDIDATES = 4
 #: Components smaller than this fraction of the smallest task object's area are noise.
 MIN_AREA_FRACTION = 0.25
 #: A component's colour must cover this fraction of its non-outline pixels to count.
@@ -115,25 +119,45 @@ S_COL0 = 13
 
 
 @lru_cache(maxsize=16)
-def class_lut(colors_rgb=None) -> np.ndarray:
+def class_lut(colors_rgb=None, look: str = "flat") -> np.ndarray:
     """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class.
 
     ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette, any number
     up to :data:`MAX_COLORS`); class c + COLOR_CLASS0 is colour c. Default: the classic six.
+    ``look`` (``looks.LOOKS``) adds each colour's shades as references of its class: a cell
+    takes the class of the nearest of all references (the shades compared by CIEDE2000 among
+    the :data:`SHADE_CANDIDATES` nearest in CIELAB), the flat look's table is the palette's.
     """
     from skimage.color import deltaE_ciede2000, rgb2lab
 
     if colors_rgb is not None and not 1 <= len(colors_rgb) <= MAX_COLORS:
         raise ValueError(f"class_lut takes 1..{MAX_COLORS} colours; got {len(colors_rgb)}")
+    colors = tuple(map(tuple, (COLOR_RGB if colors_rgb is None
+                               else np.array(colors_rgb)).tolist()))
     q = (np.arange(64) * 4 + 1.5) / 255.0
     grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
     lab = rgb2lab(grid)
-    refs = palette(COLOR_RGB if colors_rgb is None else np.array(colors_rgb)).astype(float)
+    refs = palette(np.array(colors)).astype(float)
     refs = refs / 255.0  # background, outline, task colours
     ref_lab = rgb2lab(refs[None])[0]
     dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
-    lut[dist.min(axis=1) > CLASS_TOLERANCE] = OTHER
+    best = dist.min(axis=1)
+    shades, codes = shade_references(colors, look)
+    if len(shades):
+        from scipy.spatial import cKDTree
+
+        shade_lab = rgb2lab(shades[None] / 255.0)[0]
+        n = min(SHADE_CANDIDATES, len(shades))
+        _, near = cKDTree(shade_lab).query(lab, k=n)
+        near = near.reshape(len(lab), n)
+        d = np.stack([deltaE_ciede2000(lab, shade_lab[near[:, j]]) for j in range(n)], axis=1)
+        pick = near[np.arange(len(lab)), d.argmin(axis=1)]
+        d = d.min(axis=1)
+        closer = d < best
+        lut[closer] = COLOR_CLASS0 + codes[pick[closer]]
+        best = np.minimum(best, d)
+    lut[best > CLASS_TOLERANCE] = OTHER
     lut.flags.writeable = False
     return lut
 
@@ -395,11 +419,13 @@ class Detector:
         Components below this many pixels are ignored.
     palette : tuple of (r, g, b), optional
         The task's colours (``TaskModel.palette``); default the classic six.
+    look : str
+        The task's look (``looks.LOOKS``): its shades join the colour table.
     """
 
-    def __init__(self, canvas_size, min_area: float, palette=None):
+    def __init__(self, canvas_size, min_area: float, palette=None, look: str = "flat"):
         w, h = int(canvas_size[0]), int(canvas_size[1])
-        self.lut = class_lut(palette)
+        self.lut = class_lut(palette, look)
         self.ncol = len(COLORS) if palette is None else len(palette)
         # Neither needs clearing: a label is written before it is read (rows of background
         # are never read), a parent entry when its label is made.
@@ -479,20 +505,42 @@ def _component_colors(st, min_interior, min_fraction):
 
 
 @lru_cache(maxsize=None)
-def shape_templates(size: int, shapes=(0, 1, 2, 3)) -> np.ndarray:
-    """Shape features of the sprites of global shape codes ``shapes`` (default: the classic
-    four) at ``size``, measured by the detector: (len(shapes), 4)."""
+def shape_templates(size: int, shapes=(0, 1, 2, 3), look: str = "flat", rgb=None,
+                    palette=None) -> np.ndarray:
+    """Shape features of the pictures (``looks.picture``) of global shape codes ``shapes``
+    (default: the classic four) at ``size`` in ``look`` and colour ``rgb`` (default: the
+    classic red), measured by the detector with the colour table of ``palette`` and ``look``:
+    (len(shapes), 4)."""
     pad = 4
+    rgb = tuple(COLOR_RGB[0].tolist()) if rgb is None else rgb
     feats = []
     for code in shapes:
-        sp = sprite(code, size)
         img = np.full((size + 2 * pad, size + 2 * pad, 3), 255, np.uint8)
-        view = img[pad:pad + size, pad:pad + size]
-        view[sp == 1] = OUTLINE_RGB
-        view[sp == 2] = COLOR_RGB[0]
-        comp = Detector((img.shape[1], img.shape[0]), 1)(img)
+        img[pad:pad + size, pad:pad + size] = picture(look, code, size, rgb)
+        comp = Detector((img.shape[1], img.shape[0]), 1, palette, look)(img)
         feats.append(comp.features[np.argmax(comp.area)])
     return np.array(feats)
+
+
+@lru_cache(maxsize=4096)
+def object_mask(look: str, shape: int, size: int, rgb, palette=None) -> np.ndarray:
+    """The (size, size) read-only bool silhouette of global shape ``shape`` at ``size`` in
+    colour ``rgb`` as the detector sees its picture (``looks.picture``): the pixels the colour
+    table of ``palette`` and ``look`` does not read as background. In the flat look, every
+    drawn pixel (``render.sprite(shape, size) > 0``).
+
+    Examples
+    --------
+    >>> from objsub_fast.render import sprite
+    >>> bool((object_mask("flat", 1, 20, (255, 0, 0)) == (sprite(1, 20) > 0)).all())
+    True
+    """
+    img = picture(look, shape, size, rgb)
+    cells = ((img[..., 0].astype(np.uint32) >> 2) << 12) | ((img[..., 1].astype(np.uint32) >> 2)
+                                                          << 6) | (img[..., 2] >> 2)
+    mask = class_lut(palette, look)[cells] != BG
+    mask.flags.writeable = False
+    return mask
 
 
 #: Feature scales: a difference of one scale unit counts as 1 in the shape distance.

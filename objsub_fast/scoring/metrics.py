@@ -13,17 +13,16 @@ of the way from its first value to its last.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
 from .._numba import kernel
 from ..errors import TaskError
-from ..render import sprite
 from ..vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, shape_templates
+from .detect import (BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, object_mask,
+                     shape_templates)
 from .question import check_question
 from .silhouette import MIN_PIXELS, Silhouettes, describe
 from .thresholds import METRICS, THRESHOLDS
@@ -66,11 +65,14 @@ class TaskModel:
     bw, bh : (M,) width and height of each drawn shape
     area : (M,) drawn pixels
     removed : (M,) bool, the task's target set
-    masks : list of (size, size) bool sprite masks
-    templates : (M, shapes, 4) shape templates at each object's size (the record's shapes)
+    masks : list of (size, size) bool silhouettes as the detector sees them (:meth:`mask`)
+    templates : (M, shapes, 4) shape templates at each object's size and colour in the task's
+        look (the record's shapes)
     unit : float, min(W, H) / 256 (lengths in THRESHOLDS are for 256 px)
     palette : tuple of (r, g, b) of the scene's colours, or None for the classic six; colour
         codes index it (shape codes index the record's shapes)
+    look : str, the record's look (``looks``): the colours and pictures of its objects
+    rgb : list of (r, g, b), each object's colour
     """
 
     def __init__(self, record: dict):
@@ -98,16 +100,20 @@ class TaskModel:
         self.bw, self.bh = np.zeros(m), np.zeros(m)
         self.masks = []
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
+        self.look = q.look
         self.global_shape = [int(vocab.shapes[c]) for c in self.shape]
+        self.rgb = [tuple(int(v) for v in vocab.rgb[c]) for c in self.color]
         for k in range(m):
-            mask = _sprite_mask(self.global_shape[k], int(self.size[k]))
+            mask = self.mask(k, int(self.size[k]))
             rr, cc = np.nonzero(mask)
             self.cy[k], self.cx[k] = self.top[k] + rr.mean(), self.left[k] + cc.mean()
             self.area[k] = rr.size
             self.bw[k], self.bh[k] = np.ptp(cc) + 1, np.ptp(rr) + 1
             self.masks.append(mask)
         self.ucx, self.ucy = self.cx + 0.5, self.cy + 0.5
-        self.templates = np.stack([shape_templates(int(s), vocab.shapes) for s in self.size])
+        self.templates = np.stack([shape_templates(int(s), vocab.shapes, self.look, self.rgb[k],
+                                                   self.palette)
+                                   for k, s in enumerate(self.size.tolist())])
         self.min_area = MIN_AREA_FRACTION * self.area.min()
         self.center = np.array([(w - 1) / 2, (h - 1) / 2])
 
@@ -122,7 +128,7 @@ class TaskModel:
             if sizes is not None and sizes[k] != s:
                 x, t = x + (s - sizes[k]) // 2, t + (s - sizes[k]) // 2
                 s = int(sizes[k])
-                mask = _sprite_mask(self.global_shape[k], s)
+                mask = self.mask(k, s)
             if offsets is not None:
                 x, t = x + int(offsets[k][0]), t + int(offsets[k][1])
             y0, x0, y1, x1 = max(t, 0), max(x, 0), min(t + s, h), min(x + s, w)
@@ -131,13 +137,12 @@ class TaskModel:
         return canvas
 
 
-@lru_cache(maxsize=4096)
-def _sprite_mask(shape: int, size: int) -> np.ndarray:
-    """The (size, size) read-only bool mask of global shape code ``shape`` (cached: every task
-    of a run draws from the same few shapes and sizes)."""
-    mask = sprite(shape, size) > 0
-    mask.flags.writeable = False
-    return mask
+    def mask(self, k: int, size: int) -> np.ndarray:
+        """Object ``k``'s silhouette at ``size`` as the detector sees it in the task's look
+        (``detect.object_mask``: cached, every task of a run draws from the same few shapes,
+        sizes and colours)."""
+        return object_mask(self.look, self.global_shape[k], int(size), self.rgb[k],
+                           self.palette)
 
 
 @kernel(nogil=True)
@@ -291,7 +296,7 @@ class Tracker:
         w, h = model.canvas_size
         self.diag = float(np.hypot(w, h))
         self.gate = THRESHOLDS["motion_continuity"]["max_step_fraction"] * self.diag
-        self.detect = Detector(model.canvas_size, model.min_area, model.palette)
+        self.detect = Detector(model.canvas_size, model.min_area, model.palette, model.look)
         self.set_mapping(mapping)
         self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
         self._drawn = np.stack([m.cx, m.cy], axis=1)
