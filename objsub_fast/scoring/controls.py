@@ -57,12 +57,46 @@ from __future__ import annotations
 import numpy as np
 
 from ..vocabulary import KINDS, OUTLINE_RGB
+from ..transitions import SolidSprite
 from .transitions import STYLE_NAMES, _draw, task_arrays, task_frames, whiten
 
 __all__ = ["CONTROLS", "LOW_BITRATE", "control_tasks", "control_frames", "caught"]
 
 DRIFT_PX = 6
 JUMP_MIN_FRACTION = 0.25
+
+
+#: An object's sprite in each look (``transitions.Look``): flat, a mask painted in its colour
+#: and the outline; solid, its own colours.
+_SPRITES = {"flat": lambda look, shape, size, color: look.sprite(shape, size),
+            "solid": lambda look, shape, size, color: look.solid(shape, size, color)}
+#: What ``_draw`` paints a sprite with in each look, blended toward white by t: flat, (fill,
+#: outline); solid, (keep in 256ths, unused).
+_INKS = {"flat": lambda look, color, t: (
+             np.rint((1 - t) * look.fill(color) + t * 255.0).astype(np.uint8),
+             np.rint((1 - t) * np.array(OUTLINE_RGB, float) + t * 255.0).astype(np.uint8)),
+         "solid": lambda look, color, t: (int(round(256 * (1 - t))), None)}
+
+
+def _sprite(look, shape: int, size: int, color: int):
+    """The renderer's sprite of an object of ``shape`` and ``color`` at ``size`` in ``look``."""
+    return _SPRITES[look.name](look, int(shape), int(size), int(color))
+
+
+def _paint(frame, look, sprite, left: int, top: int, color: int, t: float = 0.0):
+    """Draw ``sprite`` (:func:`_sprite`) at (left, top) into ``frame`` as ``look`` draws an
+    object of ``color``, blended toward white by ``t`` (0: as drawn)."""
+    _draw(frame, sprite, int(left), int(top), *_INKS[look.name](look, color, float(t)))
+
+
+def _reshape(sprite, fn):
+    """``fn`` (a nearest-neighbour transform of a 2-D array) applied to a flat sprite, or to a
+    solid sprite's mask and each of its colour channels."""
+    if isinstance(sprite, SolidSprite):
+        rgb = np.stack([fn(sprite.rgb[..., c]) for c in range(3)], axis=-1)
+        mask = fn(sprite.mask.astype(np.uint8)) > 0
+        return SolidSprite(np.ascontiguousarray(mask), np.ascontiguousarray(rgb))
+    return fn(sprite)
 
 
 def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, **options):
@@ -112,14 +146,13 @@ def _kept_object(arrs, window) -> int:
 def _move(frames, arrs, k, offsets):
     """Redraw object ``k`` shifted by ``offsets[f]`` = (dx, dy) in each frame, in place."""
     s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
-    look = arrs["look"]
-    sp = look.sprite(arrs["shape"][k], s)
-    fill = look.fill(arrs["color"][k])
+    look, color = arrs["look"], int(arrs["color"][k])
+    sp = _sprite(look, arrs["shape"][k], s, color)
     for f, (dx, dy) in enumerate(offsets):
         if dx == 0 and dy == 0:
             continue
         frames[f] = whiten(frames[f], [x0], [y0], [s], [0])
-        _draw(frames[f], sp, x0 + int(dx), y0 + int(dy), fill, np.array(OUTLINE_RGB, np.uint8))
+        _paint(frames[f], look, sp, x0 + int(dx), y0 + int(dy), color)
 
 
 def _free_spot(arrs, k, window, size=None):
@@ -230,9 +263,9 @@ def _added_object(first, arrs, num_frames, style, window):
         raise ValueError("no free canvas for an added object in this task")
     color, shape = _new_look(arrs, k)
     look = arrs["look"]
-    line = np.array(OUTLINE_RGB, np.uint8)
+    sp = _sprite(look, shape, size, color)
     for f in range(num_frames // 2, num_frames):
-        _draw(frames[f], look.sprite(shape, size), spot[0], spot[1], look.fill(color), line)
+        _paint(frames[f], look, sp, spot[0], spot[1], color)
     return frames
 
 
@@ -259,7 +292,6 @@ def _jittered_scene(first, arrs, progress, seed):
     look, removed = arrs["look"], arrs["removed"]
     n = len(arrs["size"])
     blank = whiten(first, arrs["left"], arrs["top"], arrs["size"], range(n))
-    line = np.array(OUTLINE_RGB, np.float64)
     frames = np.repeat(first[None], len(progress), axis=0)
     for f in range(1, len(progress)):
         frames[f] = blank
@@ -273,10 +305,8 @@ def _jittered_scene(first, arrs, progress, seed):
             s = max(int(round(s0 * scale[k])), 4)
             x = int(round(arrs["left"][k] + (s0 - s) / 2)) + shift[k, 0]
             y = int(round(arrs["top"][k] + (s0 - s) / 2)) + shift[k, 1]
-            fill = (1 - t) * look.fill(arrs["color"][k]) + t * 255.0
-            _draw(frames[f], look.sprite(arrs["shape"][k], s), x, y,
-                  np.rint(fill).astype(np.uint8), np.rint((1 - t) * line + t * 255.0)
-                  .astype(np.uint8))
+            color = int(arrs["color"][k])
+            _paint(frames[f], look, _sprite(look, arrs["shape"][k], s, color), x, y, color, t)
     return frames
 
 
@@ -312,19 +342,25 @@ def _square(mask: np.ndarray) -> np.ndarray:
     return out
 
 
-def _reshaped_sprite(look, shape: int, size: int, sx: float, sy: float, turn: float):
-    """The renderer's sprite of ``shape`` drawn at ``size`` scaled by (sx, sy) and turned by
-    ``turn`` degrees (nearest neighbour: outline and fill keep their labels), squared."""
+def _reshaped_sprite(look, shape: int, size: int, sx: float, sy: float, turn: float,
+                     color: int = 0):
+    """The renderer's sprite of ``shape`` (in ``color``) drawn at ``size`` scaled by (sx, sy)
+    and turned by ``turn`` degrees (nearest neighbour: outline and fill keep their labels, a
+    solid its colours), squared."""
     from scipy.ndimage import rotate, zoom
 
     if sx == sy:
-        mask = look.sprite(shape, max(int(round(size * sx)), 4))
+        sp = _sprite(look, shape, max(int(round(size * sx)), 4), color)
     else:
-        big = look.sprite(shape, size)
-        mask = zoom(big, (sy, sx), order=0)
+        sp = _reshape(_sprite(look, shape, size, color), lambda a: zoom(a, (sy, sx), order=0))
     if turn:
-        mask = rotate(mask, turn, order=0, reshape=True)
-    return _square(mask)
+        sp = _reshape(sp, lambda a: rotate(a, turn, order=0, reshape=True))
+    return _reshape(sp, _square)
+
+
+def _side(sprite) -> int:
+    """The side of a (square) flat or solid sprite."""
+    return (sprite.mask if isinstance(sprite, SolidSprite) else sprite).shape[0]
 
 
 def _gap(arrs, k) -> float:
@@ -345,7 +381,8 @@ def _kept_changed(how):
 
     def sprite_at(arrs, k, part):
         return _reshaped_sprite(arrs["look"], int(arrs["shape"][k]), int(arrs["size"][k]),
-                                1 + (sx - 1) * part, 1 + (sy - 1) * part, turn * part)
+                                1 + (sx - 1) * part, 1 + (sy - 1) * part, turn * part,
+                                int(arrs["color"][k]))
 
     def build(first, arrs, num_frames, style, window):
         frames = _ground_truth(first, arrs, num_frames, "fade" if style == "slide" else style,
@@ -353,19 +390,18 @@ def _kept_changed(how):
         look = arrs["look"]
         kept = [k for k in np.flatnonzero(~arrs["removed"] & _inside(arrs, window)).tolist()
                 if not (turn and look.shapes[int(arrs["shape"][k])] == 1)
-                and (sprite_at(arrs, k, 1.0).shape[0] - arrs["size"][k]) / 2 <= _gap(arrs, k) - 3]
+                and (_side(sprite_at(arrs, k, 1.0)) - arrs["size"][k]) / 2 <= _gap(arrs, k) - 3]
         if not kept:
             raise ValueError("no kept object to change inside the visible window")
         k = max(kept, key=lambda j: arrs["size"][j])
         s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
-        fill, line = look.fill(arrs["color"][k]), np.array(OUTLINE_RGB, np.uint8)
         ramp = max(num_frames // 4, 2)
         for f in range(1, num_frames):
-            mask = sprite_at(arrs, k, min(f / ramp, 1.0))
+            sp = sprite_at(arrs, k, min(f / ramp, 1.0))
             frames[f] = whiten(frames[f], [x0], [y0], [s], [0])
-            side = mask.shape[0]
-            _draw(frames[f], mask, int(round(x0 + (s - side) / 2)),
-                  int(round(y0 + (s - side) / 2)), fill, line)
+            side = _side(sp)
+            _paint(frames[f], look, sp, int(round(x0 + (s - side) / 2)),
+                   int(round(y0 + (s - side) / 2)), int(arrs["color"][k]))
         return frames
     return build
 
@@ -376,7 +412,6 @@ def _scaled_scene(first, arrs, scales, fades=None):
     look = arrs["look"]
     targets = np.flatnonzero(arrs["removed"])
     base = whiten(first, arrs["left"], arrs["top"], arrs["size"], targets)
-    line = np.array(OUTLINE_RGB, np.float64)
     frames = np.repeat(base[None], len(scales), axis=0)
     for f in range(len(scales)):
         for n, k in enumerate(targets.tolist()):
@@ -385,12 +420,10 @@ def _scaled_scene(first, arrs, scales, fades=None):
             t = 0.0 if fades is None else float(fades[f, n])
             if s < 1.5 * look.outline or t >= 1:
                 continue
-            fill = (1 - t) * look.fill(arrs["color"][k]) + t * 255.0
             x = int(round(arrs["left"][k] + (s0 - s) / 2))
             y = int(round(arrs["top"][k] + (s0 - s) / 2))
-            _draw(frames[f], look.sprite(arrs["shape"][k], s), x, y,
-                  np.rint(fill).astype(np.uint8), np.rint((1 - t) * line + t * 255.0)
-                  .astype(np.uint8))
+            color = int(arrs["color"][k])
+            _paint(frames[f], look, _sprite(look, arrs["shape"][k], s, color), x, y, color, t)
     return frames
 
 

@@ -118,7 +118,6 @@ UNMATCHED_COST = 3.0
 S_COL0 = 13
 
 
-@lru_cache(maxsize=16)
 def class_lut(colors_rgb=None, look: str = "flat") -> np.ndarray:
     """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class.
 
@@ -128,10 +127,16 @@ def class_lut(colors_rgb=None, look: str = "flat") -> np.ndarray:
     takes the class of the nearest of all references (the shades compared by CIEDE2000 among
     the :data:`SHADE_CANDIDATES` nearest in CIELAB), the flat look's table is the palette's.
     """
-    from skimage.color import deltaE_ciede2000, rgb2lab
-
     if colors_rgb is not None and not 1 <= len(colors_rgb) <= MAX_COLORS:
         raise ValueError(f"class_lut takes 1..{MAX_COLORS} colours; got {len(colors_rgb)}")
+    return _class_lut(None if colors_rgb is None else tuple(map(tuple, colors_rgb)), look)
+
+
+@lru_cache(maxsize=16)
+def _class_lut(colors_rgb, look: str) -> np.ndarray:
+    """:func:`class_lut`, computed once per (colours, look)."""
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
     colors = tuple(map(tuple, (COLOR_RGB if colors_rgb is None
                                else np.array(colors_rgb)).tolist()))
     q = (np.arange(64) * 4 + 1.5) / 255.0

@@ -11,8 +11,8 @@ takes two things from it, one row of :data:`LOOKS` per look, so no code branches
   detector's colour table (``detect.class_lut``), so a shaded face reads as its object's colour.
   The solid look's shades are those its own sprites draw (every solid at :data:`SHADE_SIZE` px,
   its fully covered pixels), rounded to :data:`SHADE_STEP`. Shades nearer white than
-  :data:`MIN_WHITE_DISTANCE` (CIEDE2000) or greyer than :data:`MIN_CHROMA_FRACTION` of their
-  colour's chroma are left out, so that an off-white or grey background reads as it does in
+  :data:`MIN_WHITE_DISTANCE` (CIEDE2000) or greyer than both :data:`MIN_CHROMA` and
+  :data:`MIN_CHROMA_FRACTION` of their colour's chroma are left out, so that an off-white or grey background reads as it does in
   the flat look (greys from RGB 160 up are background) and never as an object; a sphere's
   highlight and the faintest anti-aliased edge pixels then read as background, in the task's
   own picture too.
@@ -45,7 +45,7 @@ from ..vocabulary import BACKGROUND_RGB, SHAPE_TABLE
 
 __all__ = ["Look", "LOOKS", "look_of", "picture", "shade_references", "SHADE_STEP",
            "SHADE_SIZE", "MIN_WHITE_DISTANCE",
-           "MIN_CHROMA_FRACTION"]
+           "MIN_CHROMA_FRACTION", "MIN_CHROMA"]
 
 #: Solid shades are rounded to this step of the lightness factor (about 5 CIEDE2000 units of
 #: a saturated colour: every pixel of a face lies within a few units of a reference).
@@ -56,9 +56,10 @@ SHADE_SIZE = 64
 #: Shades nearer white than this (CIEDE2000) are not references: a tinted background would
 #: read as an object.
 MIN_WHITE_DISTANCE = 20.0
-#: Shades whose CIELAB chroma is below this fraction of their colour's are not references: a
-#: grey would read as a colour.
+#: Shades whose CIELAB chroma is below both this fraction of their colour's and
+#: :data:`MIN_CHROMA` are not references: a grey would read as a colour.
 MIN_CHROMA_FRACTION = 0.6
+MIN_CHROMA = 40.0
 
 
 def _flat_picture(shape: int, size: int, rgb: tuple) -> np.ndarray:
@@ -122,8 +123,8 @@ def picture(look: str, shape: int, size: int, rgb: tuple) -> np.ndarray:
 @lru_cache(maxsize=64)
 def shade_references(colors_rgb: tuple, look: str):
     """(refs (n, 3) uint8, colour codes (n,)) of the shades of ``colors_rgb`` in ``look``
-    that stay :data:`MIN_WHITE_DISTANCE` from white and keep :data:`MIN_CHROMA_FRACTION` of
-    their colour's chroma (none in the flat look).
+    that stay :data:`MIN_WHITE_DISTANCE` from white and keep :data:`MIN_CHROMA` or
+    :data:`MIN_CHROMA_FRACTION` of their colour's chroma (none in the flat look).
 
     Examples
     --------
@@ -142,7 +143,8 @@ def shade_references(colors_rgb: tuple, look: str):
     lab = rgb2lab(rgb[None] / 255.0)[0]
     own = rgb2lab(np.array(colors_rgb, float)[None] / 255.0)[0]
     white = rgb2lab(np.array([[BACKGROUND_RGB]], float) / 255.0)[0]
+    chroma = np.hypot(lab[:, 1], lab[:, 2])
     keep = (deltaE_ciede2000(lab, np.repeat(white, len(lab), axis=0)) >= MIN_WHITE_DISTANCE) \
-        & (np.hypot(lab[:, 1], lab[:, 2])
-           >= MIN_CHROMA_FRACTION * np.hypot(own[codes, 1], own[codes, 2]))
+        & ((chroma >= MIN_CHROMA) | (chroma >= MIN_CHROMA_FRACTION
+                                     * np.hypot(own[codes, 1], own[codes, 2])))
     return rgb[keep], codes[keep]
