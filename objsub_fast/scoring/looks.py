@@ -130,7 +130,7 @@ def shade_references(colors_rgb: tuple, look: str):
     --------
     >>> refs, codes = shade_references(((255, 0, 0),), "solid")
     >>> refs[codes == 0].min(axis=0).tolist(), len(shade_references(((255, 0, 0),), "flat")[0])
-    ([153, 0, 0], 0)
+    ([102, 0, 0], 0)
     """
     from skimage.color import deltaE_ciede2000, rgb2lab
 
