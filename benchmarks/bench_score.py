@@ -19,7 +19,9 @@ scoring / bare decode; median of ``--repeats``, the three taking turns.
 Controls: every rule kind (21 tasks, all levels) x every control of
 ``objsub_fast.scoring.controls.CONTROLS``, made into each output shape of
 ``objsub_fast.scoring.outputs.OUTPUT_SHAPES`` (256x256; 1280x720 letterboxed; 1280x720
-centre-cropped; 832x480 stretched; a 4% push-in), encoded to H.264 and scored. A crop shows part
+centre-cropped; 832x480 stretched; a 4% push-in), encoded to H.264 (at the default quality and
+again at a very low bitrate, ``controls.LOW_BITRATE``: heavy block artefacts) and scored. A crop
+shows part
 of the canvas only: the objects a negative control changes are chosen inside it, and a control
 that has no such object in a task is skipped (counted). The confusion table counts, per control,
 how many videos failed each metric, and whether the intended metric caught every negative
@@ -39,7 +41,8 @@ from joblib import Parallel, delayed
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import METRICS, render_transition, score_video, write_video
-from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
+from objsub_fast.scoring.controls import (CONTROLS, LOW_BITRATE, caught, control_frames,
+                                          control_tasks)
 from objsub_fast.scoring.outputs import (OUTPUT_SHAPES, centre_cropped, grainy, reshape,
                                         visible_window)
 from objsub_fast.scoring.thresholds import SHORT_NAMES
@@ -114,29 +117,35 @@ def speed(args, folder: Path, look: str) -> list[tuple]:
     return rows
 
 
-def _control_one(batch, i, control, shape, frames, folder):
+#: Encodings of the controls: name -> libx264 options over the defaults.
+BITRATES = {"": {}, "very low bitrate": LOW_BITRATE}
+
+
+def _control_one(batch, i, control, shape, frames, folder, bitrate=""):
     window = visible_window(shape, batch.canvas_size)
+    name = f"{shape}, {bitrate}" if bitrate else shape
     try:
         canvas_frames = control_frames(batch, i, control, frames, window=window)
     except ValueError:
-        return shape, control, None, [], None
-    path = folder / (f"ctl_{batch.config.look}_{i}_{control}_{shape.split()[0]}_{len(shape)}"
-                     ".mp4")
-    write_video(path, reshape(canvas_frames, shape))
+        return name, control, None, [], None
+    path = folder / (f"ctl_{batch.config.look}_{i}_{control}_{shape.split()[0]}_{len(shape)}_"
+                     f"{len(bitrate)}.mp4")
+    write_video(path, reshape(canvas_frames, shape), options=BITRATES[bitrate])
     res = score_video(batch.task(i), path)
     failed = [m for m in METRICS if res["metrics"].get(m, {}).get("pass") is False]
-    return shape, control, caught(res, control), failed, res["error"]
+    return name, control, caught(res, control), failed, res["error"]
 
 
 def controls(args, folder: Path, look: str) -> dict:
     """Per output shape: {control: (videos, right, {metric: failures}, errors, skipped)}."""
     batch = control_tasks(seed=args.seed, vocabulary=args.vocabulary, look=look)
     tasks = range(0, len(batch), 3) if args.quick else range(len(batch))
+    bitrates = {"normal": [""], "low": ["very low bitrate"], "both": list(BITRATES)}[args.bitrate]
     results = Parallel(n_jobs=args.workers)(
-        delayed(_control_one)(batch, i, c, shape, args.frames, folder)
-        for shape in OUTPUT_SHAPES for i in tasks for c in CONTROLS)
+        delayed(_control_one)(batch, i, c, shape, args.frames, folder, bitrate)
+        for bitrate in bitrates for shape in OUTPUT_SHAPES for i in tasks for c in CONTROLS)
     out = {}
-    for shape in OUTPUT_SHAPES:
+    for shape in [f"{s}, {b}" if b else s for b in bitrates for s in OUTPUT_SHAPES]:
         table = {}
         for control in CONTROLS:
             rs = [r for r in results if r[0] == shape and r[1] == control]
@@ -184,6 +193,10 @@ def main(argv=None) -> None:
                         help="vocabulary of the control tasks (default: %(default)s)")
     parser.add_argument("--look", default="both", choices=("flat", "solid", "both"),
                         help="look of the tasks: a table per look (default: %(default)s)")
+    parser.add_argument("--bitrate", default="both", choices=("normal", "low", "both"),
+                        help="encode the controls at the default quality, at a very low "
+                             "bitrate (LOW_BITRATE: heavy block artefacts) or both "
+                             "(default: %(default)s)")
     parser.add_argument("--skip-controls", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)

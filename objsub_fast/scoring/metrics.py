@@ -651,7 +651,7 @@ class Tracker:
         for k in kidx.tolist():
             seen = np.flatnonzero(present[:, k])
             # A shape read-out counts where the silhouette differs too: the classifier reads
-            # a codec's blocky edges wrongly, while another shape overlaps < 0.86.
+            # a codec's blocky edges wrongly, while another shape overlaps 0.73-0.86.
             confirm = {"colour": np.ones(seen.size, bool),
                        "shape": foot[seen, k, 1] < st["shape_overlap"]}
             for what, into in (("colour", changed_color), ("shape", changed_shape)):

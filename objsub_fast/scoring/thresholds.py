@@ -38,11 +38,14 @@ kept_object_stability  min_overlap               0.80   overlap (IoU) of its sil
                                                         by 15 deg keeps 0.82, by 40 deg 0.71; a
                                                         stretch of 1.3x keeps 0.76; jitter and
                                                         codecs keep > 0.85 on 20 px objects
-kept_object_stability  shape_overlap             0.90   a changed shape read-out counts only
+kept_object_stability  shape_overlap             0.85   a changed shape read-out counts only
                                                         where the overlap is below this too:
                                                         the shape classifier misreads blocky
-                                                        codec edges, while another shape of
-                                                        the same area overlaps < 0.86
+                                                        codec edges (a 23 px triangle at 0.01
+                                                        bit/pixel: 0.83-0.93), while another
+                                                        shape of the same area overlaps
+                                                        0.73-0.86 (a circle drawn as a square
+                                                        0.85: a limit)
 kept_object_stability  vote_frames               5      every read-out of a kept object (colour,
                                                         shape, size, overlap) is the median of
                                                         the 5 frames around it it is seen in: a
@@ -120,7 +123,7 @@ THRESHOLDS = {
     "final_object_match": {"min_iou": 0.80},
     "kept_object_stability": {"max_mean_displacement_px": 3.0, "max_missing_frames": 1,
                               "max_area_change": 0.20, "min_overlap": 0.80,
-                              "shape_overlap": 0.90, "vote_frames": 5},
+                              "shape_overlap": 0.85, "vote_frames": 5},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
     "removal": {"remnant_floor_px": 12, "max_ink_left": 0.25, "max_ink_falling": 0.05},
