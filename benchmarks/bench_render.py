@@ -3,12 +3,20 @@ matplotlib baseline drawn the way the original generator draws (a figure of patc
 Agg). Every ratio compares measurements from this one run; times are medians over repeats.
 
 Run: ``python benchmarks/bench_render.py`` (about two minutes on 2 cores; ``--quick`` for less).
+``--only looks,canvases`` runs just the look rows (flat vs solid ``generate_batch`` at 256 and
+1024 px, alternated) and the canvas-size rows (per canvas side 256, 1024, 2048, 4096: worker
+start-up, i.e. import and the first batch of a fresh process, which draws the sprites it needs;
+``objsub-fast generate --count 2``; and at 4096 one task with its 61-frame video on one worker);
+``--before PATH`` also times the start-up of another checkout of the package (e.g. the commit
+before lazy sprites) in the same run.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 
@@ -113,6 +121,100 @@ def warmup_seconds():
     return float(np.median(runs))
 
 
+def draw_every_sprite(side, look):
+    """Seconds to draw every sprite (shape, size, colour) of the classic vocabulary at
+    ``side`` px that a batch can use (what a long run pays once; a batch draws only those it
+    uses that no batch drew before)."""
+    from objsub_fast.render import batch_store
+
+    store = batch_store(generate_batch([0], canvas_size=side, look=look, render=False).config)
+    units = np.arange(20, 41)
+    sizes = np.unique(np.floor(units * side / 256 + 0.5).astype(np.int64))
+    grid = np.array(np.meshgrid(np.arange(len(store.shapes)), sizes,
+                                np.arange(len(store.colors)), indexing="ij")).reshape(3, -1)
+    start = time.perf_counter()
+    store.prepare(grid[0][:, None], grid[1][:, None], grid[2][:, None], np.ones(grid.shape[1]))
+    return time.perf_counter() - start
+
+
+def look_rates(side, n, repeats):
+    """Median tasks/s of ``generate_batch`` with frames in the flat and the solid look at
+    ``side`` px, alternated (batch ``n``), once every sprite is drawn (``draw_every_sprite``,
+    whose seconds are returned too)."""
+    runs = {"flat": [], "solid": []}
+    drawing = {look: draw_every_sprite(side, look) for look in runs}
+    for look in runs:
+        generate_batch(np.arange(n), level=levels_for(n), canvas_size=side, look=look)
+    for r in range(repeats):
+        for look in runs:
+            start = time.perf_counter()
+            generate_batch(np.arange(n) + (r + 1) * n, level=levels_for(n), canvas_size=side,
+                           look=look)
+            runs[look].append(time.perf_counter() - start)
+    return {**{look: n / np.median(times) for look, times in runs.items()},
+            **{f"{look} sprites s": seconds for look, seconds in drawing.items()}}
+
+
+def startup_seconds(side, path=None, repeats=3):
+    """Median seconds of import + the first two-task batch at ``side`` px in a fresh process
+    (Numba cache warm), with the package at ``path`` (default this one)."""
+    code = ("import time; t = time.perf_counter(); import objsub_fast as o;"
+            f"o.generate_batch([1, 2], level=['L1', 'L3'], canvas_size={side});"
+            "print(time.perf_counter() - t)")
+    env = dict(os.environ, **({"PYTHONPATH": path} if path else {}))
+    runs = [float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                 check=True, env=env).stdout.split()[-1])
+            for _ in range(repeats)]
+    return float(np.median(runs))
+
+
+def cli_seconds(*args):
+    """Wall seconds of one ``objsub-fast generate`` run into a new folder."""
+    with tempfile.TemporaryDirectory() as out:
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "objsub_fast.cli", "generate", "--out", out,
+                        *args], check=True, capture_output=True)
+        return time.perf_counter() - start
+
+
+def canvas_rows(before=None, repeats=3):
+    """Per canvas side: start-up seconds (and the ``before`` checkout's), the median seconds of
+    ``generate --count 2`` over ``repeats``; and one 4096 task with a 61-frame video."""
+    rows = []
+    for side in (256, 1024, 2048, 4096):
+        cli_seconds("--count", "1", "--canvas-size", str(side))   # warm-up (caches, pages)
+        cli = float(np.median([cli_seconds("--count", "2", "--canvas-size", str(side))
+                               for _ in range(repeats)]))
+        rows.append((side, startup_seconds(side), startup_seconds(side, before) if before
+                     else None, cli))
+    video = cli_seconds("--count", "1", "--canvas-size", "4096", "--videos", "--workers", "1")
+    return rows, video
+
+
+def print_looks_and_canvases(repeats, before=None):
+    """The look rows and the canvas-size rows, with their checks."""
+    looks = {side: look_rates(side, n, repeats) for side, n in ((256, 1024), (1024, 64))}
+    canvases, video = canvas_rows(before, max(1, repeats // 2))
+    print(f"\n{'look':<10} {'canvas':>7} {'flat tasks/s':>13} {'solid tasks/s':>14} "
+          f"{'solid/flat':>11}  target >= 0.5   every sprite drawn once: flat s, solid s")
+    for side, rates in looks.items():
+        ratio = rates["solid"] / rates["flat"]
+        print(f"{'frames':<10} {side:>7} {rates['flat']:>13,.0f} {rates['solid']:>14,.0f} "
+              f"{ratio:>11.2f}  {'yes' if ratio >= 0.5 else 'NO':<14} "
+              f"{rates['flat sprites s']:>8.2f} {rates['solid sprites s']:>8.2f}")
+    at_1024 = next(row for row in canvases if row[0] == 1024)
+    print(f"\n{'canvas':>7} {'start-up s':>11} {'before s':>9} {'generate --count 2 s':>21} "
+          f"{'/ 1024':>7}")
+    for side, startup, old, cli in canvases:
+        print(f"{side:>7} {startup:>11.2f} {'' if old is None else f'{old:.2f}':>9} "
+              f"{cli:>21.2f} {cli / at_1024[3]:>7.2f}")
+    at_2048 = next(row for row in canvases if row[0] == 2048)
+    print(f"\none 4096 task with a 61-frame video, 1 worker: {video:.1f} s (target < 60 s: "
+          f"{'yes' if video < 60 else 'NO'}); 2048 / 1024 generate --count 2: "
+          f"{at_2048[3] / at_1024[3]:.2f} (target <= 6: "
+          f"{'yes' if at_2048[3] / at_1024[3] <= 6 else 'NO'})")
+
+
 def matplotlib_frames(task):
     """Both frames of one task drawn as the original does: a new figure of patches, Agg."""
     import matplotlib
@@ -156,8 +258,15 @@ def matplotlib_frames(task):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 10,000 chunked")
+    parser.add_argument("--only", choices=["looks,canvases"],
+                        help="just the look and canvas-size rows")
+    parser.add_argument("--before", metavar="PATH",
+                        help="another checkout whose worker start-up to time too")
     args = parser.parse_args(argv)
     repeats = 3 if args.quick else 7
+    if args.only:
+        print_looks_and_canvases(repeats, args.before)
+        return
     big = 10_000 if args.quick else 100_000
     generate(4, True)  # JIT warm-up (compiles or loads the cache)
     rows = []
@@ -219,6 +328,7 @@ def main(argv=None):
         print(f"{name:<42} {value:>14} {target:>18}  {'yes' if ok else 'NO'}")
     print(f"\nframe bytes for 1024 tasks with masks (N*H*W*7): {frame_bytes / 2**20:,.0f} MiB; "
           f"peak traced: {peak / 2**20:,.0f} MiB")
+    print_looks_and_canvases(repeats, args.before)
 
 
 if __name__ == "__main__":

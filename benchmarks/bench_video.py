@@ -8,6 +8,9 @@ Everything is measured in one run, on one core (the encoders run one thread; rat
 per CPU-second of this process, medians over ``--repeats``, the encoders taking turns so that
 machine load hits both alike). Tables:
 
+- the same in the solid look (``look="solid"``: lit, anti-aliased solids; ``--solid-only`` for
+  just this table), with the encoder's targets on it (bytes <= 1.25x x264's, PSNR >= x264's
+  - 0.5 dB);
 - per canvas (256, 1024) and style: ``encode_transitions`` (transition drawn into one buffer,
   changed rectangles converted to YUV, encoded, muxed) with x264 and with objsub, their ratio,
   bytes per video, and the PSNR of the decoded RGB frames against the rendered transition (mean
@@ -230,16 +233,18 @@ def measure(batch, specs: dict, repeats: int, settings: dict | None = None) -> d
     return out
 
 
-def bench_encoders(size: int, tasks: int, repeats: int) -> list[list]:
-    """Rows of the x264 vs objsub table at ``size`` x ``size``, one per style."""
+def bench_encoders(size: int, tasks: int, repeats: int, look: str = "flat") -> list[list]:
+    """Rows of the x264 vs objsub table at ``size`` x ``size`` in ``look``, one per style
+    (the canvas column says "solid" for the solid look)."""
     seeds, levels = task_seeds(0, 0, tasks), task_levels(LEVELS, 0, tasks)
-    batch = generate_batch(seeds, level=levels, canvas_size=size)
+    batch = generate_batch(seeds, level=levels, canvas_size=size, look=look)
     rows = []
     for style in STYLE_NAMES:
         got = measure(batch, {name: VideoSpec(style, encoder=name) for name in ENCODERS},
                       repeats)
         (xr, xb, xp, xw), (orate, ob, op, ow) = got["x264"], got["objsub"]
-        rows.append([f"{size}", style, f"{xr:.1f}", f"{orate:.1f}", f"{orate / xr:.1f}x",
+        rows.append([f"{size}" + (f" {look}" if look != "flat" else ""), style, f"{xr:.1f}",
+                     f"{orate:.1f}", f"{orate / xr:.1f}x",
                      f"{xb:,.0f}", f"{ob:,.0f}", f"{ob / xb:.2f}x", f"{xp:.2f}", f"{op:.2f}",
                      f"{xw:.2f}", f"{ow:.2f}"])
     return rows
@@ -345,6 +350,8 @@ def main(argv=None) -> int:
                     "serial start, its checks and sample, is 0.3 s of it)")
     ap.add_argument("--smoke", action="store_true", help="a quick run: 2 tasks, 1 repeat, "
                     "8-task generate runs, 10-task RSS run")
+    ap.add_argument("--solid-only", action="store_true",
+                    help="just the encoder table in the solid look (and its checks)")
     ap.add_argument("--x264-details", action="store_true",
                     help="also the x264-only tables (paths, setting trade-off)")
     args = ap.parse_args(argv)
@@ -356,6 +363,15 @@ def main(argv=None) -> int:
     header = ["canvas", "style", "x264 videos/s", "objsub videos/s", "speed-up", "x264 bytes",
               "objsub bytes", "bytes ratio", "x264 PSNR", "objsub PSNR", "x264 worst",
               "objsub worst"]
+    solid = bench_encoders(256, args.tasks, args.repeats, "solid") + \
+        bench_encoders(1024, big, args.repeats, "solid")
+    print(table("encode_transitions in the solid look (objects drawn as lit solids), one core",
+                header, solid))
+    print("solid-look targets (bytes <= 1.25x x264, PSNR >= x264's - 0.5 dB): " + ", ".join(
+        f"{row[0]} {row[1]} {'yes' if float(row[7][:-1]) <= 1.25 and float(row[9]) >= float(row[8]) - 0.5 else 'NO'}"
+        for row in solid) + "\n")
+    if args.solid_only:
+        return 0
     rows = bench_encoders(256, args.tasks, args.repeats) + bench_encoders(1024, big,
                                                                            args.repeats)
     print(table("encode_transitions, one core: x264 vs objsub (PSNR in dB of the decoded RGB "

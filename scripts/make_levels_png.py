@@ -1,9 +1,11 @@
-"""Draw docs/levels.png (the classic vocabulary, exact prompts) and its companion
-docs/levels_extended.png (extended vocabulary, flat shape names, reworded prompts): first/final
-pairs with their prompts, a row per level.
+"""Draw docs/levels.png (the classic vocabulary, exact prompts) and its companions
+docs/levels_solid.png (the same tasks in the solid look) and docs/levels_extended.png (extended
+vocabulary, flat shape names, reworded prompts): first/final pairs with their prompts, a row per
+level; and the README's docs/row_flat.png and docs/row_solid.png: one row of the same three
+tasks (L1, L2, L3) in each look.
 
-Run: ``python scripts/make_levels_png.py`` (both), or ``python scripts/make_levels_png.py
-classic|extended [OUT.png]``. Each picture is a pure function of the seeds and options below,
+Run: ``python scripts/make_levels_png.py`` (all), or ``python scripts/make_levels_png.py
+classic|solid|extended|row_flat|row_solid [OUT.png]``. Each picture is a pure function of the seeds and options below,
 so rerunning it reproduces the committed files.
 """
 import sys
@@ -14,19 +16,22 @@ from objsub_fast.vocabulary import LEVELS
 
 PER_LEVEL = 3
 SEEDS = [7, 21, 33]
-#: name -> (output file, generate_batch options)
+#: name -> (output file, generate_batch options[, levels of a one-row picture])
 PICTURES = {
     "classic": ("docs/levels.png", {}),
+    "solid": ("docs/levels_solid.png", {"look": "solid"}),
+    "row_flat": ("docs/row_flat.png", {}, ["L1", "L2", "L3"]),
+    "row_solid": ("docs/row_solid.png", {"look": "solid"}, ["L1", "L2", "L3"]),
     "extended": ("docs/levels_extended.png",
                  {"vocabulary": "extended", "shape_names": "flat", "prompt_variants": 4}),
 }
 
 
 def draw(name, out=None):
-    default_out, options = PICTURES[name]
+    default_out, options, *row = PICTURES[name]
     out = out or default_out
-    levels = [lv for lv in LEVELS for _ in range(PER_LEVEL)]
-    batch = generate_batch(SEEDS * len(LEVELS), level=levels, **options)
+    levels = row[0] if row else [lv for lv in LEVELS for _ in range(PER_LEVEL)]
+    batch = generate_batch((SEEDS * len(LEVELS))[:len(levels)], level=levels, **options)
     save_sheet(contact_sheet(batch, columns=PER_LEVEL), out)
     print(f"wrote {out}")
 

@@ -101,15 +101,18 @@ def check_task(task):
 
 def check_pixels(batch, i):
     """Assert that task ``i``'s frames show its record: one 8-connected blob per object with the
-    object's area and exactly its colour (besides the black outline), instance maps that agree,
-    and a final frame that is the first with the removed objects' pixels white. Returns the
-    (region, object) pairs for further checks."""
+    object's area, instance maps that agree, and a final frame that is the first with the
+    removed objects' pixels white. Flat look: exactly the object's colour besides the black
+    outline. Solid look: the median colour of its pixels nearest (CIEDE2000) its named colour
+    of all ``COLOR_TABLE``, and the hue of its fully covered pixels that colour's (shading
+    changes lightness only). Returns the (region, object) pairs for further checks."""
     import numpy as np
     from skimage.measure import label, regionprops
 
     from objsub_fast.vocabulary import COLOR_TABLE
 
     task = batch.task(i)
+    solid = task.get("look", "flat") == "solid"
     objects = task["object_subtraction_data"]["objects"]
     removed = task["object_subtraction_data"]["remove_object_ids"]
     first, final, inst = batch.first_frames[i], batch.final_frames[i], batch.instance_maps[i]
@@ -123,10 +126,44 @@ def check_pixels(batch, i):
         assert len(ids) == 1
         obj = objects[ids[0] - 1]
         assert region.area == obj["area"]
-        colors = {tuple(p) for p in first[blobs == region.label]} - {(0, 0, 0)}
-        assert colors == {tuple(COLOR_TABLE[obj["color"]])}
+        pixels = first[blobs == region.label]
+        if solid:
+            assert nearest_colour(np.median(pixels, axis=0)) == obj["color"], obj
+            assert_hue_kept(pixels, COLOR_TABLE[obj["color"]])
+        else:
+            colors = {tuple(p) for p in pixels} - {(0, 0, 0)}
+            assert colors == {tuple(COLOR_TABLE[obj["color"]])}
         pairs.append((region, obj))
     erased = np.isin(inst, [k + 1 for k in removed])
     assert (final[erased] == 255).all()
     np.testing.assert_array_equal(final[~erased], first[~erased])
     return pairs
+
+
+def nearest_colour(rgb):
+    """The name of the ``COLOR_TABLE`` colour nearest ``rgb`` by CIEDE2000."""
+    import numpy as np
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    from objsub_fast.vocabulary import COLOR_TABLE
+
+    names = list(COLOR_TABLE)
+    table = rgb2lab(np.array([[COLOR_TABLE[n] for n in names]], float) / 255)[0]
+    here = rgb2lab(np.asarray(rgb, float).reshape(1, 1, 3) / 255)[0, 0]
+    return names[int(np.argmin(deltaE_ciede2000(here[None], table)))]
+
+
+def assert_hue_kept(pixels, rgb, tolerance=0.02):
+    """Every pixel of ``pixels`` (n, 3) that is ``rgb`` darkened (scaled) or lightened (mixed
+    with white) keeps its hue: the pixels of a lit solid are those, anti-aliased edges aside
+    (blends with the white background are lightenings too)."""
+    import numpy as np
+    from skimage.color import rgb2hsv
+
+    base = rgb2hsv(np.array([[rgb]], float) / 255)[0, 0]
+    hsv = rgb2hsv(pixels.reshape(1, -1, 3).astype(float) / 255)[0]
+    coloured = hsv[:, 1] > 0.15          # grey-ish pixels (near-white edges) carry no hue
+    if base[1] > 0:
+        diff = np.abs((hsv[coloured, 0] - base[0] + 0.5) % 1.0 - 0.5)
+        # 8-bit rounding moves the hue of dark or pale pixels a little
+        assert np.quantile(diff, 0.99) <= tolerance, (rgb, float(diff.max()))

@@ -24,7 +24,8 @@ from filetree import shard_samples
 DENSE = dict(num_objects=(9, 12), object_size=(12, 24),
              kind_weights={"L1": {"color": 2.0, "shape": 1.0}, "L3": {"leftmost": 1.0}},
              vocabulary="extended", colors=("red", "cyan", "brown", "teal"),
-             shapes=("cube", "diamond", "dome"), shape_names="flat", prompt_variants=4)
+             shapes=("cube", "diamond", "dome"), shape_names="flat", prompt_variants=4,
+             look="solid")
 
 
 def test_default_config_records_no_knob_and_every_knob_round_trips():
@@ -110,7 +111,9 @@ def test_run_with_knobs_equals_generate_batch_with_the_same_options(dense_run):
     for i, key in enumerate(sorted(samples)):
         record = json.loads(samples[key]["json"])
         assert record == {**batch.task(i), "task_index": i}
-        assert record["generator_version"] == "0.2.0" and "vocabulary" in record  # no hourglass
+        # no hourglass (so not 0.3.0); the solid look's version
+        assert record["generator_version"] == "0.9.0" and "vocabulary" in record
+        assert record["look"] == "solid"
         for suffix, frames in (("first.png", batch.first_frames), ("final.png", batch.final_frames),
                                ("mask.png", batch.instance_maps)):
             assert np.array_equal(np.asarray(Image.open(io.BytesIO(samples[key][suffix]))),
@@ -119,7 +122,7 @@ def test_run_with_knobs_equals_generate_batch_with_the_same_options(dense_run):
     assert n.min() >= 9 and n.max() <= 12
     assert batch.size[batch.size > 0].min() >= 12 and batch.size.max() <= 24
     manifest = json.loads((out / "manifest.json").read_text())
-    assert manifest["config"]["generator_version"] == "0.2.0"
+    assert manifest["config"]["generator_version"] == "0.9.0"
     assert manifest["config"]["shapes"] == ["cube", "diamond", "dome"]
 
 
@@ -173,7 +176,7 @@ def test_cli_generate_records_the_options(tmp_path, capsys):
                        "--num-objects", "5-9", "--object-size", "16-32",
                        "--kind-weights", "L1:color=2,shape=1;L3:quadrant=0,corner=1",
                        "--colors", "red,cyan,brown,teal", "--shapes", "cube,diamond,dome",
-                       "--shape-names", "flat"], capsys)
+                       "--shape-names", "flat", "--look", "solid"], capsys)
     assert code == 0
     recorded = json.loads((out / "manifest.json").read_text())["config"]
     assert {k: recorded[k] for k in KNOBS} == {
@@ -181,8 +184,9 @@ def test_cli_generate_records_the_options(tmp_path, capsys):
         "kind_weights": {"L1": {"color": 2.0, "shape": 1.0}, "L3": {"quadrant": 0.0,
                                                                    "corner": 1.0}},
         "vocabulary": "extended", "colors": ["red", "cyan", "brown", "teal"],
-        "shapes": ["cube", "diamond", "dome"], "shape_names": "flat", "prompt_variants": 4}
-    assert recorded["generator_version"] == "0.2.0"
+        "shapes": ["cube", "diamond", "dome"], "shape_names": "flat", "prompt_variants": 4,
+        "look": "solid"}
+    assert recorded["generator_version"] == "0.9.0"
     assert verify(out, workers=1).problems == []
 
 

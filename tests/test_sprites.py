@@ -1,0 +1,45 @@
+"""Sprites drawn when first needed, with an outline whose cost grows with the sprite's area."""
+import numpy as np
+import pytest
+from skimage.morphology import disk, erosion
+
+from objsub_fast import generate_batch
+from objsub_fast.render import FILL, OUTLINE, batch_store, silhouette, sprite
+
+
+def eroded(shape, size, outline):
+    """The flat sprite as it was first drawn: the fill is the silhouette eroded by a disk."""
+    filled = silhouette(shape, size)
+    inner = erosion(np.pad(filled, outline), disk(outline)).astype(bool)[
+        outline:-outline, outline:-outline]
+    return np.where(inner, FILL, np.where(filled, OUTLINE, 0)).astype(np.uint8)
+
+
+@pytest.mark.parametrize("shape", range(8))
+@pytest.mark.parametrize("size, outline", [(7, 1), (33, 2), (61, 3), (150, 8), (240, 16)])
+def test_distance_transform_outline_equals_the_erosion(shape, size, outline):
+    np.testing.assert_array_equal(sprite(shape, size, outline), eroded(shape, size, outline))
+
+
+@pytest.mark.parametrize("side", [2048, 4096])
+def test_a_large_canvas_draws_only_the_sprites_its_objects_use(side):
+    batch = generate_batch([3], level="L1", canvas_size=side, render=False)
+    store = batch_store(batch.config)
+    n = int(batch.num_objects[0])
+    used = {(int(h), int(s)) for h, s in zip(batch.shape[0, :n], batch.size[0, :n])}
+    drawn = {(int(h), int(si) + store.size_lo) for h, si in np.argwhere(store.areas >= 0)}
+    assert used <= drawn and len(drawn) < 0.05 * store.areas.size
+    # the areas are the sprites' drawn pixels
+    for h, s in used:
+        assert store.areas[h, s - store.size_lo] == np.count_nonzero(
+            sprite(batch.config.vocabulary.shapes[h], s, batch.config.lengths.outline))
+
+
+def test_later_batches_draw_only_what_is_new():
+    first = generate_batch(range(4), canvas_size=1024, look="solid")
+    store = batch_store(first.config)
+    before = store.used
+    generate_batch(range(4), canvas_size=1024, look="solid")      # the same objects again
+    assert store.used == before > 0
+    again = generate_batch(range(4), canvas_size=1024, look="solid")
+    np.testing.assert_array_equal(again.first_frames, first.first_frames)
