@@ -1,7 +1,11 @@
 """Scoring benchmark: throughput against bare decoding, and the control confusion tables.
 
     python benchmarks/bench_score.py [--tasks 8] [--frames 81] [--repeats 3] [--workers 2]
+                                     [--look flat|solid|both]
     python benchmarks/bench_score.py --quick        # small sizes: checks the script runs
+
+``--look`` (default ``both``) runs everything below in the flat look, the solid look (objects
+drawn as lit solids, ``generate_batch(look="solid")``) or each in turn, with a table per look.
 
 Throughput: ``--tasks`` ground-truth transition videos of ``--frames`` frames (the canvas is
 ``--canvas`` px square) are encoded to H.264 as model outputs that fill the frame (the square
@@ -15,7 +19,9 @@ scoring / bare decode; median of ``--repeats``, the three taking turns.
 Controls: every rule kind (21 tasks, all levels) x every control of
 ``objsub_fast.scoring.controls.CONTROLS``, made into each output shape of
 ``objsub_fast.scoring.outputs.OUTPUT_SHAPES`` (256x256; 1280x720 letterboxed; 1280x720
-centre-cropped; 832x480 stretched; a 4% push-in), encoded to H.264 and scored. A crop shows part
+centre-cropped; 832x480 stretched; a 4% push-in), encoded to H.264 (at the default quality and
+again at a very low bitrate, ``controls.LOW_BITRATE``: heavy block artefacts) and scored. A crop
+shows part
 of the canvas only: the objects a negative control changes are chosen inside it, and a control
 that has no such object in a task is skipped (counted). The confusion table counts, per control,
 how many videos failed each metric, and whether the intended metric caught every negative
@@ -35,7 +41,8 @@ from joblib import Parallel, delayed
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import METRICS, render_transition, score_video, write_video
-from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
+from objsub_fast.scoring.controls import (CONTROLS, LOW_BITRATE, caught, control_frames,
+                                          control_tasks)
 from objsub_fast.scoring.outputs import (OUTPUT_SHAPES, centre_cropped, grainy, reshape,
                                         visible_window)
 from objsub_fast.scoring.thresholds import SHORT_NAMES
@@ -87,9 +94,9 @@ def _rates(runs, repeats: int) -> list[float]:
     return [statistics.median(r) for r in rates]
 
 
-def speed(args, folder: Path) -> list[tuple]:
+def speed(args, folder: Path, look: str) -> list[tuple]:
     """(output, decode fps, decode+RGB fps, scoring fps) for each throughput output."""
-    batch = generate_batch(np.arange(args.tasks), canvas_size=args.canvas,
+    batch = generate_batch(np.arange(args.tasks), canvas_size=args.canvas, look=look,
                            level=(["L1", "L2", "L3", "L4"] * args.tasks)[:args.tasks])
     styles = ("fade", "shrink", "slide")
     records = batch.tasks()
@@ -99,7 +106,7 @@ def speed(args, folder: Path) -> list[tuple]:
         for i in range(len(batch)):
             frames = centre_cropped(render_transition(batch, styles[i % 3], args.frames,
                                                       tasks=[i])[0], size)
-            paths.append(folder / f"speed_{name.replace(' ', '_')}_{i}.mp4")
+            paths.append(folder / f"speed_{look}_{name.replace(' ', '_')}_{i}.mp4")
             write_video(paths[-1], grainy(frames, grain, seed=i) if grain else frames)
         mbits = sum(p.stat().st_size for p in paths) * 8 / 1e6 / (len(paths) * args.frames / 16)
         _score(records[0], paths[0])  # warm-up: Numba cache load, colour table
@@ -110,28 +117,35 @@ def speed(args, folder: Path) -> list[tuple]:
     return rows
 
 
-def _control_one(batch, i, control, shape, frames, folder):
+#: Encodings of the controls: name -> libx264 options over the defaults.
+BITRATES = {"": {}, "very low bitrate": LOW_BITRATE}
+
+
+def _control_one(batch, i, control, shape, frames, folder, bitrate=""):
     window = visible_window(shape, batch.canvas_size)
+    name = f"{shape}, {bitrate}" if bitrate else shape
     try:
         canvas_frames = control_frames(batch, i, control, frames, window=window)
     except ValueError:
-        return shape, control, None, [], None
-    path = folder / f"ctl_{i}_{control}_{shape.split()[0]}_{len(shape)}.mp4"
-    write_video(path, reshape(canvas_frames, shape))
+        return name, control, None, [], None
+    path = folder / (f"ctl_{batch.config.look}_{i}_{control}_{shape.split()[0]}_{len(shape)}_"
+                     f"{len(bitrate)}.mp4")
+    write_video(path, reshape(canvas_frames, shape), options=BITRATES[bitrate])
     res = score_video(batch.task(i), path)
     failed = [m for m in METRICS if res["metrics"].get(m, {}).get("pass") is False]
-    return shape, control, caught(res, control), failed, res["error"]
+    return name, control, caught(res, control), failed, res["error"]
 
 
-def controls(args, folder: Path) -> dict:
+def controls(args, folder: Path, look: str) -> dict:
     """Per output shape: {control: (videos, right, {metric: failures}, errors, skipped)}."""
-    batch = control_tasks(seed=args.seed, vocabulary=args.vocabulary)
+    batch = control_tasks(seed=args.seed, vocabulary=args.vocabulary, look=look)
     tasks = range(0, len(batch), 3) if args.quick else range(len(batch))
+    bitrates = {"normal": [""], "low": ["very low bitrate"], "both": list(BITRATES)}[args.bitrate]
     results = Parallel(n_jobs=args.workers)(
-        delayed(_control_one)(batch, i, c, shape, args.frames, folder)
-        for shape in OUTPUT_SHAPES for i in tasks for c in CONTROLS)
+        delayed(_control_one)(batch, i, c, shape, args.frames, folder, bitrate)
+        for bitrate in bitrates for shape in OUTPUT_SHAPES for i in tasks for c in CONTROLS)
     out = {}
-    for shape in OUTPUT_SHAPES:
+    for shape in [f"{s}, {b}" if b else s for b in bitrates for s in OUTPUT_SHAPES]:
         table = {}
         for control in CONTROLS:
             rs = [r for r in results if r[0] == shape and r[1] == control]
@@ -143,10 +157,10 @@ def controls(args, folder: Path) -> dict:
     return out
 
 
-def _print_controls(tables, frames: int, vocabulary: str) -> None:
+def _print_controls(tables, frames: int, vocabulary: str, look: str) -> None:
     for name, table in tables.items():
-        print(f"\nControls, {name} ({frames} frames, H.264, {vocabulary} vocabulary): "
-              "videos failing each metric")
+        print(f"\nControls, {look} look, {name} ({frames} frames, H.264, {vocabulary} "
+              "vocabulary): videos failing each metric")
         print(f"{'control':<17}{'intended':<11}{'videos':>7}" + "".join(
             f"{SHORT_NAMES[m]:>10}" for m in METRICS) + f"{'errors':>8}{'skipped':>8}"
             f"{'correct':>9}")
@@ -177,26 +191,36 @@ def main(argv=None) -> None:
                              "controls: checks the script, measures nothing worth quoting")
     parser.add_argument("--vocabulary", default="classic", choices=("classic", "extended"),
                         help="vocabulary of the control tasks (default: %(default)s)")
+    parser.add_argument("--look", default="both", choices=("flat", "solid", "both"),
+                        help="look of the tasks: a table per look (default: %(default)s)")
+    parser.add_argument("--bitrate", default="both", choices=("normal", "low", "both"),
+                        help="encode the controls at the default quality, at a very low "
+                             "bitrate (LOW_BITRATE: heavy block artefacts) or both "
+                             "(default: %(default)s)")
     parser.add_argument("--skip-controls", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)
     if args.quick:
         args.tasks, args.frames, args.repeats, args.control_frames = 2, 17, 1, 16
+    looks = ("flat", "solid") if args.look == "both" else (args.look,)
+    speed_frames = args.frames
     with tempfile.TemporaryDirectory(prefix="bench_score_") as tmp:
         folder = Path(tmp)
-        rows = [] if args.skip_speed else speed(args, folder)
-        load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
-        _print_speed(rows, args, load)
-        if args.skip_controls:
-            return
-        args.frames = args.control_frames
-        tables = controls(args, folder)
-    _print_controls(tables, args.frames, args.vocabulary)
+        for look in looks:
+            args.frames = speed_frames
+            rows = [] if args.skip_speed else speed(args, folder, look)
+            load = ", ".join(f"{v:.2f}" for v in os.getloadavg())
+            _print_speed(rows, args, load, look)
+            if args.skip_controls:
+                continue
+            args.frames = args.control_frames
+            _print_controls(controls(args, folder, look), args.frames, args.vocabulary, look)
 
 
-def _print_speed(rows, args, load: str) -> None:
+def _print_speed(rows, args, load: str, look: str) -> None:
     if rows:
-        print(f"\nThroughput: {args.tasks} H.264 videos x {args.frames} frames per output, "
+        print(f"\nThroughput, {look} look: {args.tasks} H.264 videos x {args.frames} frames "
+              "per output, "
               f"{args.canvas}x{args.canvas} canvas, one process, one decoder thread, frames per "
               "CPU second, median of "
               f"{args.repeats} ({os.cpu_count()} CPUs, load average after the runs: {load})")

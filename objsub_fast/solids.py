@@ -30,7 +30,7 @@ import numpy as np
 
 from .vocabulary import SHAPE_TABLE
 
-__all__ = ["solid_sprite", "solid_shading", "LIGHT", "SOLIDS"]
+__all__ = ["solid_sprite", "solid_shading", "shade", "LIGHT", "SOLIDS"]
 
 #: Direction toward the light (x right, y down, z toward the viewer): upper left, in front.
 LIGHT = np.array([-0.5, -0.6, 0.62]) / np.linalg.norm([-0.5, -0.6, 0.62])
@@ -200,3 +200,17 @@ def solid_sprite(shape: int, size: int, rgb=None):
     out = np.clip(out, 0, 255).astype(np.uint8)
     out.flags.writeable = False
     return mask, out
+
+
+def shade(rgb, k: float) -> tuple:
+    """Colour ``rgb`` (r, g, b) at lightness factor ``k`` as a solid draws a fully covered
+    pixel of it (darkened toward black below 1, lightened toward white above), rounded.
+
+    Examples
+    --------
+    >>> shade((255, 0, 0), 0.5), shade((255, 0, 0), 1.5)
+    ((128, 0, 0), (255, 128, 128))
+    """
+    c = np.asarray(rgb, float)
+    out = np.rint(c * min(k, 1.0) + (255.0 - c) * max(k - 1.0, 0.0))
+    return tuple(int(v) for v in np.clip(out, 0, 255))

@@ -588,7 +588,7 @@ def _palettized(frame: np.ndarray):
 
 
 def write_video(path, frames, fps: int = 16, codec: str | None = None, out_size=None,
-                bar_rgb=(0, 0, 0)) -> str:
+                bar_rgb=(0, 0, 0), options=None) -> str:
     """Encode ``frames`` (iterable of (H, W, 3) uint8) to a video file with PyAV, like a
     model's output (for the scorer's tests and benchmarks; ground truth uses
     :func:`encode_video`).
@@ -604,6 +604,9 @@ def write_video(path, frames, fps: int = 16, codec: str | None = None, out_size=
         -> libx264, .webm -> libvpx-vp9, .gif -> gif, ...).
     out_size : (W, H), optional
         Letterbox every frame into this size (e.g. (1280, 720)) with ``bar_rgb`` bars.
+    options : dict, optional
+        Encoder options over the codec's defaults (``CODEC_OPTIONS``), e.g. ``{"crf": "48"}``
+        for the heavy block artefacts of a very low bitrate.
 
     Returns
     -------
@@ -624,7 +627,7 @@ def write_video(path, frames, fps: int = 16, codec: str | None = None, out_size=
                                constant_values=255)
             if stream is None:
                 stream = _open_stream(container, codec, fps, frame.shape[1], frame.shape[0],
-                                      CODEC_OPTIONS.get(codec, {}),
+                                      {**CODEC_OPTIONS.get(codec, {}), **(options or {})},
                                       "pal8" if codec == "gif" else "yuv420p")
             if codec == "gif":
                 vf = av.VideoFrame.from_ndarray(_palettized(frame), format="pal8")

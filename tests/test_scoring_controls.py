@@ -27,11 +27,22 @@ def _run(tasks, tmp_path, i, control, out_size, bar=(0, 0, 0)):
     return score_video(tasks.task(i), path)
 
 
-def test_every_control_at_canvas_size(tasks, tmp_path):
+#: The controls of kept objects' footprints and of removals left half-done (checked on every
+#: third rule kind here, on all of them by benchmarks/bench_score.py).
+INVARIANT_CONTROLS = ("grows", "shrinks", "turns", "stretches", "slight_growth", "remnant",
+                      "half_shrink", "unfinished", "staggered")
+
+
+@pytest.mark.parametrize("controls,step", [
+    ([c for c in CONTROLS if c not in INVARIANT_CONTROLS], 1), (INVARIANT_CONTROLS, 3)])
+def test_every_control_at_canvas_size(tasks, tmp_path, controls, step):
     missed = []
-    for i in range(len(tasks)):
-        for control in CONTROLS:
-            res = _run(tasks, tmp_path, i, control, None)
+    for i in range(0, len(tasks), step):
+        for control in controls:
+            try:
+                res = _run(tasks, tmp_path, i, control, None)
+            except ValueError:      # the task has no object the control could change
+                continue
             if not caught(res, control):
                 missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
     assert not missed
@@ -45,7 +56,10 @@ def test_controls_letterboxed_1280x720(tasks, tmp_path):
     missed = []
     for i in range(len(tasks)):
         for control in ("ground_truth", negatives[i % len(negatives)]):
-            res = _run(tasks, tmp_path, i, control, (1280, 720), bars[i % 3])
+            try:
+                res = _run(tasks, tmp_path, i, control, (1280, 720), bars[i % 3])
+            except ValueError:      # the task has no object the control could change
+                continue
             if not caught(res, control):
                 missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
     assert not missed
@@ -53,7 +67,8 @@ def test_controls_letterboxed_1280x720(tasks, tmp_path):
 
 def test_negative_controls_fail_for_the_right_reason(tasks):
     i = 0
-    res = {c: score_video(tasks.task(i), control_frames(tasks, i, c, FRAMES)) for c in CONTROLS}
+    res = {c: score_video(tasks.task(i), control_frames(tasks, i, c, FRAMES))
+           for c in CONTROLS if c != "staggered"}       # task 0 has one target
     target = res["ground_truth"]["metrics"]["rule_accuracy"]["target_ids"]
     assert res["ground_truth"]["metrics"]["rule_accuracy"]["removed_ids"] == target
     assert res["wrong_object"]["metrics"]["removed_object_count"]["pass"]

@@ -9,7 +9,7 @@ dimension   value
 rule        Jaccard index of the removed set and the target set (visible objects):
             |removed & target| / |removed | target|; 1 when exact, 0 for nothing removed or only
             wrong objects removed
-kept        0 when a kept object vanished or changed colour/shape; else
+kept        0 when a kept object vanished or changed colour/shape/footprint; else
             clip(2 - d / d_max, 0, 1) for the worst kept object's mean camera-compensated
             displacement d (1 up to the threshold d_max, 0 at twice it)
 final       clip((IoU - 0.5) / (min_iou - 0.5), 0, 1) of the final-frame match
@@ -50,7 +50,7 @@ def _rule(r: dict) -> float:
 
 
 def _kept(k: dict) -> float:
-    if k["vanished"] or k["changed_color"] or k["changed_shape"]:
+    if k["vanished"] or k["changed_color"] or k["changed_shape"] or k.get("changed_footprint"):
         return 0.0
     return _ramp(k["mean_displacement_px"],
                  THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"])

@@ -26,7 +26,26 @@ late_cut_jitter    every object jitters (+-1 px, +-3% size, each frame      moti
                    before the end
 jitter             the same jitter, the targets fading as the ground        (passes everything)
                    truth does
+grows              ground truth, one kept object grows to 1.16x its size    kept_object_stability
+                   (35% more area) over the first quarter and stays so
+shrinks            the same, to 0.8x its size (36% less area)               kept_object_stability
+turns              the same, the largest non-round kept object turns by     kept_object_stability
+                   40 degrees
+stretches          the same, 1.25x wider and 0.8x as tall (its area kept)    kept_object_stability
+slight_growth      ground truth, one kept object grows to 1.04x its size    (passes everything)
+                   (8% more area): under the threshold
+remnant            the targets shrink to a remnant of 8, 10 or 12 px (at   rule_accuracy
+                   256; by the target's rank) and stay
+half_shrink        the targets shrink to half their size and stay           rule_accuracy
+unfinished         the ground truth stopped at 60% of its progress: the     rule_accuracy
+                   targets still fading or shrinking in the final frame
+staggered          the targets removed one after another (shrinking), each  (passes everything)
+                   in its own slice of the video; look-alikes among them
+                   must keep their identities
 =================  ======================================================  ======================
+
+:data:`LOW_BITRATE` are the encoder options of the benchmark's very low bitrate (heavy block
+artefacts, about 0.01-0.02 bit/pixel, 25-29 dB at 256x256): every control is also scored so.
 
 :func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) by a seed
 search, for any vocabulary and canvas. Every object a control moves or removes is drawn with the
@@ -38,12 +57,46 @@ from __future__ import annotations
 import numpy as np
 
 from ..vocabulary import KINDS, OUTLINE_RGB
+from ..transitions import SolidSprite
 from .transitions import STYLE_NAMES, _draw, task_arrays, task_frames, whiten
 
-__all__ = ["CONTROLS", "control_tasks", "control_frames", "caught"]
+__all__ = ["CONTROLS", "LOW_BITRATE", "control_tasks", "control_frames", "caught"]
 
 DRIFT_PX = 6
 JUMP_MIN_FRACTION = 0.25
+
+
+#: An object's sprite in each look (``transitions.Look``): flat, a mask painted in its colour
+#: and the outline; solid, its own colours.
+_SPRITES = {"flat": lambda look, shape, size, color: look.sprite(shape, size),
+            "solid": lambda look, shape, size, color: look.solid(shape, size, color)}
+#: What ``_draw`` paints a sprite with in each look, blended toward white by t: flat, (fill,
+#: outline); solid, (keep in 256ths, unused).
+_INKS = {"flat": lambda look, color, t: (
+             np.rint((1 - t) * look.fill(color) + t * 255.0).astype(np.uint8),
+             np.rint((1 - t) * np.array(OUTLINE_RGB, float) + t * 255.0).astype(np.uint8)),
+         "solid": lambda look, color, t: (int(round(256 * (1 - t))), None)}
+
+
+def _sprite(look, shape: int, size: int, color: int):
+    """The renderer's sprite of an object of ``shape`` and ``color`` at ``size`` in ``look``."""
+    return _SPRITES[look.name](look, int(shape), int(size), int(color))
+
+
+def _paint(frame, look, sprite, left: int, top: int, color: int, t: float = 0.0):
+    """Draw ``sprite`` (:func:`_sprite`) at (left, top) into ``frame`` as ``look`` draws an
+    object of ``color``, blended toward white by ``t`` (0: as drawn)."""
+    _draw(frame, sprite, int(left), int(top), *_INKS[look.name](look, color, float(t)))
+
+
+def _reshape(sprite, fn):
+    """``fn`` (a nearest-neighbour transform of a 2-D array) applied to a flat sprite, or to a
+    solid sprite's mask and each of its colour channels."""
+    if isinstance(sprite, SolidSprite):
+        rgb = np.stack([fn(sprite.rgb[..., c]) for c in range(3)], axis=-1)
+        mask = fn(sprite.mask.astype(np.uint8)) > 0
+        return SolidSprite(np.ascontiguousarray(mask), np.ascontiguousarray(rgb))
+    return fn(sprite)
 
 
 def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, **options):
@@ -93,14 +146,13 @@ def _kept_object(arrs, window) -> int:
 def _move(frames, arrs, k, offsets):
     """Redraw object ``k`` shifted by ``offsets[f]`` = (dx, dy) in each frame, in place."""
     s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
-    look = arrs["look"]
-    sp = look.sprite(arrs["shape"][k], s)
-    fill = look.fill(arrs["color"][k])
+    look, color = arrs["look"], int(arrs["color"][k])
+    sp = _sprite(look, arrs["shape"][k], s, color)
     for f, (dx, dy) in enumerate(offsets):
         if dx == 0 and dy == 0:
             continue
         frames[f] = whiten(frames[f], [x0], [y0], [s], [0])
-        _draw(frames[f], sp, x0 + int(dx), y0 + int(dy), fill, np.array(OUTLINE_RGB, np.uint8))
+        _paint(frames[f], look, sp, x0 + int(dx), y0 + int(dy), color)
 
 
 def _free_spot(arrs, k, window, size=None):
@@ -211,9 +263,9 @@ def _added_object(first, arrs, num_frames, style, window):
         raise ValueError("no free canvas for an added object in this task")
     color, shape = _new_look(arrs, k)
     look = arrs["look"]
-    line = np.array(OUTLINE_RGB, np.uint8)
+    sp = _sprite(look, shape, size, color)
     for f in range(num_frames // 2, num_frames):
-        _draw(frames[f], look.sprite(shape, size), spot[0], spot[1], look.fill(color), line)
+        _paint(frames[f], look, sp, spot[0], spot[1], color)
     return frames
 
 
@@ -240,7 +292,6 @@ def _jittered_scene(first, arrs, progress, seed):
     look, removed = arrs["look"], arrs["removed"]
     n = len(arrs["size"])
     blank = whiten(first, arrs["left"], arrs["top"], arrs["size"], range(n))
-    line = np.array(OUTLINE_RGB, np.float64)
     frames = np.repeat(first[None], len(progress), axis=0)
     for f in range(1, len(progress)):
         frames[f] = blank
@@ -254,10 +305,8 @@ def _jittered_scene(first, arrs, progress, seed):
             s = max(int(round(s0 * scale[k])), 4)
             x = int(round(arrs["left"][k] + (s0 - s) / 2)) + shift[k, 0]
             y = int(round(arrs["top"][k] + (s0 - s) / 2)) + shift[k, 1]
-            fill = (1 - t) * look.fill(arrs["color"][k]) + t * 255.0
-            _draw(frames[f], look.sprite(arrs["shape"][k], s), x, y,
-                  np.rint(fill).astype(np.uint8), np.rint((1 - t) * line + t * 255.0)
-                  .astype(np.uint8))
+            color = int(arrs["color"][k])
+            _paint(frames[f], look, _sprite(look, arrs["shape"][k], s, color), x, y, color, t)
     return frames
 
 
@@ -273,6 +322,157 @@ def _jitter(first, arrs, num_frames, style, window):
     return _jittered_scene(first, arrs, _progress(num_frames), num_frames)
 
 
+#: Kept-object footprint controls: (size scale x, size scale y, turn in degrees).
+GROW, SHRINK, TURN, STRETCH, SLIGHT = (1.16, 1.16, 0), (0.8, 0.8, 0), (1, 1, 40), \
+    (1.25, 0.8, 0), (1.04, 1.04, 0)
+#: Remnant sides (px at 256) of the ``remnant`` control, by the target's rank.
+REMNANT_PX = (8, 10, 12)
+#: The ``unfinished`` control stops the ground truth at this progress.
+UNFINISHED_AT = 0.6
+#: libx264 options of a very low bitrate (see the module docstring).
+LOW_BITRATE = {"crf": "44"}
+
+
+def _square(mask: np.ndarray) -> np.ndarray:
+    """``mask`` padded to a square about its centre (``_draw`` draws square sprites)."""
+    h, w = mask.shape
+    side = max(h, w)
+    out = np.zeros((side, side), mask.dtype)
+    out[(side - h) // 2:(side - h) // 2 + h, (side - w) // 2:(side - w) // 2 + w] = mask
+    return out
+
+
+def _reshaped_sprite(look, shape: int, size: int, sx: float, sy: float, turn: float,
+                     color: int = 0):
+    """The renderer's sprite of ``shape`` (in ``color``) drawn at ``size`` scaled by (sx, sy)
+    and turned by ``turn`` degrees (nearest neighbour: outline and fill keep their labels, a
+    solid its colours), squared."""
+    from scipy.ndimage import rotate, zoom
+
+    if sx == sy:
+        sp = _sprite(look, shape, max(int(round(size * sx)), 4), color)
+    else:
+        sp = _reshape(_sprite(look, shape, size, color), lambda a: zoom(a, (sy, sx), order=0))
+    if turn:
+        sp = _reshape(sp, lambda a: rotate(a, turn, order=0, reshape=True))
+    return _reshape(sp, _square)
+
+
+def _side(sprite) -> int:
+    """The side of a (square) flat or solid sprite."""
+    return (sprite.mask if isinstance(sprite, SolidSprite) else sprite).shape[0]
+
+
+def _gap(arrs, k) -> float:
+    """The smallest gap (px) between object ``k``'s square and any other object's."""
+    left, top, size = arrs["left"], arrs["top"], arrs["size"]
+    gaps = [max(left[j] - left[k] - size[k], left[k] - left[j] - size[j],
+                top[j] - top[k] - size[k], top[k] - top[j] - size[j])
+            for j in range(len(size)) if j != k]
+    return float(min(gaps)) if gaps else np.inf
+
+
+def _kept_changed(how):
+    """A control builder: the ground truth (fade or shrink, so no slide passes by), and one
+    kept object whose footprint goes to ``how`` = (scale x, scale y, turn) over the first
+    quarter of the video and stays so; the largest kept object that keeps 3 px from every
+    other object when changed (and is not round, for a turn)."""
+    sx, sy, turn = how
+
+    def sprite_at(arrs, k, part):
+        return _reshaped_sprite(arrs["look"], int(arrs["shape"][k]), int(arrs["size"][k]),
+                                1 + (sx - 1) * part, 1 + (sy - 1) * part, turn * part,
+                                int(arrs["color"][k]))
+
+    def build(first, arrs, num_frames, style, window):
+        frames = _ground_truth(first, arrs, num_frames, "fade" if style == "slide" else style,
+                               window)
+        look = arrs["look"]
+        kept = [k for k in np.flatnonzero(~arrs["removed"] & _inside(arrs, window)).tolist()
+                if not (turn and look.shapes[int(arrs["shape"][k])] == 1)
+                and (_side(sprite_at(arrs, k, 1.0)) - arrs["size"][k]) / 2 <= _gap(arrs, k) - 3]
+        if not kept:
+            raise ValueError("no kept object to change inside the visible window")
+        k = max(kept, key=lambda j: arrs["size"][j])
+        s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
+        ramp = max(num_frames // 4, 2)
+        for f in range(1, num_frames):
+            sp = sprite_at(arrs, k, min(f / ramp, 1.0))
+            frames[f] = whiten(frames[f], [x0], [y0], [s], [0])
+            side = _side(sp)
+            _paint(frames[f], look, sp, int(round(x0 + (s - side) / 2)),
+                   int(round(y0 + (s - side) / 2)), int(arrs["color"][k]))
+        return frames
+    return build
+
+
+def _scaled_scene(first, arrs, scales, fades=None):
+    """Frames in which each target is drawn at ``scales[f, n]`` of its size (n: the targets in
+    order; gone below 1.5 outline widths) and blended toward white by ``fades[f, n]``."""
+    look = arrs["look"]
+    targets = np.flatnonzero(arrs["removed"])
+    base = whiten(first, arrs["left"], arrs["top"], arrs["size"], targets)
+    frames = np.repeat(base[None], len(scales), axis=0)
+    for f in range(len(scales)):
+        for n, k in enumerate(targets.tolist()):
+            s0 = int(arrs["size"][k])
+            s = int(round(s0 * scales[f, n]))
+            t = 0.0 if fades is None else float(fades[f, n])
+            if s < 1.5 * look.outline or t >= 1:
+                continue
+            x = int(round(arrs["left"][k] + (s0 - s) / 2))
+            y = int(round(arrs["top"][k] + (s0 - s) / 2))
+            color = int(arrs["color"][k])
+            _paint(frames[f], look, _sprite(look, arrs["shape"][k], s, color), x, y, color, t)
+    return frames
+
+
+def _shrink_to(first, arrs, num_frames, ends):
+    """The targets shrink (ground-truth timing) to ``ends[n]`` of their size and stay."""
+    from ..transitions import _progress
+
+    p = _progress(num_frames)[:, None]
+    return _scaled_scene(first, arrs, 1 - p * (1 - np.asarray(ends)[None]))
+
+
+def _remnant(first, arrs, num_frames, style, window):
+    _visible_target(arrs, window)
+    unit = min(first.shape[:2]) / 256
+    sizes = arrs["size"][arrs["removed"]]
+    ends = [REMNANT_PX[n % len(REMNANT_PX)] * unit / s for n, s in enumerate(sizes)]
+    return _shrink_to(first, arrs, num_frames, ends)
+
+
+def _half_shrink(first, arrs, num_frames, style, window):
+    _visible_target(arrs, window)
+    return _shrink_to(first, arrs, num_frames, np.full(int(arrs["removed"].sum()), 0.5))
+
+
+def _unfinished(first, arrs, num_frames, style, window):
+    _visible_target(arrs, window)
+    hold = max(1, num_frames // 8)
+    p = np.clip(np.arange(num_frames) - hold, 0, None) / max(num_frames - 1 - hold, 1)
+    p = np.repeat((p * UNFINISHED_AT)[:, None], int(arrs["removed"].sum()), axis=1)
+    if style == "fade":
+        return _scaled_scene(first, arrs, np.ones_like(p), p)
+    return _scaled_scene(first, arrs, 1 - p)
+
+
+def _staggered(first, arrs, num_frames, style, window):
+    targets = np.flatnonzero(arrs["removed"])
+    if (arrs["removed"] & _inside(arrs, window)).sum() < 2:
+        raise ValueError("fewer than two visible targets: nothing to stagger")
+    n = len(targets)
+    hold = max(1, num_frames // 8)
+    span = num_frames - 2 * hold
+    scales = np.ones((num_frames, n))
+    for j in range(n):
+        lo, hi = hold + span * j // n, hold + span * (j + 1) // n
+        scales[hi:, j] = 0.0
+        scales[lo:hi, j] = np.linspace(1, 0, hi - lo + 2)[1:-1]
+    return _scaled_scene(first, arrs, scales)
+
+
 #: control name -> (frame builder, metric that must fail; None = must pass everything)
 CONTROLS = {
     "ground_truth": (_ground_truth, None),
@@ -286,6 +486,15 @@ CONTROLS = {
     "returning_object": (_returning_object, "motion_continuity"),
     "late_cut_jitter": (_late_cut_jitter, "motion_continuity"),
     "jitter": (_jitter, None),
+    "grows": (_kept_changed(GROW), "kept_object_stability"),
+    "shrinks": (_kept_changed(SHRINK), "kept_object_stability"),
+    "turns": (_kept_changed(TURN), "kept_object_stability"),
+    "stretches": (_kept_changed(STRETCH), "kept_object_stability"),
+    "slight_growth": (_kept_changed(SLIGHT), None),
+    "remnant": (_remnant, "rule_accuracy"),
+    "half_shrink": (_half_shrink, "rule_accuracy"),
+    "unfinished": (_unfinished, "rule_accuracy"),
+    "staggered": (_staggered, None),
 }
 
 

@@ -52,8 +52,10 @@ another colour may only match an object in place (within one object size), and o
 colour too, at :data:`UNCERTAIN_COLOR_COST` (a blurred small object is not read as removed). A
 lost object (unmatched in the previous frame) is re-acquired only by a whole look-alike (its
 colour and shape, area within :data:`REACQUIRE_RATIO_RANGE` of the drawn area, not touching the
-frame's border), anywhere on the canvas: this is how a teleported or reappearing object is found
-again, while the remnant of another object sliding out through an edge is not taken for it.
+frame's border) within its ``reach`` of where it was last seen (the tracker: anywhere for a kept
+object, so a teleport is found as a jump; the motion threshold for a removed one, so a look-alike
+elsewhere never takes its identity), while the remnant of another object sliding out through an
+edge is not taken for it.
 """
 from __future__ import annotations
 
@@ -63,10 +65,12 @@ from functools import lru_cache
 import numpy as np
 
 from .._numba import kernel
-from ..render import palette, sprite
-from ..vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB
+from ..render import palette
+from ..vocabulary import COLOR_RGB, COLORS
+from .looks import picture, shade_references
 
-__all__ = ["Components", "Detector", "class_lut", "shape_templates", "classify_shapes",
+__all__ = ["Components", "Detector", "class_lut", "shape_templates", "object_mask",
+           "classify_shapes",
            "component_colors", "match", "BG", "OUTLINE", "OTHER", "COLOR_CLASS0",
            "CLASS_TOLERANCE", "MAX_COLORS"]
 
@@ -78,6 +82,8 @@ COLOR_CLASS0 = 2
 MAX_COLORS = OTHER - COLOR_CLASS0
 #: CIEDE2000 distance within which a pixel takes the nearest reference's class.
 CLASS_TOLERANCE = 25.0
+#: A look's shades (``looks``) are compared by CIEDE2000 among this many nearest in CIELAB.
+SHADE_CANDIDATES = 4
 #: Components smaller than this fraction of the smallest task object's area are noise.
 MIN_AREA_FRACTION = 0.25
 #: A component's colour must cover this fraction of its non-outline pixels to count.
@@ -108,30 +114,55 @@ UNMATCHED_COST = 3.0
 # Component statistics columns; then one count per task colour (S_COL0 + c), then one per task
 # colour of interior pixels, off the blurred rim (S_COL0 + ncol + c): ``S_COL0 + 2 * ncol`` in all.
 (S_AREA, S_SX, S_SY, S_X0, S_X1, S_Y0, S_Y1, S_OUTLINE, S_OTHER, S_TOPQ, S_BOTQ,
- S_CORNER) = range(12)
-S_COL0 = 12
+ S_CORNER, S_LABEL) = range(13)
+S_COL0 = 13
 
 
-@lru_cache(maxsize=16)
-def class_lut(colors_rgb=None) -> np.ndarray:
+def class_lut(colors_rgb=None, look: str = "flat") -> np.ndarray:
     """Return the (64**3,) uint8 table: RGB >> 2 packed as r<<12 | g<<6 | b -> pixel class.
 
     ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette, any number
     up to :data:`MAX_COLORS`); class c + COLOR_CLASS0 is colour c. Default: the classic six.
+    ``look`` (``looks.LOOKS``) adds each colour's shades as references of its class: a cell
+    takes the class of the nearest of all references (the shades compared by CIEDE2000 among
+    the :data:`SHADE_CANDIDATES` nearest in CIELAB), the flat look's table is the palette's.
     """
-    from skimage.color import deltaE_ciede2000, rgb2lab
-
     if colors_rgb is not None and not 1 <= len(colors_rgb) <= MAX_COLORS:
         raise ValueError(f"class_lut takes 1..{MAX_COLORS} colours; got {len(colors_rgb)}")
+    return _class_lut(None if colors_rgb is None else tuple(map(tuple, colors_rgb)), look)
+
+
+@lru_cache(maxsize=16)
+def _class_lut(colors_rgb, look: str) -> np.ndarray:
+    """:func:`class_lut`, computed once per (colours, look)."""
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    colors = tuple(map(tuple, (COLOR_RGB if colors_rgb is None
+                               else np.array(colors_rgb)).tolist()))
     q = (np.arange(64) * 4 + 1.5) / 255.0
     grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
     lab = rgb2lab(grid)
-    refs = palette(COLOR_RGB if colors_rgb is None else np.array(colors_rgb)).astype(float)
+    refs = palette(np.array(colors)).astype(float)
     refs = refs / 255.0  # background, outline, task colours
     ref_lab = rgb2lab(refs[None])[0]
     dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
-    lut[dist.min(axis=1) > CLASS_TOLERANCE] = OTHER
+    best = dist.min(axis=1)
+    shades, codes = shade_references(colors, look)
+    if len(shades):
+        from scipy.spatial import cKDTree
+
+        shade_lab = rgb2lab(shades[None] / 255.0)[0]
+        n = min(SHADE_CANDIDATES, len(shades))
+        _, near = cKDTree(shade_lab).query(lab, k=n)
+        near = near.reshape(len(lab), n)
+        d = np.stack([deltaE_ciede2000(lab, shade_lab[near[:, j]]) for j in range(n)], axis=1)
+        pick = near[np.arange(len(lab)), d.argmin(axis=1)]
+        d = d.min(axis=1)
+        closer = d < best
+        lut[closer] = COLOR_CLASS0 + codes[pick[closer]]
+        best = np.minimum(best, d)
+    lut[best > CLASS_TOLERANCE] = OTHER
     lut.flags.writeable = False
     return lut
 
@@ -326,6 +357,7 @@ def _analyze_frame(cls, words, labels, parent, min_area, ncol):
                     c = cls[y, x]
                     if COLOR_CLASS0 <= c < OTHER and _interior(cls, y, x, H, W):
                         st[j, S_COL0 + ncol + c - COLOR_CLASS0] += 1
+        st[j, S_LABEL] = j
         out[o] = st[j]
         o += 1
     return out
@@ -342,6 +374,9 @@ class Components:
     color : int array, colour code or -1 when no task colour dominates
     features : (K, 4) shape features (see ``_features``)
     cls : (H, W) uint8 pixel classes of the frame
+    label : int array, each component's id in ``labels``
+    labels : (H, W) int32, the detector's component ids (valid until it detects the next
+        frame; every row of a component's bounding box is labelled)
     edge : bool array, the component touches the border of the frame (or of the part of it
         that shows the scene, ``Detector.rect``): it may be cut off
     """
@@ -354,6 +389,8 @@ class Components:
     features: np.ndarray
     cls: np.ndarray
     edge: np.ndarray
+    label: np.ndarray = None
+    labels: np.ndarray = None
 
     def __len__(self):
         return len(self.area)
@@ -387,11 +424,13 @@ class Detector:
         Components below this many pixels are ignored.
     palette : tuple of (r, g, b), optional
         The task's colours (``TaskModel.palette``); default the classic six.
+    look : str
+        The task's look (``looks.LOOKS``): its shades join the colour table.
     """
 
-    def __init__(self, canvas_size, min_area: float, palette=None):
+    def __init__(self, canvas_size, min_area: float, palette=None, look: str = "flat"):
         w, h = int(canvas_size[0]), int(canvas_size[1])
-        self.lut = class_lut(palette)
+        self.lut = class_lut(palette, look)
         self.ncol = len(COLORS) if palette is None else len(palette)
         # Neither needs clearing: a label is written before it is read (rows of background
         # are never read), a parent entry when its label is made.
@@ -423,7 +462,8 @@ class Detector:
         self._last = Components(
             area=area, cx=st[:, S_SX] / area, cy=st[:, S_SY] / area, bbox=bbox,
             color=component_colors(st),
-            features=_features(st), cls=classes, edge=_on_border(bbox, *self.rect))
+            features=_features(st), cls=classes, edge=_on_border(bbox, *self.rect),
+            label=st[:, S_LABEL].astype(np.int32), labels=self.labels)
         return self._last
 
 
@@ -470,20 +510,42 @@ def _component_colors(st, min_interior, min_fraction):
 
 
 @lru_cache(maxsize=None)
-def shape_templates(size: int, shapes=(0, 1, 2, 3)) -> np.ndarray:
-    """Shape features of the sprites of global shape codes ``shapes`` (default: the classic
-    four) at ``size``, measured by the detector: (len(shapes), 4)."""
+def shape_templates(size: int, shapes=(0, 1, 2, 3), look: str = "flat", rgb=None,
+                    palette=None) -> np.ndarray:
+    """Shape features of the pictures (``looks.picture``) of global shape codes ``shapes``
+    (default: the classic four) at ``size`` in ``look`` and colour ``rgb`` (default: the
+    classic red), measured by the detector with the colour table of ``palette`` and ``look``:
+    (len(shapes), 4)."""
     pad = 4
+    rgb = tuple(COLOR_RGB[0].tolist()) if rgb is None else rgb
     feats = []
     for code in shapes:
-        sp = sprite(code, size)
         img = np.full((size + 2 * pad, size + 2 * pad, 3), 255, np.uint8)
-        view = img[pad:pad + size, pad:pad + size]
-        view[sp == 1] = OUTLINE_RGB
-        view[sp == 2] = COLOR_RGB[0]
-        comp = Detector((img.shape[1], img.shape[0]), 1)(img)
+        img[pad:pad + size, pad:pad + size] = picture(look, code, size, rgb)
+        comp = Detector((img.shape[1], img.shape[0]), 1, palette, look)(img)
         feats.append(comp.features[np.argmax(comp.area)])
     return np.array(feats)
+
+
+@lru_cache(maxsize=4096)
+def object_mask(look: str, shape: int, size: int, rgb, palette=None) -> np.ndarray:
+    """The (size, size) read-only bool silhouette of global shape ``shape`` at ``size`` in
+    colour ``rgb`` as the detector sees its picture (``looks.picture``): the pixels the colour
+    table of ``palette`` and ``look`` does not read as background. In the flat look, every
+    drawn pixel (``render.sprite(shape, size) > 0``).
+
+    Examples
+    --------
+    >>> from objsub_fast.render import sprite
+    >>> bool((object_mask("flat", 1, 20, (255, 0, 0)) == (sprite(1, 20) > 0)).all())
+    True
+    """
+    img = picture(look, shape, size, rgb)
+    cells = ((img[..., 0].astype(np.uint32) >> 2) << 12) | ((img[..., 1].astype(np.uint32) >> 2)
+                                                          << 6) | (img[..., 2] >> 2)
+    mask = class_lut(palette, look)[cells] != BG
+    mask.flags.writeable = False
+    return mask
 
 
 #: Feature scales: a difference of one scale unit counts as 1 in the shape distance.
@@ -513,7 +575,7 @@ _COSTS = np.array([POSITION_SCALE, COLOR_MISMATCH_COST, SHAPE_MISMATCH_COST, ARE
 
 @kernel
 def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
-                 cx, cy, area, ccolor, cedge, features, scale, diag, gate, c):
+                 cx, cy, area, ccolor, cedge, features, scale, diag, gate, reach, c):
     """Costs (M, K + M) (last M columns: "unmatched") and component shape codes (M, K)."""
     m, k = ref_x.shape[0], cx.shape[0]
     cost = np.full((m, k + m), c[10])
@@ -541,7 +603,7 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
             if not lost[i] and (track < c[5] or track > c[6]):
                 continue
             if lost[i] and (col_bad or uncertain or shape_bad or cedge[j] or ratio < c[7]
-                            or ratio > c[8]):
+                            or ratio > c[8] or dist > reach[i]):
                 continue
             if not lost[i] and (dist > gate or (uncertain and dist > size[i])):
                 continue
@@ -553,7 +615,7 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
 
 
 def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
-          comps: Components, gate: float = np.inf):
+          comps: Components, gate: float = np.inf, reach=None):
     """Assign components to objects by minimum total cost (see the module docstring).
 
     Parameters
@@ -567,6 +629,10 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     gate : float
         A tracked (not lost) object cannot match a component farther than this from its last
         position (the motion threshold): it is lost instead.
+    reach : (M,) float, optional
+        A lost object is re-acquired only within this distance of ``ref_x, ref_y`` (default:
+        anywhere). The tracker gives a removed object the motion threshold: identity follows
+        place, so a look-alike elsewhere never takes a removed object's track.
 
     Returns
     -------
@@ -584,7 +650,8 @@ def match(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, templates,
     cost, shapes = _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area,
                                 templates, comps.cx, comps.cy, comps.area, comps.color,
                                 comps.edge, comps.features, FEATURE_SCALE, diag, float(gate),
-                                _COSTS)
+                                np.full(m, np.inf) if reach is None
+                                else np.asarray(reach, np.float64), _COSTS)
     rows, cols = linear_sum_assignment(cost)
     for r, c in zip(rows.tolist(), cols.tolist()):
         if c < k and cost[r, c] < INFEASIBLE:

@@ -13,18 +13,18 @@ of the way from its first value to its last.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 
 import numpy as np
 
 from .._numba import kernel
 from ..errors import TaskError
-from ..render import sprite
 from ..vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, shape_templates
+from .detect import (BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, object_mask,
+                     shape_templates)
 from .question import check_question
+from .silhouette import MIN_PIXELS, Silhouettes, describe
 from .thresholds import METRICS, THRESHOLDS
 
 __all__ = ["TaskModel", "Tracker", "score_frames", "THRESHOLDS", "METRICS"]
@@ -47,6 +47,8 @@ NOISE_FACTOR = 1.5
 #: ... to at most this much off each end: a removal in two steps or more (0.5; 0.33, 0.67; ...)
 #: always has a frame inside.
 MAX_NOISE = 0.3
+#: A removed object whose square holds this fraction of its first ink again is back.
+REAPPEAR_INK = 0.75
 #: A video shows a removal when at least this fraction of the removed objects' ink went away.
 MIN_INK_GONE = 0.3
 
@@ -63,11 +65,14 @@ class TaskModel:
     bw, bh : (M,) width and height of each drawn shape
     area : (M,) drawn pixels
     removed : (M,) bool, the task's target set
-    masks : list of (size, size) bool sprite masks
-    templates : (M, shapes, 4) shape templates at each object's size (the record's shapes)
+    masks : list of (size, size) bool silhouettes as the detector sees them (:meth:`mask`)
+    templates : (M, shapes, 4) shape templates at each object's size and colour in the task's
+        look (the record's shapes)
     unit : float, min(W, H) / 256 (lengths in THRESHOLDS are for 256 px)
     palette : tuple of (r, g, b) of the scene's colours, or None for the classic six; colour
         codes index it (shape codes index the record's shapes)
+    look : str, the record's look (``looks``): the colours and pictures of its objects
+    rgb : list of (r, g, b), each object's colour
     """
 
     def __init__(self, record: dict):
@@ -95,16 +100,20 @@ class TaskModel:
         self.bw, self.bh = np.zeros(m), np.zeros(m)
         self.masks = []
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
+        self.look = q.look
         self.global_shape = [int(vocab.shapes[c]) for c in self.shape]
+        self.rgb = [tuple(int(v) for v in vocab.rgb[c]) for c in self.color]
         for k in range(m):
-            mask = _sprite_mask(self.global_shape[k], int(self.size[k]))
+            mask = self.mask(k, int(self.size[k]))
             rr, cc = np.nonzero(mask)
             self.cy[k], self.cx[k] = self.top[k] + rr.mean(), self.left[k] + cc.mean()
             self.area[k] = rr.size
             self.bw[k], self.bh[k] = np.ptp(cc) + 1, np.ptp(rr) + 1
             self.masks.append(mask)
         self.ucx, self.ucy = self.cx + 0.5, self.cy + 0.5
-        self.templates = np.stack([shape_templates(int(s), vocab.shapes) for s in self.size])
+        self.templates = np.stack([shape_templates(int(s), vocab.shapes, self.look, self.rgb[k],
+                                                   self.palette)
+                                   for k, s in enumerate(self.size.tolist())])
         self.min_area = MIN_AREA_FRACTION * self.area.min()
         self.center = np.array([(w - 1) / 2, (h - 1) / 2])
 
@@ -119,7 +128,7 @@ class TaskModel:
             if sizes is not None and sizes[k] != s:
                 x, t = x + (s - sizes[k]) // 2, t + (s - sizes[k]) // 2
                 s = int(sizes[k])
-                mask = _sprite_mask(self.global_shape[k], s)
+                mask = self.mask(k, s)
             if offsets is not None:
                 x, t = x + int(offsets[k][0]), t + int(offsets[k][1])
             y0, x0, y1, x1 = max(t, 0), max(x, 0), min(t + s, h), min(x + s, w)
@@ -128,13 +137,12 @@ class TaskModel:
         return canvas
 
 
-@lru_cache(maxsize=4096)
-def _sprite_mask(shape: int, size: int) -> np.ndarray:
-    """The (size, size) read-only bool mask of global shape code ``shape`` (cached: every task
-    of a run draws from the same few shapes and sizes)."""
-    mask = sprite(shape, size) > 0
-    mask.flags.writeable = False
-    return mask
+    def mask(self, k: int, size: int) -> np.ndarray:
+        """Object ``k``'s silhouette at ``size`` as the detector sees it in the task's look
+        (``detect.object_mask``: cached, every task of a run draws from the same few shapes,
+        sizes and colours)."""
+        return object_mask(self.look, self.global_shape[k], int(size), self.rgb[k],
+                           self.palette)
 
 
 @kernel(nogil=True)
@@ -179,6 +187,54 @@ def _changed_outside(prev, cur, zones) -> float:
                     diff[y, x] = False
                     count -= 1
     return count / (h * w)
+
+
+def _voted(values: np.ndarray, window: int) -> np.ndarray:
+    """The median of ``values`` over the ``window`` values around each (a window of the same
+    length at the ends, all of them when there are fewer): a read-out counts only when most of
+    the frames around it agree, so a frame or two of codec smear changes nothing.
+
+    Examples
+    --------
+    >>> _voted(np.array([0, 0, 1, 1, 0, 0, 0, 1, 1, 1.]), 5).tolist()
+    [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+    """
+    n = len(values)
+    if n <= window:
+        return np.full(n, np.median(values))
+    half = window // 2
+    start = np.clip(np.arange(n) - half, 0, n - window)
+    return np.median(values[start[:, None] + np.arange(window)], axis=1)
+
+
+def _start(voted: np.ndarray, raw: np.ndarray) -> int:
+    """Where a voted change starts: its first frame that reads changed on its own (the vote's
+    window reaches a few frames ahead), else its first frame."""
+    both = voted & raw
+    return int(np.argmax(both if both.any() else voted))
+
+
+def _read_changed(codes: np.ndarray, default: int, window: int, confirm=None) -> np.ndarray:
+    """Per frame of ``codes`` (an object's colour or shape read-outs over the frames it is seen
+    in, -1 uncertain): whether most of the ``window`` frames around it (:func:`_voted`) read
+    something other than its own read-out, the most common one of its first ``window`` frames
+    (``default`` when none is certain), in frames where ``confirm`` holds (default: all). A
+    blur or restyle that changes every frame alike is no change; a frame or two of codec
+    smear are outvoted.
+
+    Examples
+    --------
+    >>> bool(_read_changed(np.array([2, 1, 1, 1, 3, 1, 1, 1, 1]), 0, 5).any())
+    False
+    >>> int(np.argmax(_read_changed(np.array([1, 1, 1, 1, 1, 3, 3, 3, 3]), 0, 5)))
+    5
+    """
+    first = codes[:window][codes[:window] >= 0]
+    own = int(np.bincount(first).argmax()) if first.size else int(default)
+    flags = (codes >= 0) & (codes != own)
+    if confirm is not None:
+        flags &= confirm
+    return _voted(flags.astype(float), window) > 0.5
 
 
 def _runs(flags: np.ndarray):
@@ -240,14 +296,20 @@ class Tracker:
         w, h = model.canvas_size
         self.diag = float(np.hypot(w, h))
         self.gate = THRESHOLDS["motion_continuity"]["max_step_fraction"] * self.diag
-        self.detect = Detector(model.canvas_size, model.min_area, model.palette)
+        self.detect = Detector(model.canvas_size, model.min_area, model.palette, model.look)
         self.set_mapping(mapping)
         self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
         self._drawn = np.stack([m.cx, m.cy], axis=1)
         self.ref_area = m.area.copy()
         self.last_seen = np.full(len(m.cx), -1)
-        self.positions, self.present, self.color_ok, self.shape_ok = [], [], [], []
+        # Per frame, each object's colour and shape read-outs (-1: uncertain or not seen).
+        self.positions, self.present, self.color_read, self.shape_read = [], [], [], []
         self.cameras, self.ink = [], []
+        # Each kept object's footprint against its first one, per frame: (M, 2) of (area ratio,
+        # overlap), NaN where not measured (``silhouette``); the silhouettes of the frames
+        # where it read changed, per object {"first": (t, mask), "worst": (overlap, t, mask)}.
+        self.silhouettes = Silhouettes(len(m.cx), int(m.size.max() * 1.6) + 4)
+        self.footprint, self.changed_masks = [], {}
         self.removed_vote, self.first_seen = True, None
         self.max_step = 0.0
         self.max_global = 0.0
@@ -357,9 +419,10 @@ class Tracker:
         # Objects the frame does not show take no part in the matching.
         vis = self._vis
         comp_of, shape_of = np.full(len(m.cx), -1), np.full(len(m.cx), -1)
+        ref_x, ref_y, reach = self._reach(lost)
         comp_of[vis], shape_of[vis] = match(
-            self.ref_x[vis], self.ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
-            comps, gate=self.gate)
+            ref_x[vis], ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
+            comps, gate=self.gate, reach=reach[vis])
         hit = comp_of >= 0
         idx = comp_of[hit]
         cam, pos = self._camera(hit, comps, idx)
@@ -370,20 +433,15 @@ class Tracker:
         self.ref_x[hit], self.ref_y[hit] = pos[hit, 0], pos[hit, 1]
         self.ref_area[hit] = comps.area[idx]
         self.last_seen[hit] = t
-        if t == 0:
-            # Colour and shape changes are judged against each object's own read-out in frame 0
-            # (blur or a restyle changes both frames alike), the task's values where unseen.
-            self.own_color = np.where(hit, -1, m.color)
-            self.own_color[hit] = np.where(comps.color[idx] >= 0, comps.color[idx], m.color[hit])
-            self.own_shape = np.where(hit, shape_of, m.shape)
-        col_ok = np.ones(len(comp_of), bool)
-        col_ok[hit] = (comps.color[idx] == self.own_color[hit]) | (comps.color[idx] < 0)
+        col = np.full(len(comp_of), -1)
+        col[hit] = comps.color[idx]
         self.positions.append(pos)
         self.present.append(hit)
-        self.color_ok.append(col_ok)
-        self.shape_ok.append(~hit | (shape_of == self.own_shape))
+        self.color_read.append(col)
+        self.shape_read.append(shape_of)
         self.cameras.append(cam)
         self.ink.append(self._ink(frame, cam))
+        self.footprint.append(self._footprint(t, hit, comp_of, comps, cam))
         zones = comps.bbox[idx] + _ZONE_GROWTH
         if self.prev_cls is not None:
             changed = _changed_outside(self.prev_cls, comps.cls,
@@ -393,6 +451,61 @@ class Tracker:
         self.final_cls = comps.cls
         self._account(t, comps, idx, cam)
         self._keep(t, frame)
+
+    def _reach(self, lost):
+        """(ref_x, ref_y, reach) for matching: a lost removed object is looked for only within
+        the motion threshold of where it was last seen, moved by the camera since then (identity
+        follows place); a lost kept object anywhere (a teleport is then seen as a jump)."""
+        m = self.model
+        reach = np.full(len(m.cx), np.inf)
+        away = lost & m.removed & (self.last_seen >= 0)
+        if not away.any() or not self.cameras:
+            return self.ref_x, self.ref_y, reach
+        reach[away] = self.gate
+        ref_x, ref_y = self.ref_x.copy(), self.ref_y.copy()
+        s1, tx1, ty1 = self.cameras[-1]
+        c = m.center
+        for k in np.flatnonzero(away):
+            s0, tx0, ty0 = self.cameras[self.last_seen[k]]
+            f = s1 / s0
+            ref_x[k] = c[0] + f * (ref_x[k] - c[0] - tx0) + tx1
+            ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
+        return ref_x, ref_y, reach
+
+    def _footprint(self, t: int, hit, comp_of, comps, cam) -> np.ndarray:
+        """(M, 2) of (area ratio, overlap) of each kept object's silhouette against its first
+        one (``silhouette``); NaN where not measured. The first silhouette is taken the first
+        time the object is seen whole (off the border, not a speck). Keeps the silhouettes of
+        the frames where one reads changed (the first and the worst), to put a change in words.
+        """
+        m, st = self.model, THRESHOLDS["kept_object_stability"]
+        out = np.full((len(m.cx), 2), np.nan)
+        ok = hit & ~m.removed
+        ok[ok] = ~comps.edge[comp_of[ok]] & (comps.area[comp_of[ok]] >= MIN_PIXELS)
+        if not ok.any():
+            return out
+        sil = self.silhouettes
+        new = ok & (sil.frame < 0)
+        if new.any():
+            sil.take(t, np.flatnonzero(new), comps, comp_of[new], cam[0])
+        which = np.flatnonzero(ok & (sil.frame >= 0) & ~new)
+        out[new & (sil.frame >= 0)] = 1.0
+        if not which.size:
+            return out
+        ratio, overlap = sil.compare(which, comps, comp_of[which], cam[0])
+        out[which, 0], out[which, 1] = ratio, overlap
+        bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["min_overlap"])
+        for n in np.flatnonzero(bad).tolist():
+            k = int(which[n])
+            seen = self.changed_masks.setdefault(k, {})
+            mask = None
+            if "first" not in seen:
+                mask = sil.crop(comps, comp_of[k])[0]
+                seen["first"] = (t, mask)
+            if "worst" not in seen or overlap[n] < seen["worst"][0]:
+                mask = sil.crop(comps, comp_of[k])[0] if mask is None else mask
+                seen["worst"] = (float(overlap[n]), t, mask)
+        return out
 
     def _account(self, t: int, comps, idx, cam) -> None:
         """Give the ledger this frame's ink that no task object explains (``accounting``):
@@ -434,8 +547,8 @@ class Tracker:
     def _repeat(self, frame) -> None:
         """Record the previous frame's read-out again for a repeated frame, with its own ink."""
         t = len(self.present)
-        for series in (self.positions, self.present, self.color_ok, self.shape_ok,
-                       self.cameras):
+        for series in (self.positions, self.present, self.color_read, self.shape_read,
+                       self.cameras, self.footprint):
             series.append(series[-1])
         self.ink.append(self._ink(frame, self.cameras[-1]))
         self.last_seen[self.present[-1]] = t
@@ -510,6 +623,10 @@ class Tracker:
                 "pass": bool(iou >= THRESHOLDS["final_object_match"]["min_iou"])}
 
     def _stability(self, present, pos) -> dict:
+        """``kept_object_stability``: every kept object, in every frame it is seen in, where
+        the camera puts it (mean displacement), with its first colour, shape read-out and
+        footprint (size, turn, stretch, morph), each read-out voted over the frames around
+        (:func:`_voted`); it must not vanish."""
         m, st = self.model, THRESHOLDS["kept_object_stability"]
         kept = ~m.removed & self.visible
         ids = m.ids.tolist()
@@ -526,17 +643,68 @@ class Tracker:
         missing = (~present[:, kept]).sum(axis=0)
         vanished = [int(ids[k]) for j, k in enumerate(kidx)
                     if missing[j] > st["max_missing_frames"] or not present[-1, k]]
-        col_bad = (~np.array(self.color_ok)[:, kept]).sum(axis=0)
-        shp_bad = (~np.array(self.shape_ok)[:, kept]).sum(axis=0)
-        changed_color = [ids[k] for k, n in zip(kidx, col_bad) if n > st["max_changed_frames"]]
-        changed_shape = [ids[k] for k, n in zip(kidx, shp_bad) if n > st["max_changed_frames"]]
+        window = st["vote_frames"]
+        reads = {"colour": np.array(self.color_read), "shape": np.array(self.shape_read)}
+        own = {"colour": m.color, "shape": m.shape}
+        foot = np.array(self.footprint)                                   # (F, M, 2)
+        changes, changed_color, changed_shape, changed_footprint = [], [], [], []
+        for k in kidx.tolist():
+            seen = np.flatnonzero(present[:, k])
+            # A shape read-out counts where the silhouette differs too: the classifier reads
+            # a codec's blocky edges wrongly, while another shape overlaps 0.73-0.86.
+            confirm = {"colour": np.ones(seen.size, bool),
+                       "shape": foot[seen, k, 1] < st["shape_overlap"]}
+            for what, into in (("colour", changed_color), ("shape", changed_shape)):
+                bad = _read_changed(reads[what][seen, k], own[what][k], window, confirm[what])
+                if bad.any():
+                    into.append(ids[k])
+                    changes.append({"id": ids[k], "change": f"changed {what}", "kind": what,
+                                    "frame": int(seen[_start(bad, bad)])})
+            change = self._footprint_change(k, foot[:, k], window)
+            if change:
+                changed_footprint.append(ids[k])
+                changes.append({"id": ids[k], **change})
         limit = st["max_mean_displacement_px"] * m.unit
         moved = [ids[k] for k in kidx if per_obj.get(ids[k], 0.0) > limit]
+        changes.sort(key=lambda c: (c["frame"], c["id"]))
         return {"mean_displacement_px": round(worst / m.unit, 3), "per_object_px": per_obj,
                 "moved": moved, "vanished": vanished, "changed_color": changed_color,
-                "changed_shape": changed_shape,
+                "changed_shape": changed_shape, "changed_footprint": changed_footprint,
+                "changes": changes,
                 "pass": bool(worst <= limit and not vanished and not changed_color
-                             and not changed_shape)}
+                             and not changed_shape and not changed_footprint)}
+
+    def _footprint_change(self, k: int, series: np.ndarray, window: int) -> dict | None:
+        """The change of object ``k``'s footprint in words and the frame it started in
+        (``{"change": "grew by 35%", "kind": "grew", "value": 35, "frame": 12}``), or None:
+        its (area ratio, overlap) ``series`` (F, 2), voted over ``window`` frames around each
+        (:func:`_voted`), beyond ``max_area_change`` or below ``min_overlap``."""
+        st = THRESHOLDS["kept_object_stability"]
+        frames = np.flatnonzero(np.isfinite(series[:, 0]))
+        if not frames.size:
+            return None
+        ratio = _voted(series[frames, 0], window)
+        overlap = _voted(series[frames, 1], window)
+        size_bad = np.abs(ratio - 1) > st["max_area_change"]
+        bad = size_bad | (overlap < st["min_overlap"])
+        if not bad.any():
+            return None
+        raw = (np.abs(series[frames, 0] - 1) > st["max_area_change"]) \
+            | (series[frames, 1] < st["min_overlap"])
+        start = int(frames[_start(bad, raw)])
+        if size_bad.any():
+            r = float(ratio[np.argmax(np.abs(np.log(ratio)))])
+            pct = round(abs(r - 1) * 100)
+            kind = "grew" if r > 1 else "shrank"
+            return {"change": f"grew by {pct}%" if r > 1 else f"shrank by {pct}%", "kind": kind,
+                    "value": pct, "frame": start}
+        seen = self.changed_masks.get(k)
+        if not seen:            # changed by the vote alone: no frame read changed on its own
+            return None
+        _, t, mask = seen["worst"]
+        words = describe(self.silhouettes.reference(k), mask, float(ratio[frames == t][0])
+                         if (frames == t).any() else 1.0, st["max_area_change"])
+        return {**words, "frame": start}
 
     def _transition(self) -> tuple[int | None, float, tuple]:
         """(frames in transition, fraction of the removed objects' ink gone at the end, the
@@ -569,11 +737,58 @@ class Tracker:
         frac = (start - removed) / (start - end)
         return int(((frac > lo) & (frac < hi)).sum()), float(gone), (lo, hi)
 
+    def _left_behind(self, absent) -> dict:
+        """The objects of ``absent`` (not tracked in the final frame) whose place is not back
+        to background, ``{"3": {"remnant_px": 24, "ink_left": 0.05, "still_going": False}}``
+        (``THRESHOLDS["removal"]``): pixels of ink (any class but background: its colour, its
+        outline, the tones a codec blends of them) in its square where the final camera puts it and in its box where it was last seen (a shrink stopped half-way,
+        a speck too small to track) at least the floor; or more than ``max_ink_left`` of its
+        first ink still in its square (a fade stopped half-way); or its ink still falling by
+        more than ``max_ink_falling`` of it over the last frames (a removal not finished)."""
+        m, th = self.model, THRESHOLDS["removal"]
+        if not absent.any():
+            return {}
+        cls, cam = self.final_cls, self.cameras[-1]
+        h, w = cls.shape
+        floor = th["remnant_floor_px"] * m.unit ** 2
+        ink = np.array(self.ink).reshape(len(self.ink), -1)
+        col = {int(k): n for n, k in enumerate(self._vis.tolist())}
+        placed = apply_camera(self._squares, cam, m.center)
+        out = {}
+        for k in np.flatnonzero(absent).tolist():
+            half = m.size[k] / 2
+            boxes = [(placed[k], half * cam[0] + 1)]
+            if self.last_seen[k] >= 0:
+                boxes.append(((self.ref_x[k], self.ref_y[k]), half + 1))
+            inside = np.zeros((h, w), bool)
+            for (x, y), r in boxes:
+                inside[max(int(np.floor(y - r)), 0):max(int(np.ceil(y + r)) + 1, 0),
+                       max(int(np.floor(x - r)), 0):max(int(np.ceil(x + r)) + 1, 0)] = True
+            px = int(np.count_nonzero(inside & (cls != BG)))
+            series = ink[:, col[k]]
+            first = series[0] if series[0] > 0 else 1.0
+            still = series[-1] / first
+            falling = (series[-min(len(series), 3)] - series[-1]) / first if len(series) > 2 \
+                else 0.0
+            reasons = (px >= floor, len(series) > 1 and still > th["max_ink_left"],
+                       falling > th["max_ink_falling"] and still > th["max_ink_falling"])
+            if any(reasons):
+                out[str(m.ids[k])] = {"remnant_px": round(px / m.unit ** 2, 1),
+                                      "ink_left": round(float(still), 3),
+                                      "still_going": bool(reasons[2])}
+        return out
+
     def _continuity(self, present) -> dict:
         m, mc = self.model, THRESHOLDS["motion_continuity"]
         ids = m.ids.tolist()
         rem = m.removed & self.visible
-        back = {ids[k]: _reappeared(present[:, k], mc["reappear_min_run"])
+        # Identity follows place: a removed object is back when it is tracked again or when
+        # its square holds most of its first ink again (a codec may hide its look, not its ink).
+        ink = np.array(self.ink).reshape(len(self.ink), -1)
+        col = {int(k): n for n, k in enumerate(self._vis.tolist())}
+        back = {ids[k]: _reappeared(present[:, k] | (ink[:, col[k]] >= REAPPEAR_INK
+                                                     * max(ink[0, col[k]], 1.0)),
+                                    mc["reappear_min_run"])
                 for k in np.flatnonzero(rem)}
         back = {i: f for i, f in back.items() if f is not None}
         reappeared = sorted(back)
@@ -616,7 +831,8 @@ class Tracker:
         pos = np.array(self.positions)              # (F, M, 2)
         ids = m.ids.tolist()
         vis = self.visible
-        gone = ~present[-1] & vis
+        left = self._left_behind(~present[-1] & vis)
+        gone = ~present[-1] & vis & ~np.isin(m.ids, [int(i) for i in left])
         out = {"final_object_match": self._final_match(),
                "kept_object_stability": self._stability(present, pos)}
         if single_image:
@@ -632,7 +848,7 @@ class Tracker:
         target_ids = sorted(ids[k] for k in np.flatnonzero(m.removed & vis))
         out["rule_accuracy"] = {"removed_ids": removed_ids, "target_ids": target_ids,
                                 "not_visible": sorted(ids[k] for k in np.flatnonzero(~vis)),
-                                "pass": removed_ids == target_ids}
+                                "left_behind": left, "pass": removed_ids == target_ids}
         return {name: out[name] for name in METRICS}
 
     def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from ..config import MAX_OBJECTS, check_canvas
 from ..errors import ParameterError, TaskError
-from ..vocabulary import Vocabulary
+from ..vocabulary import LOOKS, Vocabulary
 
 __all__ = ["Question", "check_question", "OBJECT_SIZE_LIMITS"]
 
@@ -51,6 +51,8 @@ class Question:
         The task's target set.
     vocabulary : objsub_fast.vocabulary.Vocabulary
         The colours and shapes the record's names refer to (classic when it names none).
+    look : str
+        How the task draws its objects (``vocabulary.LOOKS``; ``"flat"`` when it names none).
     """
 
     task_id: str
@@ -61,6 +63,7 @@ class Question:
     objects: tuple
     remove_ids: tuple
     vocabulary: Vocabulary
+    look: str = "flat"
 
 
 def _is_int(v) -> bool:
@@ -161,8 +164,11 @@ def check_question(record) -> Question:
         raise TaskError("remove_object_ids is empty: every task removes at least one object")
     if len(remove) == len(ids):
         raise TaskError("remove_object_ids names every object: every task keeps at least one")
+    look = record.get("look", "flat")
+    if look not in LOOKS:
+        raise TaskError(f"look must be one of {list(LOOKS)}; got {look!r}")
     rule = data.get("rule") if isinstance(data.get("rule"), dict) else {}
     return Question(task_id=str(record.get("id", "")), level=str(record.get("level", "")),
                     rule_kind=str(rule.get("rule_type", "")),
                     prompt=str(record.get("prompt", "")), canvas_size=canvas,
-                    objects=tuple(objs), remove_ids=remove, vocabulary=vocab)
+                    objects=tuple(objs), remove_ids=remove, vocabulary=vocab, look=look)

@@ -212,7 +212,7 @@ def register(frame: np.ndarray, model, shown=None) -> Mapping:
     # tenth of the canvas scale up.
     min_scale = min(w / cw, h / ch) / 4
     comps = Detector(source, max(4.0, 0.25 * model.area.min() * min_scale ** 2),
-                     model.palette)(frame)
+                     model.palette, model.look)(frame)
     order = np.argsort(-comps.area, kind="stable")[:MAX_COMPONENTS]
     keep = np.zeros(len(comps), bool)
     keep[order] = True

@@ -48,7 +48,8 @@ def object_status(res: dict, object_id: int, removed: bool, seen: bool) -> str:
         return "wrongly removed"
     if object_id in kept["moved"]:
         return "moved"
-    if object_id in kept["changed_color"] or object_id in kept["changed_shape"]:
+    if object_id in kept["changed_color"] or object_id in kept["changed_shape"] \
+            or object_id in kept.get("changed_footprint", ()):
         return "changed"
     return "kept"
 
@@ -82,9 +83,9 @@ def _why_kept(k: dict, name) -> list[str]:
     limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
     out = [f"{_capital(name(oid))} moved {k['per_object_px'][oid]:.1f} px on average relative "
            f"to the camera (allowed {limit:g} px)." for oid in k["moved"]]
-    return out + [f"{_capital(_listed(k[key], name))} {what}." for key, what in
-                  (("vanished", "vanished"), ("changed_color", "changed colour"),
-                   ("changed_shape", "changed shape")) if k[key]]
+    out += [f"{_capital(_listed(k['vanished'], name))} vanished."] if k["vanished"] else []
+    return out + [f"{_capital(name(c['id']))} {c['change']} from frame {c['frame']}."
+                  for c in k.get("changes", [])]
 
 
 def _why_motion(c: dict, name) -> list[str]:

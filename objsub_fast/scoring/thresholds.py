@@ -25,7 +25,33 @@ kept_object_stability  max_mean_displacement_px  3.0    per kept object, its mea
                                                         puts it, over the frames it is seen
                                                         in; the worst kept object decides
 kept_object_stability  max_missing_frames        1      one dropped detection is tolerated
-kept_object_stability  max_changed_frames        1      same for colour / shape read-outs
+kept_object_stability  max_area_change           0.20   a kept object's area, over its area in
+                                                        the first frame it was seen whole (the
+                                                        camera's zoom taken out), may change by
+                                                        this fraction: a person notices a
+                                                        quarter more or less; jitter of +-3%
+                                                        of the size and codec blur move it by
+                                                        < 12%
+kept_object_stability  min_overlap               0.80   overlap (IoU) of its silhouette with
+                                                        its first one, moved onto its centroid
+                                                        and scaled to its area: a square turned
+                                                        by 15 deg keeps 0.82, by 40 deg 0.71; a
+                                                        stretch of 1.3x keeps 0.76; jitter and
+                                                        codecs keep > 0.85 on 20 px objects
+kept_object_stability  shape_overlap             0.85   a changed shape read-out counts only
+                                                        where the overlap is below this too:
+                                                        the shape classifier misreads blocky
+                                                        codec edges (a 23 px triangle at 0.01
+                                                        bit/pixel: 0.83-0.93), while another
+                                                        shape of the same area overlaps
+                                                        0.73-0.86 (a circle drawn as a square
+                                                        0.85: a limit)
+kept_object_stability  vote_frames               5      every read-out of a kept object (colour,
+                                                        shape, size, overlap) is the median of
+                                                        the 5 frames around it it is seen in: a
+                                                        change must last 3 frames, as a
+                                                        reappearance must; 1-2 frames of codec
+                                                        smear on a small object are no change
 motion_continuity      max_step_fraction         0.10   per-frame step of any object, as a
                                                         fraction of the canvas diagonal (36 px
                                                         at 256x256); a slide-out moves < 20
@@ -45,6 +71,29 @@ motion_continuity      min_transition_frames     1      frames strictly between 
                                                         (their ink between 10% and 90% gone);
                                                         0 is a hard cut. Ground truth at 8 fps
                                                         (31 frames) has 11 (slide) to 19 (fade)
+removal                remnant_floor_px          12     an object absent from the final frame
+                                                        is removed only when its place (its
+                                                        square where the camera puts it, and
+                                                        where it was last seen) holds fewer
+                                                        pixels of ink (any class but
+                                                        background) than this many (at 256;
+                                                        times the canvas's area scale): an
+                                                        8-10 px remnant leaves 24-80 even
+                                                        under heavy block artefacts, a removed
+                                                        object's place none. Canvas pixels, not
+                                                        a fraction of the smallest object: a
+                                                        remnant is judged as a person sees it
+removal                max_ink_left              0.25   ... and at most this fraction of its
+                                                        first ink (255 - min(R, G, B) over its
+                                                        square) is left there: a fade stopped
+                                                        half-way is not a removal, whatever
+                                                        colour its pale remains read
+removal                max_ink_falling           0.05   ... and its ink does not still fall by
+                                                        more than this fraction of its first
+                                                        ink over the last 3 frames (while more
+                                                        than that is left): a removal still
+                                                        under way in the final frame is not
+                                                        done
 added_objects          min_area_fraction         0.5    ink no task object explains (away from
                                                         every object's zone, of a task colour,
                                                         off the frame's border) counts when it
@@ -73,9 +122,11 @@ THRESHOLDS = {
     "registration": {"min_matched_fraction": 0.5, "max_residual_px": 3.0},
     "final_object_match": {"min_iou": 0.80},
     "kept_object_stability": {"max_mean_displacement_px": 3.0, "max_missing_frames": 1,
-                              "max_changed_frames": 1},
+                              "max_area_change": 0.20, "min_overlap": 0.80,
+                              "shape_overlap": 0.85, "vote_frames": 5},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
+    "removal": {"remnant_floor_px": 12, "max_ink_left": 0.25, "max_ink_falling": 0.05},
     "added_objects": {"min_area_fraction": 0.5, "min_frames": 3},
     "camera_motion": {"max_zoom": 0.15, "max_pan_fraction": 0.10},
     "removed_object_count": {},
