@@ -143,9 +143,9 @@ def controls(args, folder: Path, look: str) -> dict:
     bitrates = {"normal": [""], "low": ["very low bitrate"], "both": list(BITRATES)}[args.bitrate]
     results = Parallel(n_jobs=args.workers)(
         delayed(_control_one)(batch, i, c, shape, args.frames, folder, bitrate)
-        for bitrate in bitrates for shape in OUTPUT_SHAPES for i in tasks for c in CONTROLS)
+        for bitrate in bitrates for shape in args.shapes for i in tasks for c in CONTROLS)
     out = {}
-    for shape in [f"{s}, {b}" if b else s for b in bitrates for s in OUTPUT_SHAPES]:
+    for shape in [f"{s}, {b}" if b else s for b in bitrates for s in args.shapes]:
         table = {}
         for control in CONTROLS:
             rs = [r for r in results if r[0] == shape and r[1] == control]
@@ -197,9 +197,16 @@ def main(argv=None) -> None:
                         help="encode the controls at the default quality, at a very low "
                              "bitrate (LOW_BITRATE: heavy block artefacts) or both "
                              "(default: %(default)s)")
+    parser.add_argument("--shapes", default=",".join(OUTPUT_SHAPES),
+                        help="output shapes of the controls, comma-separated (default: all of "
+                             "outputs.OUTPUT_SHAPES)")
     parser.add_argument("--skip-controls", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)
+    args.shapes = [name.strip() for name in args.shapes.split(",")]
+    unknown = [name for name in args.shapes if name not in OUTPUT_SHAPES]
+    if unknown:
+        parser.error(f"--shapes: unknown {unknown}; choose from {list(OUTPUT_SHAPES)}")
     if args.quick:
         args.tasks, args.frames, args.repeats, args.control_frames = 2, 17, 1, 16
     looks = ("flat", "solid") if args.look == "both" else (args.look,)

@@ -388,7 +388,10 @@ def _kept_changed(how):
         frames = _ground_truth(first, arrs, num_frames, "fade" if style == "slide" else style,
                                window)
         look = arrs["look"]
-        kept = [k for k in np.flatnonzero(~arrs["removed"] & _inside(arrs, window)).tolist()
+        # Off the window's border by a margin: a changed object must be seen whole.
+        pad = int(np.ceil(8 * min(first.shape[:2]) / 256))
+        inner = (window[0] + pad, window[1] - pad, window[2] + pad, window[3] - pad)
+        kept = [k for k in np.flatnonzero(~arrs["removed"] & _inside(arrs, inner)).tolist()
                 if not (turn and look.shapes[int(arrs["shape"][k])] == 1)
                 and (_side(sprite_at(arrs, k, 1.0)) - arrs["size"][k]) / 2 <= _gap(arrs, k) - 3]
         if not kept:

@@ -36,8 +36,9 @@ kept_object_stability  min_overlap               0.80   overlap (IoU) of its sil
                                                         its first one, moved onto its centroid
                                                         and scaled to its area: a square turned
                                                         by 15 deg keeps 0.82, by 40 deg 0.71; a
-                                                        stretch of 1.3x keeps 0.76; jitter and
-                                                        codecs keep > 0.85 on 20 px objects
+                                                        stretch of 1.25 x 0.8 about 0.8; the
+                                                        +-3% jitter under heavy block artefacts
+                                                        keeps a voted 0.84 or more
 kept_object_stability  shape_overlap             0.85   a changed shape read-out counts only
                                                         where the overlap is below this too:
                                                         the shape classifier misreads blocky
