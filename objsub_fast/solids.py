@@ -20,7 +20,7 @@ Examples
 >>> mask.shape, rgb.shape, bool(mask.any(1).all())
 ((24, 24), (24, 24, 3), True)
 >>> sorted({tuple(p) for p in rgb[mask & (rgb[..., 1] == 0)].tolist()})[:1]
-[(100, 0, 0)]
+[(158, 0, 0)]
 """
 from __future__ import annotations
 
@@ -187,7 +187,7 @@ def solid_sprite(shape: int, size: int, rgb=None):
     --------
     >>> mask, rgb = solid_sprite(1, 40, (0, 0, 255))
     >>> int(mask.sum()), rgb[20, 20].tolist()
-    (1264, [0, 0, 212])
+    (1308, [0, 0, 225])
     """
     coverage, dark, light = solid_shading(shape, size)
     mask = coverage > 0

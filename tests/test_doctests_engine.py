@@ -6,7 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["objsub_fast._version", "objsub_fast.vocabulary", "objsub_fast.config",
-           "objsub_fast.units", "objsub_fast.scene_pixels", "objsub_fast.render", "objsub_fast.records", "objsub_fast.engine",
+           "objsub_fast.units", "objsub_fast.scene_pixels", "objsub_fast.render",
+           "objsub_fast.solids", "objsub_fast.records", "objsub_fast.engine",
            "objsub_fast.interpret"]
 
 
