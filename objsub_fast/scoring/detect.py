@@ -119,21 +119,36 @@ def class_lut(colors_rgb=None) -> np.ndarray:
     ``colors_rgb`` are the task colours as a tuple of (r, g, b) (a record's palette, any number
     up to :data:`MAX_COLORS`); class c + COLOR_CLASS0 is colour c. Default: the classic six.
     """
-    from skimage.color import deltaE_ciede2000, rgb2lab
-
     if colors_rgb is not None and not 1 <= len(colors_rgb) <= MAX_COLORS:
         raise ValueError(f"class_lut takes 1..{MAX_COLORS} colours; got {len(colors_rgb)}")
-    q = (np.arange(64) * 4 + 1.5) / 255.0
-    grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
-    lab = rgb2lab(grid)
-    refs = palette(COLOR_RGB if colors_rgb is None else np.array(colors_rgb)).astype(float)
-    refs = refs / 255.0  # background, outline, task colours
-    ref_lab = rgb2lab(refs[None])[0]
-    dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
+    refs = palette(COLOR_RGB if colors_rgb is None else np.array(colors_rgb))
+    # background, outline, task colours: one column each (kept per colour, since the palettes
+    # of an extended vocabulary draw on few colours)
+    dist = np.stack([_distances_to(tuple(int(v) for v in rgb)) for rgb in refs], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
     lut[dist.min(axis=1) > CLASS_TOLERANCE] = OTHER
     lut.flags.writeable = False
     return lut
+
+
+@lru_cache(maxsize=1)
+def _grid_lab() -> np.ndarray:
+    """CIELAB of the centres of the 64**3 cells of :func:`class_lut`'s table."""
+    from skimage.color import rgb2lab
+
+    q = (np.arange(64) * 4 + 1.5) / 255.0
+    return rgb2lab(np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3))
+
+
+@lru_cache(maxsize=32)
+def _distances_to(rgb: tuple) -> np.ndarray:
+    """CIEDE2000 difference of every cell of :func:`class_lut`'s table to colour ``rgb``."""
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    ref_lab = rgb2lab((np.array(rgb, float) / 255.0)[None, None])[0, 0]
+    dist = deltaE_ciede2000(_grid_lab(), ref_lab[None])
+    dist.flags.writeable = False
+    return dist
 
 
 @kernel
