@@ -22,9 +22,8 @@ LOOKS = ({}, {"vocabulary": "extended", "shape_names": "flat", "masks": True},
          {"canvas_size": 300, "masks": True})
 
 
-def batches():
-    return [generate_batch(range(4), level=level, **look)
-            for look in LOOKS for level in ("L1", "L2", "L3", "L4")]
+def batches(levels=("L1", "L2", "L3", "L4")):
+    return [generate_batch(range(4), level=level, **look) for look in LOOKS for level in levels]
 
 
 def warm_generate() -> None:
@@ -48,7 +47,7 @@ def warm_video() -> None:
     from objsub_fast.transitions import STYLE_NAMES
     from objsub_fast.video import VideoSpec, encode_transitions
 
-    for batch in batches()[::4]:
+    for batch in batches(levels=("L1",)):
         for style in STYLE_NAMES:
             encode_transitions(batch, VideoSpec(style, num_frames=6), [0])
 
