@@ -45,11 +45,14 @@ def warm_generate() -> None:
 
 def warm_video() -> None:
     from objsub_fast.transitions import STYLE_NAMES
-    from objsub_fast.video import VideoSpec, encode_transitions
+    from objsub_fast.video import VideoSpec, encode_transitions, encode_video
 
     for batch in batches(levels=("L1",)):
         for style in STYLE_NAMES:
             encode_transitions(batch, VideoSpec(style, num_frames=6), [0])
+    # any frames (whole frames converted and coded, as the scorer's tests and mp4 tests do)
+    noise = np.random.default_rng(0).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
+    encode_video(np.concatenate([noise, np.roll(noise, 3, axis=2)]))
 
 
 if __name__ == "__main__":
