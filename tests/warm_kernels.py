@@ -1,5 +1,5 @@
 """Compile the package's Numba kernels into their on-disk cache before the tests start
-(``conftest.py`` runs this once per test run, as two processes side by side).
+(``conftest.py`` runs it, as two processes side by side, once per version of the sources).
 
 On a fresh checkout the cache is empty: without this, each pytest-xdist worker, and each
 subprocess a test starts before a worker has saved a kernel, would compile the same kernels
