@@ -11,7 +11,7 @@ from objsub_fast.scoring import score_video, write_video
 from objsub_fast.scoring.detect import COLOR_CLASS0, MAX_COLORS, class_lut
 from objsub_fast.vocabulary import COLOR_TABLE, LEVEL_KINDS, KINDS
 
-FRAMES = 16
+FRAMES = 8  # a fade of 8 frames shows the same removal as a longer one
 
 
 @pytest.fixture(scope="module")

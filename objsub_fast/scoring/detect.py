@@ -139,13 +139,11 @@ def _class_lut(colors_rgb, look: str) -> np.ndarray:
 
     colors = tuple(map(tuple, (COLOR_RGB if colors_rgb is None
                                else np.array(colors_rgb)).tolist()))
-    q = (np.arange(64) * 4 + 1.5) / 255.0
-    grid = np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3)
-    lab = rgb2lab(grid)
-    refs = palette(np.array(colors)).astype(float)
-    refs = refs / 255.0  # background, outline, task colours
-    ref_lab = rgb2lab(refs[None])[0]
-    dist = np.stack([deltaE_ciede2000(lab, r[None]) for r in ref_lab], axis=1)
+    lab = _grid_lab()
+    refs = palette(np.array(colors))
+    # background, outline, task colours: one column each (kept per colour, since the palettes
+    # of an extended vocabulary draw on few colours)
+    dist = np.stack([_distances_to(tuple(int(v) for v in rgb)) for rgb in refs], axis=1)
     lut = dist.argmin(axis=1).astype(np.uint8)
     best = dist.min(axis=1)
     shades, codes = shade_references(colors, look)
@@ -165,6 +163,26 @@ def _class_lut(colors_rgb, look: str) -> np.ndarray:
     lut[best > CLASS_TOLERANCE] = OTHER
     lut.flags.writeable = False
     return lut
+
+
+@lru_cache(maxsize=1)
+def _grid_lab() -> np.ndarray:
+    """CIELAB of the centres of the 64**3 cells of :func:`class_lut`'s table."""
+    from skimage.color import rgb2lab
+
+    q = (np.arange(64) * 4 + 1.5) / 255.0
+    return rgb2lab(np.stack(np.meshgrid(q, q, q, indexing="ij"), -1).reshape(-1, 3))
+
+
+@lru_cache(maxsize=32)
+def _distances_to(rgb: tuple) -> np.ndarray:
+    """CIEDE2000 difference of every cell of :func:`class_lut`'s table to colour ``rgb``."""
+    from skimage.color import deltaE_ciede2000, rgb2lab
+
+    ref_lab = rgb2lab((np.array(rgb, float) / 255.0)[None, None])[0, 0]
+    dist = deltaE_ciede2000(_grid_lab(), ref_lab[None])
+    dist.flags.writeable = False
+    return dist
 
 
 @kernel

@@ -1,0 +1,64 @@
+"""Settings of the whole suite.
+
+The suite runs on all cores (pytest-xdist, ``-n auto --dist loadfile`` in ``pyproject.toml``):
+each test file runs whole on one worker process, so a file's module-scoped fixtures are built
+once. Every process of a run (the workers and the subprocesses tests start, whatever their
+working folder) imports this checkout's package: its folder goes first on ``PYTHONPATH``.
+
+Before the workers start, the package's Numba kernels are compiled into their on-disk cache
+once (``warm_kernels.py``, two processes side by side), when this checkout's sources have not
+been warmed yet (the package's source stamp is kept in pytest's cache): on a fresh checkout
+each worker, and each subprocess a test starts, would otherwise compile them again.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _this_checkout_first() -> None:
+    """Put this checkout first on ``sys.path`` and on ``PYTHONPATH`` (once)."""
+    entries = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    if not entries or entries[0] != str(ROOT):
+        os.environ["PYTHONPATH"] = os.pathsep.join(
+            [str(ROOT), *(p for p in entries if p != str(ROOT))])
+    if sys.path[:1] != [str(ROOT)]:
+        sys.path.insert(0, str(ROOT))
+
+
+_this_checkout_first()
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per CPU this process may run on (hyper-threads count: the tests
+    wait on subprocesses and files much of the time), at most 8 (beyond that the largest test
+    files, each whole on one worker, set the time)."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(cpus, 8))
+
+
+def pytest_sessionstart(session):
+    """Warm the kernel cache before pytest-xdist starts its workers (the controller only)."""
+    config = session.config
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from objsub_fast._numba import package_stamp
+
+    stamp, cache = package_stamp(), getattr(config, "cache", None)
+    if cache is not None and cache.get("objsub-fast/warm-kernels", None) == stamp:
+        return
+    script = str(Path(__file__).with_name("warm_kernels.py"))
+    procs = [subprocess.Popen([sys.executable, script, part], stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True)
+             for part in ("video", "generate")]
+    outputs = [p.communicate()[0] for p in procs]
+    if any(p.returncode for p in procs):  # the tests will show what is wrong
+        sys.stderr.write("warm_kernels.py failed; kernels compile as the tests need them\n"
+                         + "".join(outputs)[-2000:])
+    elif cache is not None:
+        cache.set("objsub-fast/warm-kernels", stamp)
