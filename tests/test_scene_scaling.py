@@ -7,7 +7,6 @@ set of the 256-unit canvas of the same shape: 512 and 1024 those of 256, 768x512
 """
 import copy
 import itertools
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -147,10 +146,6 @@ def test_any_scale_factor_gives_the_scene_of_its_256_unit_canvas(long_eighths, s
     assert_unit_scene_or_a_valid_other(small, big, centre_tolerance=1.5)
 
 
-def no_areas(size_lo, size_hi, shapes=(0, 1, 2, 3)):
-    return np.zeros((len(shapes), size_hi - size_lo + 1), np.int64)
-
-
 @settings(max_examples=40, deadline=None)
 @given(side=st.integers(128, 4096), level=st.sampled_from(LEVELS), first=st.integers(0, 2**40))
 def test_every_guarantee_holds_in_whole_pixels_at_every_size(side, level, first):
@@ -159,10 +154,7 @@ def test_every_guarantee_holds_in_whole_pixels_at_every_size(side, level, first)
     px, and a seed leaves its 256-unit scene only where that scene's pixels would break one."""
     seeds = first + np.arange(20)
     small = generate_batch(seeds, level=level, render=False)
-    # The drawn areas (a record's "area") are no guarantee, and counting them draws every
-    # sprite size of the canvas (minutes at 4096): the scenes are made without them.
-    with mock.patch("objsub_fast.engine.sprite_areas", no_areas):
-        big = generate_batch(seeds, level=level, canvas_size=side, render=False)
+    big = generate_batch(seeds, level=level, canvas_size=side, render=False)
     changed = assert_unit_scene_or_a_valid_other(small, big, centre_tolerance=1.5)
     assert not changed or side % 256, "a whole scale factor scales every length exactly"
 

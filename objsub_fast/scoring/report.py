@@ -396,9 +396,9 @@ def _legend() -> str:
 
 
 def _summary_table(rows) -> str:
-    """The summary table: the headings of the printed one (``command.HEADINGS``, with spaces),
+    """The summary table: the headings of the printed one (``summary.HEADINGS``, with spaces),
     the check columns under one heading that says they are pass rates."""
-    from .command import CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS
+    from .summary import CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS
 
     checks = [f"{m}_pass" for m in METRICS]
     words = {c: HEADINGS.get(c, c).replace("_", " ") for c in SUMMARY_COLUMNS}
@@ -418,7 +418,7 @@ def _summary_table(rows) -> str:
 def _compact_summary(results, rows) -> str:
     """The first lines of the page: how many outputs passed, failed or were not scored, and
     each model's pass rate and mean score."""
-    from .command import count_line
+    from .summary import count_line
 
     scored = [r for r in results if not r.get("error")]
     passed = sum(bool(r.get("pass")) for r in scored)

@@ -1,0 +1,74 @@
+"""The words of a scoring summary: its columns, their headings, and the closing line that counts
+outputs and questions apart. The printed table (``command``) and the HTML report (``report``)
+both read them from here.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .thresholds import METRICS
+
+__all__ = ["SUMMARY_COLUMNS", "CHECK_HEADINGS", "HEADINGS", "CHECKS_HEADING", "outcome",
+           "count_line"]
+
+SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate",
+                   "mean_score") + tuple(f"{m}_pass" for m in METRICS) + ("mean_iou",)
+#: What each check's column holds, as its heading in the printed and HTML summaries: the
+#: fraction of the scored outputs that pass it (the CSV keeps the column names above).
+CHECK_HEADINGS = {"final_object_match": "final_frame_matches",
+                  "kept_object_stability": "kept_unchanged",
+                  "motion_continuity": "motion_continuous",
+                  "added_objects": "nothing_added",
+                  "camera_motion": "camera_steady",
+                  "removed_object_count": "removed_count_right",
+                  "rule_accuracy": "right_objects_removed"}
+#: Column -> heading in the printed and HTML summaries.
+HEADINGS = {"errors": "not_scored", "pass_rate": "pass_rate_all",
+            "mean_iou": "mean_final_frame_iou",
+            **{f"{m}_pass": CHECK_HEADINGS[m] for m in METRICS}}
+#: The heading over the check columns.
+CHECKS_HEADING = "pass rate of each check, over the scored outputs:"
+
+
+def outcome(result: dict) -> str:
+    """What became of one job: "scored", "missing" (no output for the question), "unreadable"
+    (an output that could not be scored) or "unusable question" (its task record)."""
+    if not result.get("error"):
+        return "scored"
+    if result.get("output") is None:
+        return "missing"
+    # score_job sets question_source once the task record has loaded
+    return "unreadable" if "question_source" in result else "unusable question"
+
+
+def _counted(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def count_line(results) -> str:
+    """Outputs and questions counted apart, and what became of them.
+
+    Examples
+    --------
+    >>> rs = [{"model": "m", "task_id": str(i), "output": f"{i}.mp4", "error": None}
+    ...       for i in range(6)]
+    >>> rs += [{"model": "m", "task_id": "6", "output": "6.mp4", "error": "bad",
+    ...         "question_source": "question_metadata.json"},
+    ...        {"model": "m", "task_id": "7", "output": None, "error": "missing: 7"}]
+    >>> count_line(rs)
+    '7 outputs for 8 questions: 6 scored, 1 unreadable, 1 missing'
+    """
+    results = list(results)
+    outputs = sum(r.get("output") is not None for r in results)
+    questions = len({(r.get("split_folder"), r.get("task_id")) for r in results})
+    models = len({r.get("model") for r in results})
+    kinds = defaultdict(int)
+    for r in results:
+        kinds[outcome(r)] += 1
+    said = [f"{kinds['scored']} scored", f"{kinds['unreadable']} unreadable",
+            f"{kinds['missing']} missing"]
+    if kinds["unusable question"]:
+        said.append(f"{kinds['unusable question']} with an unusable question")
+    of = f" of {models} models" if models > 1 else ""
+    return (f"{_counted(outputs, 'output')}{of} for {_counted(questions, 'question')}: "
+            + ", ".join(said))
