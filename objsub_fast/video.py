@@ -89,7 +89,7 @@ OBJSUB_CONTAINER = {
 #: ``docs/video_encoder.md``). x264 has one setting for every look (:data:`ENCODER`).
 OBJSUB_LOOK_SETTINGS = {
     "flat": {},
-    "solid": {"qp_i": 20, "qp_p": 26},
+    "solid": {"qp_i": 18, "qp_p": 27},
 }
 
 
