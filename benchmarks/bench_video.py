@@ -235,7 +235,8 @@ def measure(batch, specs: dict, repeats: int, settings: dict | None = None) -> d
 
 def bench_encoders(size: int, tasks: int, repeats: int, look: str = "flat") -> list[list]:
     """Rows of the x264 vs objsub table at ``size`` x ``size`` in ``look``, one per style
-    (the canvas column says "solid" for the solid look)."""
+    (the canvas column says "solid" for the solid look); each encoder with the settings
+    datasets use for the look (``video.look_settings``)."""
     seeds, levels = task_seeds(0, 0, tasks), task_levels(LEVELS, 0, tasks)
     batch = generate_batch(seeds, level=levels, canvas_size=size, look=look)
     rows = []

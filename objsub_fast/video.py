@@ -82,6 +82,15 @@ OBJSUB_CONTAINER = {
     "rgb_to_yuv": ENCODER["rgb_to_yuv"],
     "color_tags": ENCODER["color_tags"],
 }
+#: The objsub encoder's settings per look (``vocabulary.LOOKS``), as changes to the defaults
+#: of ``EncoderSettings``: the flat look's outlined flat shapes keep them; the solid look's
+#: shading and anti-aliased edges cost more at the same QPs, so its IDR and P pictures are
+#: quantised finer (chosen by ``benchmarks/bench_video.py --solid-only``:
+#: ``docs/video_encoder.md``). x264 has one setting for every look (:data:`ENCODER`).
+OBJSUB_LOOK_SETTINGS = {
+    "flat": {},
+    "solid": {"qp_i": 18, "qp_p": 27},
+}
 
 
 @dataclass(frozen=True)
@@ -113,29 +122,49 @@ class VideoSpec:
                                      f"got {value!r}")
         return self
 
-    def settings(self) -> dict:
+    def settings(self, look: str = "flat") -> dict:
         """The video settings as recorded in a manifest: this spec, the encoder's settings
-        (:func:`encoder_settings`) and its build (:func:`encoder_build`)."""
+        for the frames' ``look`` (:func:`encoder_settings`) and its build
+        (:func:`encoder_build`)."""
         return {"style": self.style, "fps": self.fps, "num_frames": self.num_frames,
-                "encoder_name": self.encoder, "encoder": encoder_settings(self.encoder),
+                "encoder_name": self.encoder, "encoder": encoder_settings(self.encoder, look),
                 "encoder_build": encoder_build(self.encoder)}
 
 
-def encoder_settings(name: str = ENCODERS[0]) -> dict:
-    """Every setting that decides the bytes of the encoder ``name``'s videos, as JSON:
-    :data:`ENCODER` for x264; for objsub, :data:`OBJSUB_CONTAINER` and the H.264 encoder's
-    ``EncoderSettings().as_dict()`` under ``"h264"``.
+def look_settings(name: str = ENCODERS[0], look: str = "flat"):
+    """The settings the encoder ``name`` encodes videos of the ``look`` with (what
+    ``encode_transitions`` uses by default): :data:`ENCODER` for x264; for objsub, an
+    ``EncoderSettings`` with the look's changes (:data:`OBJSUB_LOOK_SETTINGS`).
+
+    Examples
+    --------
+    >>> look_settings("objsub", "flat") == look_settings("objsub")
+    True
+    >>> look_settings("objsub", "solid").qp_p < look_settings("objsub", "flat").qp_p
+    True
+    """
+    if name == "x264":
+        return ENCODER
+    from .h264.encoder import EncoderSettings
+
+    return EncoderSettings(**OBJSUB_LOOK_SETTINGS[look])
+
+
+def encoder_settings(name: str = ENCODERS[0], look: str = "flat") -> dict:
+    """Every setting that decides the bytes of the encoder ``name``'s videos of the ``look``,
+    as JSON: :data:`ENCODER` for x264; for objsub, :data:`OBJSUB_CONTAINER` and the H.264
+    encoder's ``look_settings(name, look).as_dict()`` under ``"h264"``.
 
     Examples
     --------
     >>> encoder_settings("x264")["codec"], sorted(encoder_settings("objsub"))[:2]
     ('libx264', ['color_tags', 'container'])
+    >>> encoder_settings("x264", "solid") == encoder_settings("x264")
+    True
     """
     if name == "x264":
         return dict(ENCODER)
-    from .h264.encoder import EncoderSettings
-
-    return {**OBJSUB_CONTAINER, "h264": EncoderSettings().as_dict()}
+    return {**OBJSUB_CONTAINER, "h264": look_settings(name, look).as_dict()}
 
 
 def check_canvas(width: int, height: int) -> None:
@@ -404,8 +433,8 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     tasks : sequence of int, optional
         Task indices (default all).
     settings : dict or EncoderSettings, optional
-        Settings of ``spec.encoder`` (default: the ones datasets use, :data:`ENCODER` for
-        x264, ``EncoderSettings()`` for objsub).
+        Settings of ``spec.encoder`` (default: the ones datasets use for the batch's look,
+        :func:`look_settings`).
 
     Returns
     -------
@@ -417,6 +446,8 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     check_canvas(*batch.canvas_size)
     buffer = np.empty_like(batch.first_frames[0])
     h, w = buffer.shape[:2]
+    if settings is None:
+        settings = look_settings(spec.encoder, batch.config.look)
     videos, encoder = [], None
     for i in range(len(batch)) if tasks is None else tasks:
         if encoder is None:

@@ -13,7 +13,9 @@ from objsub_fast.errors import ParameterError
 from objsub_fast.solids import solid_shading, solid_sprite
 from objsub_fast.transitions import (STYLE_NAMES, draw_steps, plan_transition, render_transition,
                                      task_arrays)
-from objsub_fast.video import ObjsubEncoder
+from objsub_fast.h264.encoder import EncoderSettings
+from objsub_fast.video import (OBJSUB_LOOK_SETTINGS, ObjsubEncoder, VideoSpec,
+                               encode_transitions, look_settings)
 from objsub_fast.vocabulary import COLOR_TABLE, LEVELS, SHAPE_TABLE
 from guarantees import check_pixels, check_task, nearest_colour
 
@@ -189,6 +191,20 @@ def test_compiled_solid_video_equals_frame_by_frame(looks, style):
         assert one.finish() == whole.finish(), (style, i)
 
 
+def test_each_look_encodes_with_its_own_objsub_settings(looks):
+    """Flat videos keep the encoder's defaults; solid ones use the solid look's QPs."""
+    assert OBJSUB_LOOK_SETTINGS["flat"] == {} and look_settings("objsub") == EncoderSettings()
+    solid = look_settings("objsub", "solid")
+    assert solid != EncoderSettings()
+    assert look_settings("x264", "solid") == look_settings("x264", "flat")
+    spec = VideoSpec("fade", num_frames=6)
+    for look, own, other in (("flat", EncoderSettings(), solid),
+                             ("solid", solid, EncoderSettings())):
+        videos = encode_transitions(looks[look], spec, tasks=[1])
+        assert videos == encode_transitions(looks[look], spec, [1], own), look
+        assert videos != encode_transitions(looks[look], spec, [1], other), look
+
+
 def test_iter_samples_and_records_carry_the_look():
     sample = next(iter(iter_samples(1, look="solid")))
     record = json.loads(sample["json"])
@@ -207,6 +223,8 @@ def test_every_format_writes_and_verifies_solid_videos(tmp_path, fmt, capsys):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["look"] == "solid"
     assert manifest["config"]["generator_version"] == "0.9.0"
+    h264 = manifest["config"]["video_encoder"]["settings"]["h264"]
+    assert h264 == look_settings("objsub", "solid").as_dict() != EncoderSettings().as_dict()
     assert main(["verify", str(out)]) == 0
 
 

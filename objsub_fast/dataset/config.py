@@ -299,7 +299,7 @@ class RunConfig:
             for name in _VIDEO_FIELDS:
                 del d[name]
         else:
-            settings = self.video_spec().settings()
+            settings = self.video_spec().settings(self.look)
             d["video_encoder"] = {"settings": settings["encoder"],
                                   "build": settings["encoder_build"]}
         for name in KNOBS:
