@@ -13,18 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast.cli import build_parser, main
+from objsub_fast.cli import build_parser
 from objsub_fast.cli_common import ERROR_PREFIX
 from objsub_fast.dataset.progress import Progress, compile_notice
+from test_cli import run_main
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def run_main(argv):
-    try:
-        return main(argv)
-    except SystemExit as e:
-        return e.code
 
 
 def _commands():
