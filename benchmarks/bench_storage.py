@@ -23,8 +23,10 @@ import os
 
 # read when gcsfs and google-auth are imported, here and in the workers: no zonal/hierarchical
 # bucket probe and no Compute Engine metadata server against the GCS emulator
-os.environ.setdefault("GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT", "false")
-os.environ.setdefault("NO_GCE_CHECK", "true")
+from objsub_fast.storage.local_gcs import NO_GCE_ENV, ZB_HNS_ENV  # noqa: E402
+
+for _name, _value in {**ZB_HNS_ENV, **NO_GCE_ENV}.items():
+    os.environ.setdefault(_name, _value)
 import shutil
 import statistics
 import subprocess

@@ -17,10 +17,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from objsub_fast.storage.local_gcs import NO_GCE_ENV, ZB_HNS_ENV  # noqa: E402
+
 # read by gcsfs when imported (its zonal/hierarchical bucket probe retries for a minute per
 # call against an emulator); and no Compute Engine metadata server is looked for
-os.environ.setdefault("GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT", "false")
-os.environ.setdefault("NO_GCE_CHECK", "true")
+for _name, _value in {**ZB_HNS_ENV, **NO_GCE_ENV}.items():
+    os.environ.setdefault(_name, _value)
 pytest.importorskip("gcsfs", reason="the [gcs] extra (gcsfs) is not installed")
 pytest.importorskip("adlfs", reason="the [azure] extra (adlfs) is not installed")
 pytest.importorskip("gcp_storage_emulator", reason="gcp-storage-emulator is not installed")
@@ -250,8 +252,7 @@ def test_a_fake_gcs_service_account_key_is_one_line(gcs, fake_key, tmp_path):
     # before: the right last line after 188 lines of gcsfs tracebacks
     url = gcs.url()
     options = json.dumps({"endpoint_url": gcs.server.endpoint, "token": str(fake_key)})
-    done = cli({"GCSFS_EXPERIMENTAL_ZB_HNS_SUPPORT": "false", "NO_GCE_CHECK": "true"},
-               "generate", "--out", url,
+    done = cli({**ZB_HNS_ENV, **NO_GCE_ENV}, "generate", "--out", url,
                "--storage-options", options, *CLI_OPTIONS, cwd=tmp_path)
     _one_line(done, "GCS rejected the credentials", "invalid_grant")
     assert objects(gcs, url) == {} and not any(tmp_path.iterdir())
