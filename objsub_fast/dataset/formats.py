@@ -15,6 +15,9 @@ Adding a format is one module and one row here. A format module provides:
 ``task_metadata(record, config=None) -> bytes``
     The per-task JSON member (``members.MEMBERS["json"]``) for an engine task record of a run
     with ``config`` (a RunConfig; None: the defaults).
+``chunk_metadata(chunk) -> list[bytes]`` (optional)
+    The same member for every task of a ``members.Chunk`` at once, equal to ``task_metadata``
+    of each of its records, written without building them (faster).
 ``ShardWriter(out, shard, config)``
     Context manager: ``write_samples(samples)`` per chunk (``members.encode_samples``), then
     ``finish()`` -> the shard's manifest entry; nothing under a final name on error.

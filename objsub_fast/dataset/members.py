@@ -1,9 +1,11 @@
 """The members of a sample: one row per member, shared by every format.
 
 A member has a WebDataset suffix (tar member ``{key}.{suffix}``; a shard's members are in
-sorted-suffix order), a file name for folder-per-task formats, an encoder from an engine batch
-to one ``bytes`` per task, a switch saying whether a run includes it, and, for ``verify
---deep``, a check that decodes it and compares it with the regenerated task.
+sorted-suffix order), a file name for folder-per-task formats, an encoder from a ``Chunk`` (an
+engine batch and its first task index) to one ``bytes`` per task, a switch saying whether a run
+includes it, and, for ``verify --deep``, a check that decodes it and compares it with the
+regenerated task. A chunk builds its task records (dicts) only when an encoder asks for them: a
+format with ``chunk_metadata`` (WebDataset) writes its JSON straight from the batch's columns.
 
 Adding a member is one row in ``MEMBERS``; a format that names a file differently overrides it
 in its own ``FILE_NAMES``. The ground-truth video (``mp4`` / ``ground_truth.mp4``) is a member
@@ -13,14 +15,35 @@ from __future__ import annotations
 
 import io
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Callable
 
 import numpy as np
 
 from .. import png
+from ..records import task_id
 from ..shards import task_key
 
-__all__ = ["Member", "MEMBERS", "wanted_members", "encode_samples", "check_png", "check_mp4"]
+__all__ = ["Chunk", "Member", "MEMBERS", "wanted_members", "encode_samples", "check_png",
+           "check_mp4"]
+
+
+class Chunk:
+    """An engine batch of the tasks ``first_index, first_index + 1, ...`` of a run with
+    ``config``; ``records`` are its task records as samples carry them (``task_index`` and
+    the run's ``generator_version`` set), built on first use."""
+
+    def __init__(self, batch, first_index: int, config):
+        self.batch, self.first_index, self.config = batch, first_index, config
+
+    @cached_property
+    def records(self) -> list[dict]:
+        """The task records (``Batch.tasks``) with ``task_index`` and ``generator_version``."""
+        records = self.batch.tasks()
+        for i, record in enumerate(records):
+            record["task_index"] = self.first_index + i
+            record["generator_version"] = self.config.generator_version  # the run's
+        return records
 
 
 def check_png(attr: str, mode: str):
@@ -60,10 +83,23 @@ def _always(config) -> bool:
     return True
 
 
-def _videos(batch, records, fmt, config) -> list[bytes]:
+def _videos(chunk: Chunk, fmt) -> list[bytes]:
     from ..video import encode_transitions
 
-    return encode_transitions(batch, config.video_spec())
+    return encode_transitions(chunk.batch, chunk.config.video_spec())
+
+
+def _metadata(chunk: Chunk, fmt) -> list[bytes]:
+    """The format's per-task JSON: from the batch's columns if it can (``chunk_metadata``),
+    else from each task record (``task_metadata``)."""
+    if hasattr(fmt, "chunk_metadata"):
+        return fmt.chunk_metadata(chunk)
+    return [fmt.task_metadata(record, chunk.config) for record in chunk.records]
+
+
+def _png(attr: str):
+    """Encoder of the PNG member of the batch's frame array ``attr``."""
+    return lambda chunk, fmt: png.encode_batch(getattr(chunk.batch, attr))
 
 
 @dataclass(frozen=True)
@@ -72,23 +108,22 @@ class Member:
 
     suffix: str
     file: str
-    encode: Callable  # (batch, records, format module, RunConfig) -> list[bytes], one per task
+    encode: Callable  # (Chunk, format module) -> list[bytes], one per task
     wanted: Callable = _always  # (RunConfig) -> bool
     deep_check: Callable | None = None  # (bytes, batch, j, RunConfig) -> problem or None
 
 
 _ROWS = (
-    Member("final.png", "final_frame.png", lambda b, r, f, c: png.encode_batch(b.final_frames),
+    Member("final.png", "final_frame.png", _png("final_frames"),
            deep_check=check_png("final_frames", "RGB")),
-    Member("first.png", "first_frame.png", lambda b, r, f, c: png.encode_batch(b.first_frames),
+    Member("first.png", "first_frame.png", _png("first_frames"),
            deep_check=check_png("first_frames", "RGB")),
-    Member("json", "question_metadata.json",
-           lambda b, r, f, c: [f.task_metadata(rec, c) for rec in r]),
-    Member("mask.png", "instance_map.png", lambda b, r, f, c: png.encode_batch(b.instance_maps),
+    Member("json", "question_metadata.json", _metadata),
+    Member("mask.png", "instance_map.png", _png("instance_maps"),
            wanted=lambda config: config.masks, deep_check=check_png("instance_maps", "L")),
     Member("mp4", "ground_truth.mp4", _videos, wanted=lambda config: config.videos,
            deep_check=check_mp4),
-    Member("txt", "prompt.txt", lambda b, r, f, c: [rec["prompt"].encode() for rec in r]),
+    Member("txt", "prompt.txt", lambda chunk, fmt: [p.encode() for p in chunk.batch.prompts]),
 )
 #: suffix -> Member, in sorted-suffix (= tar) order.
 MEMBERS = {m.suffix: m for m in sorted(_ROWS, key=lambda m: m.suffix)}
@@ -106,7 +141,8 @@ def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
     ----------
     batch : engine batch of the tasks ``first_index, first_index + 1, ...``
     config : RunConfig (which members are wanted)
-    fmt : format module (its ``task_metadata`` serialises the per-task JSON)
+    fmt : format module (its ``chunk_metadata`` or ``task_metadata`` serialises the per-task
+        JSON)
 
     Returns
     -------
@@ -114,11 +150,9 @@ def encode_samples(batch, first_index: int, config, fmt) -> list[dict]:
         Per task, suffix -> bytes, plus ``"__key__"`` (WebDataset key), ``"__id__"`` (task
         id) and ``"__index__"`` (task index).
     """
-    records = batch.tasks()
-    for i, record in enumerate(records):
-        record["task_index"] = first_index + i
-        record["generator_version"] = config.generator_version  # the run's (videos included)
-    encoded = {m.suffix: m.encode(batch, records, fmt, config) for m in wanted_members(config)}
-    return [{"__key__": task_key(first_index + i), "__id__": rec["id"],
+    chunk = Chunk(batch, first_index, config)
+    encoded = {m.suffix: m.encode(chunk, fmt) for m in wanted_members(config)}
+    ids = [task_id(level, seed) for level, seed in zip(batch.levels, batch.seeds.tolist())]
+    return [{"__key__": task_key(first_index + i), "__id__": ids[i],
              "__index__": first_index + i, **{s: data[i] for s, data in encoded.items()}}
-            for i, rec in enumerate(records)]
+            for i in range(len(batch))]

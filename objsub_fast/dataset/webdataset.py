@@ -9,12 +9,13 @@ import tarfile
 from pathlib import Path
 
 from ..atomic import AtomicWriter
+from ..record_json import compact_records
 from .manifest import shard_entry
 from .members import MEMBERS
 from .tar import TAR_END, tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
-           "sample_parts", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
+           "chunk_metadata", "sample_parts", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
            "temp_folders", "shard_present", "extend", "finalize", "check_dataset"]
 
 NAME = "webdataset"
@@ -51,6 +52,12 @@ def task_metadata(record: dict, config=None) -> bytes:
     """The ``{key}.json`` member: the task record on one compact line (the run's knobs are in
     ``manifest.json``)."""
     return _COMPACT.encode(record).encode()
+
+
+def chunk_metadata(chunk) -> list[bytes]:
+    """The ``{key}.json`` members of a ``members.Chunk``: ``task_metadata`` of each of its
+    records, written straight from the batch's columns (``record_json.compact_records``)."""
+    return compact_records(chunk.batch, chunk.first_index, chunk.config.generator_version)
 
 
 def sample_parts(sample: dict) -> list[bytes]:
