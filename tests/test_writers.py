@@ -16,7 +16,7 @@ from objsub_fast.dataset import folders, vmevalkit
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.members import MEMBERS, encode_samples
 from objsub_fast.dataset.plan import shard_batches
-from objsub_fast.dataset.tar import TAR_END, tar_member
+from objsub_fast.dataset.tar import TAR_END, tar_member, tar_members
 from objsub_fast.dataset.vmevalkit import DATASET_FILE as VMEVAL_DATASET_FILE
 from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
 from objsub_fast.pipeline import generate
@@ -109,6 +109,17 @@ def test_tar_round_trip_through_tarfile(files):
     with tarfile.open(fileobj=io.BytesIO(raw)) as tar:
         assert [m.name for m in tar.getmembers()] == sorted(files)
         assert {m.name: tar.extractfile(m).read() for m in tar.getmembers()} == files
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.one_of(st.from_regex(r"[a-z0-9_.]{1,100}", fullmatch=True),
+                                    st.from_regex(r"[a-z]{60,120}/[a-z0-9_.]{1,90}",
+                                                  fullmatch=True)),
+                          st.binary(max_size=2000)), min_size=1, max_size=12))
+def test_tar_members_of_a_chunk_equal_each_member(members):
+    """The chunk writer's headers (filled in together) are tar_member's, long names too."""
+    names, datas = [n for n, _ in members], [d for _, d in members]
+    assert tar_members(names, datas) == b"".join(map(tar_member, names, datas))
 
 
 def _write_vmeval_shard(out, count=6, chunk=4):

@@ -5,7 +5,9 @@ Written by hand (not ``tarfile``) because a shard's members are produced in a ti
 """
 from __future__ import annotations
 
-__all__ = ["TAR_BLOCK", "TAR_END", "tar_parts", "tar_member"]
+import numpy as np
+
+__all__ = ["TAR_BLOCK", "TAR_END", "tar_parts", "tar_member", "tar_members"]
 
 TAR_BLOCK = 512
 
@@ -64,3 +66,47 @@ def tar_parts(name: str, data: bytes) -> tuple[bytes, bytes, bytes]:
 def tar_member(name: str, data: bytes) -> bytes:
     """One ustar member as a single byte string (see ``tar_parts``)."""
     return b"".join(tar_parts(name, data))
+
+
+#: Largest member ``tar_members`` writes in its vectorised form (11 octal digits of size).
+_MAX_SIZE = 8**11 - 1
+_OCTAL_SHIFTS = 3 * np.arange(10, -1, -1)
+_CHECKSUM_SHIFTS = 3 * np.arange(5, -1, -1)
+_TEMPLATE_ROW = np.frombuffer(bytes(_TAR_TEMPLATE), dtype=np.uint8)
+
+
+def tar_members(names: list[str], datas: list[bytes]) -> bytes:
+    """Many ustar members (``tar_member`` of each name and data) as one byte string.
+
+    The headers of all members are filled in together (numpy): name, size and checksum
+    fields into copies of the template. Names over 100 bytes (ustar's prefix) and members of
+    8 GiB or more are written one by one with ``tar_parts``.
+
+    Examples
+    --------
+    >>> tar_members(["a.txt", "b.bin"], [b"hi", bytes(600)]) == (
+    ...     tar_member("a.txt", b"hi") + tar_member("b.bin", bytes(600)))
+    True
+    """
+    bnames = [name.encode() for name in names]
+    sizes = np.array([len(d) for d in datas], dtype=np.int64)
+    if not bnames or max(map(len, bnames)) > 100 or sizes.max() > _MAX_SIZE:
+        return b"".join(p for name, data in zip(names, datas) for p in tar_parts(name, data))
+    names_field = np.frombuffer(b"".join(b.ljust(100, b"\0") for b in bnames),
+                                dtype=np.uint8).reshape(-1, 100)
+    size_field = (48 + ((sizes[:, None] >> _OCTAL_SHIFTS) & 7)).astype(np.uint8)  # "%011o"
+    checksums = (_TAR_TEMPLATE_SUM + names_field.sum(axis=1, dtype=np.int64)
+                 + size_field.sum(axis=1, dtype=np.int64))
+    headers = np.empty((len(bnames), TAR_BLOCK), dtype=np.uint8)
+    headers[:] = _TEMPLATE_ROW
+    headers[:, :100] = names_field
+    headers[:, 124:135] = size_field
+    headers[:, 135] = 0
+    headers[:, 148:154] = 48 + ((checksums[:, None] >> _CHECKSUM_SHIFTS) & 7)  # "%06o\0 "
+    headers[:, 154] = 0
+    blocks = headers.tobytes()
+    parts = []
+    for j, data in enumerate(datas):
+        parts += (blocks[j * TAR_BLOCK:(j + 1) * TAR_BLOCK], data,
+                  _PADDING[-len(data) % TAR_BLOCK])
+    return b"".join(parts)

@@ -179,7 +179,7 @@ class ShardWriter:
         if self.tar:
             (self.out / QUESTIONS).mkdir(exist_ok=True)
             self._inner = webdataset.ShardWriter(out, shard, config, name=self.tar,
-                                                 parts=_tar_sample_parts)
+                                                 chunk=webdataset.joined(_tar_sample_parts))
         else:
             self._inner = FolderShardWriter(FOLDERS, out, shard)
         self.rows: list[bytes] = []

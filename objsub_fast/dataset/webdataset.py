@@ -12,10 +12,10 @@ from ..atomic import AtomicWriter
 from ..record_json import compact_records
 from .manifest import shard_entry
 from .members import MEMBERS
-from .tar import TAR_END, tar_parts
+from .tar import TAR_END, tar_members, tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
-           "chunk_metadata", "sample_parts", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
+           "chunk_metadata", "sample_parts", "chunk_bytes", "joined", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
            "temp_folders", "shard_present", "extend", "finalize", "check_dataset"]
 
 NAME = "webdataset"
@@ -69,6 +69,21 @@ def sample_parts(sample: dict) -> list[bytes]:
     return parts
 
 
+def chunk_bytes(samples: list[dict]) -> bytes:
+    """The tar bytes of a chunk of samples: ``sample_parts`` of each, joined, with the
+    headers of the whole chunk filled in together (``tar.tar_members``)."""
+    if not samples:
+        return b""
+    suffixes = [suffix for suffix in MEMBERS if suffix in samples[0]]  # every sample's
+    names = [f"{s['__key__']}.{suffix}" for s in samples for suffix in suffixes]
+    return tar_members(names, [s[suffix] for s in samples for suffix in suffixes])
+
+
+def joined(parts):
+    """The chunk writer of a per-sample ``parts`` function (its samples' parts, joined)."""
+    return lambda samples: b"".join(p for s in samples for p in parts(s))
+
+
 def stored_bytes(samples: list[dict], block: int) -> int:
     """Bytes the encoded ``samples`` take in a shard (tar headers and padding included)."""
     return sum(len(p) for s in samples for p in sample_parts(s))
@@ -77,14 +92,14 @@ def stored_bytes(samples: list[dict], block: int) -> int:
 class ShardWriter:
     """Streams one shard into its tar file; renamed into place by ``finish``.
 
-    ``name`` (the file, relative to ``out``) and ``parts`` (a sample's tar bytes) default to
-    this format's; other tar formats pass their own.
+    ``name`` (the file, relative to ``out``) and ``chunk`` (a chunk of samples' tar bytes)
+    default to this format's; other tar formats pass their own (e.g. ``joined(parts)``).
     """
 
-    def __init__(self, out: Path, shard, config, name: str | None = None, parts=sample_parts):
+    def __init__(self, out: Path, shard, config, name: str | None = None, chunk=chunk_bytes):
         self.shard = shard
         self.name = name or shard_name(shard.index)
-        self._parts = parts
+        self._chunk = chunk
         self._file = AtomicWriter(Path(out) / self.name)
         self.count = 0
 
@@ -94,7 +109,7 @@ class ShardWriter:
 
     def write_samples(self, samples: list[dict]) -> None:
         """Append a chunk of encoded samples (``members.encode_samples``)."""
-        self._file.write(b"".join(p for s in samples for p in self._parts(s)))
+        self._file.write(self._chunk(samples))
         self.count += len(samples)
 
     def finish(self) -> dict:
