@@ -129,11 +129,16 @@ class AtomicWriter:
     """Binary file written under a temp name and renamed to ``final`` on success.
 
     Use as a context manager; ``write`` also feeds a running SHA-256 (``hexdigest``). If the
-    block raises, the temp file is removed and nothing appears under ``final``.
+    block raises, the temp file is removed and nothing appears under ``final``. The data is
+    flushed to disk before the rename, so a name never points at incomplete data. The rename
+    itself is flushed (the folder's entry) too, unless ``sync_rename`` is False: then the
+    caller flushes the folder later, once for many files (``fsync_dir``), and a crash before
+    that may lose the rename, never the data.
     """
 
-    def __init__(self, final: Path):
+    def __init__(self, final: Path, sync_rename: bool = True):
         self.final = Path(final)
+        self.sync_rename = sync_rename
         self.tmp = tmp_path(self.final)
         self.sha = hashlib.sha256()
         self.size = 0
@@ -167,11 +172,12 @@ class AtomicWriter:
             self.tmp.unlink(missing_ok=True)
             return
         os.replace(self.tmp, self.final)
-        fsync_dir(self.final.parent)
+        if self.sync_rename:
+            fsync_dir(self.final.parent)
         crashpoint.renamed()
 
 
-def atomic_write_bytes(final: Path, data: bytes) -> None:
-    """Write ``data`` to ``final`` atomically (temp file, fsync, rename)."""
-    with AtomicWriter(final) as f:
+def atomic_write_bytes(final: Path, data: bytes, sync_rename: bool = True) -> None:
+    """Write ``data`` to ``final`` atomically (temp file, fsync, rename; ``AtomicWriter``)."""
+    with AtomicWriter(final, sync_rename) as f:
         f.write(data)

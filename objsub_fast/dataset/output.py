@@ -24,7 +24,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import TMP_PREFIX, atomic_write_bytes, remove_path, remove_stale_tmp
+from ..atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
+                      remove_stale_tmp)
 from ..errors import OutputError
 from ..shards import shard_at
 from .formats import get_format
@@ -154,14 +155,27 @@ def prepare_output(config, out: Path, state: OutputState) -> None:
 
 
 def record_shard(out: Path, entry: dict) -> None:
-    """Record a finished shard in the progress folder (what a resumed run skips)."""
+    """Record a finished shard in the progress folder (what a resumed run skips).
+
+    The record's data is flushed before its rename, its rename is not (nor, for WebDataset,
+    the shard's): a crash that loses either only makes a rerun write that shard again, with
+    the same bytes. ``finish_run`` flushes the folders before the manifest says "complete".
+    """
     atomic_write_bytes(Path(out) / PROGRESS_DIR / f"{entry['shard']:06d}.json",
-                       json.dumps(entry).encode())
+                       json.dumps(entry).encode(), sync_rename=False)
+
+
+def _sync_shard_folders(out: Path, entries: list[dict]) -> None:
+    """Flush the renames of every shard file into place (their folders' entries)."""
+    for folder in sorted({(out / e["name"]).parent for e in entries} | {out}):
+        if folder.is_dir():
+            fsync_dir(folder)
 
 
 def finish_run(config, out: Path, entries: list[dict]) -> None:
     """The format's dataset-level files, the complete manifest, then drop the progress folder."""
     progress = out / PROGRESS_DIR
+    _sync_shard_folders(out, entries)
     get_format(config.format).finalize(config, out, entries, progress)
     atomic_write_bytes(out / MANIFEST, manifest_bytes(config.to_json(), entries, complete=True))
     remove_path(progress)

@@ -100,7 +100,8 @@ class ShardWriter:
         self.shard = shard
         self.name = name or shard_name(shard.index)
         self._chunk = chunk
-        self._file = AtomicWriter(Path(out) / self.name)
+        # the rename is flushed at the end of the run (output.finish_run), once for all shards
+        self._file = AtomicWriter(Path(out) / self.name, sync_rename=False)
         self.count = 0
 
     def __enter__(self):
