@@ -111,4 +111,8 @@ def run_jobs(jobs, workers: int, backend: str = "loky", scheduler: str | None = 
         return
     parent = os.getpid()
     guarded = ((_in_guarded_worker, (parent, fn, args, kwargs), {}) for fn, args, kwargs in jobs)
-    yield from joblib.Parallel(n_jobs=workers, backend="loky", return_as=return_as)(guarded)
+    # One job per dispatch: a job is a whole shard. joblib's automatic batching would hand a
+    # worker two or more shards at once when shards take under 0.2 s, leaving the other
+    # worker idle at the end of a run.
+    yield from joblib.Parallel(n_jobs=workers, backend="loky", return_as=return_as,
+                               batch_size=1)(guarded)
