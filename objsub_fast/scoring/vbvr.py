@@ -26,11 +26,13 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import TaskError
+from ..vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
            "write_results", "results_for_model", "question_order"]
@@ -81,19 +83,25 @@ def recover_record(folder) -> dict:
                         f"prompt to recover it from: {exc}") from None
     h, w = frame.shape[:2]
     reading = read_frame(frame)
-    objects = [{"id": k, **o} for k, o in enumerate(reading.objects)]
-    try:
-        remove = interpret_prompt(prompt, objects, (w, h))
-    except ValueError as exc:
+    errors = []
+    for naming in SHAPE_NAMINGS:          # the prompt names shapes as solids or as flat figures
+        vocab = replace(reading.vocabulary, shape_names=naming)
+        objects = [{"id": k, **o, "shape": SHAPE_TABLE[shape_code(o["shape"])][
+            SHAPE_NAMINGS.index(naming)]} for k, o in enumerate(reading.objects)]
+        try:
+            remove = interpret_prompt(prompt, objects, (w, h))
+            break
+        except ValueError as exc:
+            errors.append(exc)
+    else:
         raise TaskError(f"recovering the task from first_frame.png and prompt.txt failed: "
-                        f"{exc}") from None
+                        f"{errors[0]}") from None
     record = {"id": folder.name, "prompt": prompt, "canvas_size": [w, h],
               "object_subtraction_data": {"objects": objects, "remove_object_ids": remove,
                                           "rule": {"rule_type": "recovered"}}}
     if reading.look != "flat":           # as the generator's records say it
         record["look"] = reading.look
-    if not reading.vocabulary.is_classic:
-        vocab = reading.vocabulary
+    if not vocab.is_classic:
         record["vocabulary"] = vocab.record(
             [vocab.colors.index(o["color"]) for o in objects],
             [vocab.shape_labels.index(o["shape"]) for o in objects])
