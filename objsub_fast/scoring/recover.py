@@ -27,6 +27,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -63,9 +64,13 @@ class Reading:
     residual: float
 
 
-def _box(mask: np.ndarray):
-    """(x offset, width, y offset, height) of a mask's pixels."""
-    rr, cc = np.nonzero(mask)
+@lru_cache(maxsize=8192)
+def _box(look: str, code: int, size: int, rgb: tuple, palette: tuple):
+    """(x offset, width, y offset, height) of ``detect.object_mask``'s pixels (None if it has
+    none)."""
+    rr, cc = np.nonzero(object_mask(look, code, size, rgb, palette))
+    if not len(rr):
+        return None
     return int(cc.min()), int(np.ptp(cc)) + 1, int(rr.min()), int(np.ptp(rr)) + 1
 
 
@@ -88,15 +93,14 @@ def _place(comp, x0, y0, look, shapes, rgb, palette):
     h, w = comp.shape
     best = (-1.0, 0, 0, 0, 0)
     for code in shapes:
-        ox, ow, oy, oh = _box(object_mask(look, code, 64, rgb, palette))
+        ox, ow, oy, oh = _box(look, code, 64, rgb, palette)
         guess = int(round(max(w * 64 / ow, h * 64 / oh)))
         for size in range(max(4, guess - 3), guess + 4):
+            box = _box(look, code, size, rgb, palette)
+            if box is None or abs(box[1] - w) + abs(box[3] - h) > BOX_SLACK:
+                continue
+            ox, ow, oy, oh = box
             m = object_mask(look, code, size, rgb, palette)
-            if not m.any():
-                continue
-            ox, ow, oy, oh = _box(m)
-            if abs(ow - w) + abs(oh - h) > BOX_SLACK:
-                continue
             for dy in (-1, 0, 1):
                 for dx in (-1, 0, 1):
                     tx, ty = x0 - ox + dx, y0 - oy + dy
