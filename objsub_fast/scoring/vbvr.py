@@ -18,9 +18,10 @@ so a rerun writes the same bytes. ``score`` is ``continuous.continuous_score``.
 
 The task record: ``metadata.json`` holds objsub-fast's record when this project wrote the
 questions (the record itself, or a dict anywhere inside it that has ``object_subtraction_data``).
-Otherwise the record is recovered from ``first_frame.png`` (objects detected: colour, shape,
-size, place) and ``prompt.txt`` (``interpret.interpret_prompt`` names the objects to remove), and
-the result says so in ``question_source``.
+Otherwise the record is recovered from ``first_frame.png`` (objects read in whichever look and
+vocabulary explain the frame best, ``recover.read_frame``: colour, shape, size, place, and the
+look) and ``prompt.txt`` (``interpret.interpret_prompt`` names the objects to remove, its shapes
+named as solids or as flat figures), and the result says so in ``question_source``.
 """
 from __future__ import annotations
 
