@@ -11,7 +11,7 @@ union, over the vocabulary's shapes, the sizes whose silhouette's box is within
 colour whose picture (``looks.picture``) differs least from the frame there. It then draws the
 objects it read onto a blank canvas in its look; the reading whose drawing differs least from
 the frame (mean absolute RGB difference) wins, the earlier one on a tie (flat before solid,
-classic before extended). No code branches on the look: a look is a row of ``looks.LOOKS``.
+classic before extended); a reading that redraws the frame pixel for pixel ends the search. No code branches on the look: a look is a row of ``looks.LOOKS``.
 
 Objects are drawn at whole-pixel places (their bounding square's corner is an integer), so an
 object's centre is its square's corner plus half its size.
@@ -35,11 +35,14 @@ from ..vocabulary import PRESETS, SHAPE_TABLE, Vocabulary
 from .detect import Detector, object_mask
 from .looks import LOOKS, picture
 
-__all__ = ["Reading", "read_frame", "BOX_SLACK"]
+__all__ = ["Reading", "read_frame", "BOX_SLACK", "SIZE_SLACK"]
 
 #: A size is tried when its silhouette's box (width + height) is within this many pixels of the
 #: component's.
 BOX_SLACK = 3
+#: Sizes tried: within this many pixels of the size the component's box suggests for a shape
+#: (from the shape's proportions).
+SIZE_SLACK = 2
 
 
 @dataclass(frozen=True)
@@ -79,34 +82,42 @@ def _iou(comp: np.ndarray, x0: int, y0: int, mask: np.ndarray, tx: int, ty: int)
     corner at tx, ty)."""
     h, w = comp.shape
     s = mask.shape[0]
-    u0, v0 = min(x0, tx), min(y0, ty)
-    u1, v1 = max(x0 + w, tx + s), max(y0 + h, ty + s)
-    a = np.zeros((v1 - v0, u1 - u0), bool)
-    b = np.zeros_like(a)
-    a[y0 - v0:y0 - v0 + h, x0 - u0:x0 - u0 + w] = comp
-    b[ty - v0:ty - v0 + s, tx - u0:tx - u0 + s] = mask
-    return (a & b).sum() / max((a | b).sum(), 1)
+    u0, v0 = max(x0, tx), max(y0, ty)
+    u1, v1 = min(x0 + w, tx + s), min(y0 + h, ty + s)
+    inter = 0
+    if u0 < u1 and v0 < v1:
+        inter = int(np.count_nonzero(comp[v0 - y0:v1 - y0, u0 - x0:u1 - x0]
+                                     & mask[v0 - ty:v1 - ty, u0 - tx:u1 - tx]))
+    return inter / max(int(np.count_nonzero(comp)) + int(np.count_nonzero(mask)) - inter, 1)
 
 
 def _place(comp, x0, y0, look, shapes, rgb, palette):
-    """(IoU, shape code, size, corner x, corner y) of the object that explains ``comp`` best."""
+    """(IoU, shape code, size, corner x, corner y) of the object that explains ``comp`` best:
+    among the sizes whose silhouette's box is within :data:`BOX_SLACK` of the component's (the
+    nearest ones when none is, e.g. shapes drawn by another generator)."""
     h, w = comp.shape
-    best = (-1.0, 0, 0, 0, 0)
+    tries = []
     for code in shapes:
-        ox, ow, oy, oh = _box(look, code, 64, rgb, palette)
+        _, ow, _, oh = _box(look, code, 64, rgb, palette)
         guess = int(round(max(w * 64 / ow, h * 64 / oh)))
-        for size in range(max(4, guess - 3), guess + 4):
+        for size in range(max(4, guess - SIZE_SLACK), guess + SIZE_SLACK + 1):
             box = _box(look, code, size, rgb, palette)
-            if box is None or abs(box[1] - w) + abs(box[3] - h) > BOX_SLACK:
-                continue
-            ox, ow, oy, oh = box
-            m = object_mask(look, code, size, rgb, palette)
-            for dy in (-1, 0, 1):
-                for dx in (-1, 0, 1):
-                    tx, ty = x0 - ox + dx, y0 - oy + dy
-                    score = _iou(comp, x0, y0, m, tx, ty)
-                    if score > best[0]:
-                        best = (score, code, size, tx, ty)
+            if box is not None:
+                tries.append((abs(box[1] - w) + abs(box[3] - h), code, size, box))
+    if not tries:
+        return (-1.0, 0, 0, 0, 0)
+    slack = max(BOX_SLACK, min(t[0] for t in tries))
+    best = (-1.0, 0, 0, 0, 0)
+    for err, code, size, (ox, _, oy, _) in tries:
+        if err > slack:
+            continue
+        m = object_mask(look, code, size, rgb, palette)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                tx, ty = x0 - ox + dx, y0 - oy + dy
+                score = _iou(comp, x0, y0, m, tx, ty)
+                if score > best[0]:
+                    best = (score, code, size, tx, ty)
     return best
 
 
@@ -168,4 +179,6 @@ def read_frame(frame: np.ndarray, min_area: float | None = None) -> Reading:
             reading = _read(frame, look, vocab, min_area)
             if best is None or reading.residual < best.residual:
                 best = reading
+            if best.residual == 0:          # redrawn pixel for pixel: nothing reads better
+                return best
     return best
