@@ -40,8 +40,8 @@ __all__ = ["Reading", "read_frame", "BOX_SLACK", "SIZE_SLACK"]
 #: A size is tried when its silhouette's box (width + height) is within this many pixels of the
 #: component's.
 BOX_SLACK = 3
-#: Sizes tried: within this many pixels of the size the component's box suggests for a shape
-#: (from the shape's proportions).
+#: Sizes tried: within this many pixels of the sizes the component's box suggests for a shape
+#: (its width and its height over the shape's proportions).
 SIZE_SLACK = 2
 
 
@@ -99,8 +99,9 @@ def _place(comp, x0, y0, look, shapes, rgb, palette):
     tries = []
     for code in shapes:
         _, ow, _, oh = _box(look, code, 64, rgb, palette)
-        guess = int(round(max(w * 64 / ow, h * 64 / oh)))
-        for size in range(max(4, guess - SIZE_SLACK), guess + SIZE_SLACK + 1):
+        guesses = (w * 64 / ow, h * 64 / oh)      # by its width, by its height
+        for size in range(max(4, int(min(guesses)) - SIZE_SLACK),
+                          int(max(guesses)) + SIZE_SLACK + 2):
             box = _box(look, code, size, rgb, palette)
             if box is not None:
                 tries.append((abs(box[1] - w) + abs(box[3] - h), code, size, box))
