@@ -11,7 +11,8 @@ union, over the vocabulary's shapes, the sizes whose silhouette's box is within
 colour whose picture (``looks.picture``) differs least from the frame there. It then draws the
 objects it read onto a blank canvas in its look; the reading whose drawing differs least from
 the frame (mean absolute RGB difference) wins, the earlier one on a tie (flat before solid,
-classic before extended); a reading that redraws the frame pixel for pixel ends the search. No code branches on the look: a look is a row of ``looks.LOOKS``.
+classic before extended); a reading that redraws the frame pixel for pixel ends the search.
+No code branches on the look: a look is a row of ``looks.LOOKS``.
 
 Objects are drawn at whole-pixel places (their bounding square's corner is an integer), so an
 object's centre is its square's corner plus half its size.
