@@ -18,20 +18,22 @@ so a rerun writes the same bytes. ``score`` is ``continuous.continuous_score``.
 
 The task record: ``metadata.json`` holds objsub-fast's record when this project wrote the
 questions (the record itself, or a dict anywhere inside it that has ``object_subtraction_data``).
-Otherwise the record is recovered from ``first_frame.png`` (objects detected: colour, shape,
-size, place) and ``prompt.txt`` (``interpret.interpret_prompt`` names the objects to remove), and
-the result says so in ``question_source``.
+Otherwise the record is recovered from ``first_frame.png`` (objects read in whichever look and
+vocabulary explain the frame best, ``recover.read_frame``: colour, shape, size, place, and the
+look) and ``prompt.txt`` (``interpret.interpret_prompt`` names the objects to remove, its shapes
+named as solids or as flat figures), and the result says so in ``question_source``.
 """
 from __future__ import annotations
 
 import json
 from collections import defaultdict
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 
 from ..errors import TaskError
-from ..vocabulary import COLORS, SHAPES
+from ..vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
            "write_results", "results_for_model", "question_order"]
@@ -59,40 +61,6 @@ def _find_record(data, depth: int = 0):
     return None
 
 
-def _sprite_box(code: int, size: int):
-    """(x offset, width, y offset, height) of a sprite's drawn pixels in its square."""
-    from ..render import sprite
-
-    rr, cc = np.nonzero(sprite(code, size) > 0)
-    return cc.min(), np.ptp(cc) + 1, rr.min(), np.ptp(rr) + 1
-
-
-def _object_of(comps, j, templates_for) -> dict | None:
-    """An object record for component ``j`` of a first frame (None if it is not one)."""
-    from .detect import classify_shapes
-
-    if comps.color[j] < 0:
-        return None
-    x0, x1, y0, y1 = comps.bbox[j]
-    bw, bh = x1 - x0 + 1, y1 - y0 + 1
-    best = None
-    for code in range(len(SHAPES)):
-        size = int(round(max(bw, bh) / (0.866 if code == SHAPES.index("pyramid") else 1.0)))
-        for s in range(max(4, size - 2), size + 3):
-            ox, w, oy, h = _sprite_box(code, s)
-            err = abs(w - bw) + abs(h - bh)
-            if best is None or err < best[0]:
-                best = (err, code, s, ox, oy)
-    _, code, size, ox, oy = best
-    shape = int(classify_shapes(comps.features[j:j + 1], templates_for(size)[None])[0, 0])
-    if shape != code:
-        size = int(max(bw, bh))
-        ox = oy = 0
-        code = shape
-    return {"color": COLORS[int(comps.color[j])], "shape": SHAPES[code], "size": size,
-            "x": float(x0 - ox + size / 2), "y": float(y0 - oy + size / 2)}
-
-
 def recover_record(folder) -> dict:
     """A task record rebuilt from a question folder's ``first_frame.png`` and ``prompt.txt``.
 
@@ -104,7 +72,7 @@ def recover_record(folder) -> dict:
     from PIL import Image
 
     from ..interpret import interpret_prompt
-    from .detect import Detector, shape_templates
+    from .recover import read_frame
 
     folder = Path(folder)
     try:
@@ -115,19 +83,30 @@ def recover_record(folder) -> dict:
         raise TaskError(f"no objsub-fast record in metadata.json and no usable first frame and "
                         f"prompt to recover it from: {exc}") from None
     h, w = frame.shape[:2]
-    comps = Detector((w, h), max(8, w * h // 20000))(frame)
-    objects = [o for j in range(len(comps)) if not comps.edge[j]
-               for o in [_object_of(comps, j, shape_templates)] if o is not None]
-    for k, o in enumerate(objects):
-        o["id"] = k
-    try:
-        remove = interpret_prompt(prompt, objects, (w, h))
-    except ValueError as exc:
+    reading = read_frame(frame)
+    errors = []
+    for naming in SHAPE_NAMINGS:          # the prompt names shapes as solids or as flat figures
+        vocab = replace(reading.vocabulary, shape_names=naming)
+        objects = [{"id": k, **o, "shape": SHAPE_TABLE[shape_code(o["shape"])][
+            SHAPE_NAMINGS.index(naming)]} for k, o in enumerate(reading.objects)]
+        try:
+            remove = interpret_prompt(prompt, objects, (w, h))
+            break
+        except ValueError as exc:
+            errors.append(exc)
+    else:
         raise TaskError(f"recovering the task from first_frame.png and prompt.txt failed: "
-                        f"{exc}") from None
-    return {"id": folder.name, "prompt": prompt, "canvas_size": [w, h],
-            "object_subtraction_data": {"objects": objects, "remove_object_ids": remove,
-                                        "rule": {"rule_type": "recovered"}}}
+                        f"{errors[0]}") from None
+    record = {"id": folder.name, "prompt": prompt, "canvas_size": [w, h],
+              "object_subtraction_data": {"objects": objects, "remove_object_ids": remove,
+                                          "rule": {"rule_type": "recovered"}}}
+    if reading.look != "flat":           # as the generator's records say it
+        record["look"] = reading.look
+    if not vocab.is_classic:
+        record["vocabulary"] = vocab.record(
+            [vocab.colors.index(o["color"]) for o in objects],
+            [vocab.shape_labels.index(o["shape"]) for o in objects])
+    return record
 
 
 def load_question(folder) -> tuple[dict, str]:
