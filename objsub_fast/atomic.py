@@ -16,7 +16,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from .dataset import crashpoint
+from . import crashpoint
 
 __all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fsync_dir",
            "remove_path", "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]

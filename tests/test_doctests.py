@@ -11,7 +11,7 @@ MODULES = [
     "objsub_fast.dataset.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
     "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr",
     "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.verify",
-    "objsub_fast.dataset.create", "objsub_fast.record_json",
+    "objsub_fast.create", "objsub_fast.record_json",
     "objsub_fast.video", "objsub_fast.transitions", "objsub_fast.yuv",
     "objsub_fast.transition_video",
     "objsub_fast.h264.mp4", "objsub_fast.h264.browser",

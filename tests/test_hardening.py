@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
+from objsub_fast import crashpoint
 from objsub_fast.atomic import remove_stale_tmp, tmp_name, tmp_writer
 from objsub_fast.cli import main
-from objsub_fast.dataset import crashpoint
 from objsub_fast.lock import LOCK_FILE
 
 from filetree import tree

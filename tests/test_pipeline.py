@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from objsub_fast import crashpoint
 from objsub_fast.atomic import AtomicWriter
-from objsub_fast.dataset import crashpoint, folders
+from objsub_fast.dataset import folders
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.errors import OutputError, ParameterError
 from objsub_fast.lock import LOCK_FILE

@@ -170,7 +170,7 @@ def test_resume_after_kill_9_is_byte_identical(pack, tmp_path):
     import subprocess
     import sys
 
-    from objsub_fast.dataset import crashpoint
+    from objsub_fast import crashpoint
 
     cmd = [sys.executable, "-m", "objsub_fast.cli", "generate", "--format", "vbvr",
            "--vbvr-pack", pack, "--count", "7", "--shard-size", "3", "--seed", "4",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..dataset import crashpoint
+from .. import crashpoint
 from ..dataset.manifest import PROGRESS_DIR
 from .mirror import is_shard_data, relative_files
 from .store import Store

@@ -29,8 +29,8 @@ import os
 import shutil
 from pathlib import Path
 
+from .. import crashpoint
 from ..atomic import TMP_PREFIX
-from ..dataset import crashpoint
 from ..dataset.manifest import MANIFEST, PROGRESS_DIR
 from .lease import LEASE
 

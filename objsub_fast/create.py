@@ -8,10 +8,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..pipeline import generate
-from ..vocabulary import LEVELS
-from .config import RunConfig
-from .vmevalkit import DATASET_FILE, NAME
+from .dataset.config import RunConfig
+from .dataset.vmevalkit import DATASET_FILE, NAME
+from .pipeline import generate
+from .vocabulary import LEVELS
 
 __all__ = ["create_dataset"]
 
