@@ -5,14 +5,16 @@ from .create import create_dataset  # noqa: E402
 from .engine import Batch, generate_batch  # noqa: E402
 
 #: Names imported on first use (name -> module), so that generating never loads the scorer.
-_LAZY = {"score_video": "scoring", "render_transition": "transitions",
-         "write_transition": "video", "iter_samples": "dataset.stream"}
+_LAZY = {"score_video": "objsub_fast.scoring",
+         "render_transition": "objsub_fast.transitions",
+         "write_transition": "objsub_fast.video",
+         "iter_samples": "objsub_fast.dataset.stream"}
 
 
 def __getattr__(name):
     if name in _LAZY:
         import importlib
-        return getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'objsub_fast' has no attribute {name!r}")
 
 

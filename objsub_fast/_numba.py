@@ -42,7 +42,8 @@ from numba import njit
 
 __all__ = ["kernel", "noalloc_kernel", "package_stamp"]
 
-PACKAGE = Path(__file__).resolve().parent
+#: The package's root folder (``objsub_fast/``), wherever this module sits in it.
+PACKAGE = Path(__file__).resolve().parents[__name__.count(".") - 1]
 
 
 @lru_cache(maxsize=1)

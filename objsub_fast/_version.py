@@ -42,7 +42,7 @@ Examples
 ('0.1.0', '0.1.0', '0.4.0')
 >>> generator_version(256, classic=False), generator_version(512, classic=False)
 ('0.2.0', '0.4.0')
->>> generator_version(256, classic=False, shapes=("cube", "hourglass"))
+>>> generator_version(256, classic=False, irregular_plurals=True)  # "hourglasses"
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
 ('0.7.0', '0.1.0')
@@ -103,7 +103,7 @@ def version_text() -> str:
                       "newest change to a configuration's output (docs/generating.md)", *rows])
 
 
-def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
+def generator_version(canvas_size=256, *, classic: bool = True, irregular_plurals: bool = False,
                       video_encoder: str | None = None, look: str = "flat") -> str:
     """The generator version of a configuration's output: the newest row of the table above
     whose change touched it.
@@ -115,20 +115,20 @@ def generator_version(canvas_size=256, *, classic: bool = True, shapes=(),
     classic : bool
         True for the classic vocabulary (six colours, four shapes, solid names) with the exact
         original prompts (``prompt_variants=1``).
-    shapes : sequence of str
-        The shape names the configuration's prompts use.
+    irregular_plurals : bool
+        True when a shape name the configuration's prompts use has an English plural other
+        than name + "s" (``vocabulary.plural``: "hourglasses"); the caller tells, so this
+        module imports nothing of the package (it sits above the parts).
     video_encoder : str, optional
         The encoder of the run's videos (``"objsub"`` or ``"x264"``); None without videos.
     look : str
         How objects are drawn (``"flat"`` or ``"solid"``).
     """
-    from .vocabulary import plural
-
     width, height = (canvas_size, canvas_size) if isinstance(canvas_size, int) else canvas_size
     other_size = min(int(width), int(height)) != 256
     fractional_scale = min(int(width), int(height)) % 256 != 0
     touched = ((_SCALED_AND_EXTENDED, other_size or not classic),
-               (_ENGLISH_PLURALS, any(plural(name) != name + "s" for name in shapes)),
+               (_ENGLISH_PLURALS, irregular_plurals),
                (SCENE_IN_256_UNITS, other_size),
                (_FIRST_OBJSUB_VIDEOS, video_encoder == "objsub"),
                (_MOTION_TOLD, video_encoder == "objsub"),

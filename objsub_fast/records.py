@@ -5,7 +5,8 @@ from __future__ import annotations
 from ._version import generator_version
 from .vocabulary import (
     ATTRIBUTE, CLASSIC, DIFFICULTY, ENUMERATE, KINDS, LEVELS, ODDITY, ORDER, ORIGINAL_FRAMES,
-    PROMPT_SUFFIX, REGION, REGION_NAMES, SIZE, TASK_CATEGORY, WORDINGS, plural,
+    PROMPT_SUFFIX, REGION, REGION_NAMES, SIZE, TASK_CATEGORY, WORDINGS, irregular_plurals,
+    plural,
 )
 
 __all__ = ["task_id", "prompt_and_rule", "reword", "task_record", "task_records"]
@@ -116,8 +117,8 @@ def task_records(batch, rows=slice(None)) -> list:
     config = batch.config
     vocabulary = config.vocabulary
     color_names, shape_names = vocabulary.colors, vocabulary.shape_labels
-    version = generator_version(batch.canvas_size, classic=config.classic, shapes=shape_names,
-                                look=config.look)
+    version = generator_version(batch.canvas_size, classic=config.classic, look=config.look,
+                                irregular_plurals=irregular_plurals(shape_names))
     width, height = batch.canvas_size
     columns = zip(batch.seeds[rows].tolist(), batch.level_codes[rows].tolist(),
                   batch.num_objects[rows].tolist(), batch.kind[rows].tolist(),

@@ -69,6 +69,17 @@ def plural(name: str) -> str:
     return name + ("es" if name.endswith(("s", "x", "z", "ch", "sh")) else "s")
 
 
+def irregular_plurals(names) -> bool:
+    """Whether a shape name of ``names`` has a plural other than name + "s".
+
+    Examples
+    --------
+    >>> irregular_plurals(["cube", "bar"]), irregular_plurals(["cube", "hourglass"])
+    (False, True)
+    """
+    return any(plural(name) != name + "s" for name in names)
+
+
 #: How objects are drawn: "flat" (outlined polygons: square, circle, ...; the original look) or
 #: "solid" (lit solids: a shaded cube, sphere, ...), ``generate_batch(look=...)``.
 LOOKS = ("flat", "solid")

@@ -246,10 +246,12 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
     assert "objsub-view" not in str(e.value)
 
 
-@pytest.mark.parametrize("name", ["url", "store", "lease", "mirror", "jobs", "transfer",
-                                  "faults", "local_server"])
+@pytest.mark.parametrize("name", [
+    "objsub_fast.storage.url", "objsub_fast.storage.store", "objsub_fast.storage.lease",
+    "objsub_fast.storage.mirror", "objsub_fast.storage.jobs", "objsub_fast.storage.transfer",
+    "objsub_fast.storage.faults", "objsub_fast.storage.local_server"])
 def test_examples_run(name):
-    module = importlib.import_module(f"objsub_fast.storage.{name}")
+    module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
 

@@ -181,6 +181,7 @@ class RunConfig:
         """``_version.generator_version`` of this run (None while its knobs are invalid)."""
         from .._version import generator_version
         from ..config import check_vocabulary, is_classic
+        from ..vocabulary import irregular_plurals
 
         try:
             classic = is_classic(self.vocabulary, self.colors, self.shapes, self.shape_names,
@@ -188,7 +189,7 @@ class RunConfig:
             vocabulary = check_vocabulary(self.vocabulary, self.colors, self.shapes,
                                           self.shape_names)
             return generator_version(self.canvas_size, classic=classic,
-                                     shapes=vocabulary.shape_labels,
+                                     irregular_plurals=irregular_plurals(vocabulary.shape_labels),
                                      video_encoder=self.encoder if self.videos else None,
                                      look=self.look)
         except (ValueError, TypeError):

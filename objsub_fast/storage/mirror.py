@@ -33,14 +33,9 @@ from .. import crashpoint
 from ..atomic import TMP_PREFIX
 from ..dataset.manifest import MANIFEST, PROGRESS_DIR
 from .lease import LEASE
+from .transfer import relative_files  # noqa: F401 (jobs takes it from here)
 
 __all__ = ["is_shard_data", "relative_files", "Mirror"]
-
-
-def relative_files(folder: Path) -> list[str]:
-    """Every file under ``folder``, as sorted paths relative to it (the keys they go to)."""
-    return sorted(os.path.relpath(os.path.join(d, n), folder)
-                  for d, _, names in os.walk(folder) for n in names)
 
 
 def is_shard_data(rel: str) -> bool:

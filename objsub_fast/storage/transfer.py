@@ -14,17 +14,23 @@ b'png'
 """
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..errors import UsageError
-from .mirror import relative_files
 from .store import Store
 from .url import local_path
 
-__all__ = ["fetched", "published", "shown"]
+__all__ = ["fetched", "published", "shown", "relative_files"]
+
+
+def relative_files(folder: Path) -> list[str]:
+    """Every file under ``folder``, as sorted paths relative to it (the keys they go to)."""
+    return sorted(os.path.relpath(os.path.join(d, n), folder)
+                  for d, _, names in os.walk(folder) for n in names)
 
 
 @contextmanager
