@@ -2,7 +2,7 @@
 
 Exit status: 0 done; 1 ``verify`` found problems, or the system failed us (disk full,
 permission denied, ...: one line naming the error and the path); 2 a usage error
-(``objsub_fast.errors.UsageError``: one line naming the option and its allowed range); 130
+(``objsub_fast.runtime.errors.UsageError``: one line naming the option and its allowed range); 130
 interrupted (Ctrl-C), 143 terminated (SIGTERM; both say how to resume a ``generate`` run).
 Anything else is a bug and shows its traceback.
 
@@ -20,7 +20,7 @@ import os
 import sys
 
 from .cli_common import PROG, add_quiet, add_workers, error_line
-from .errors import UsageError
+from .runtime.errors import UsageError
 from .vocabulary import LEVELS
 
 __all__ = ["PROG", "build_parser", "main", "run_config"]
@@ -136,7 +136,7 @@ def _add_generate(sub) -> None:
     from .dataset.formats import FORMATS
     from .dataset.parallel import BACKENDS
     from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
-    from .scheduler import DEFAULT_TIMEOUT
+    from .runtime.scheduler import DEFAULT_TIMEOUT
     from .video import FPS_RANGE, FRAMES_RANGE
 
     p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
@@ -463,7 +463,7 @@ def _run_handler(args) -> int:
     except UsageError as e:
         _fail(str(e))
     except OSError as e:  # generate's own errors say how to resume; others name the path
-        from .atomic import final_path
+        from .runtime.atomic import final_path
 
         where = f" ({final_path(e.filename)})" if e.filename else ""
         _fail(f"{e.strerror or e}{where}", EXIT_FAILED)

@@ -1,6 +1,6 @@
 """Validation of every caller-supplied parameter, before any Numba code runs.
 
-Each check raises :class:`~objsub_fast.errors.ParameterError` (a ``ValueError``) naming the
+Each check raises :class:`~objsub_fast.runtime.errors.ParameterError` (a ``ValueError``) naming the
 parameter and the allowed range.
 
 Lengths scale with the canvas: the scene is decided in 256 units (``objsub_fast.units``: the
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import ParameterError
+from .runtime.errors import ParameterError
 from .units import (REFERENCE_SIDE, scale_factor, to_pixels, unit_canvas, unit_size_range,
                     whole_pixels)
 from .vocabulary import (

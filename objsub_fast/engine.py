@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 
 from .config import check_levels, check_out, check_seeds, check_vocabulary, make_config
-from .errors import ParameterError
 from .records import prompt_and_rule, task_record, task_records
 from .render import batch_store, draw_frames
+from .runtime.errors import ParameterError
 from .scenes import generate_scenes
 from .vocabulary import LEVELS
 
@@ -141,7 +141,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
 
     Raises
     ------
-    objsub_fast.errors.ParameterError
+    objsub_fast.runtime.errors.ParameterError
         (a ValueError) for any bad parameter or infeasible combination, naming it and the
         allowed range, before any work is done.
 

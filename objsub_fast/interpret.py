@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from .errors import InterpretError
+from .runtime.errors import InterpretError
 from .vocabulary import COLOR_TABLE, PROMPT_SUFFIX, SHAPE_TABLE, plural
 
 __all__ = ["interpret_prompt", "PATTERNS"]
@@ -181,7 +181,7 @@ def interpret_prompt(prompt: str, objects, canvas_size=(256, 256)) -> list:
 
     Raises
     ------
-    objsub_fast.errors.InterpretError
+    objsub_fast.runtime.errors.InterpretError
         (a ValueError) when the prompt is not one the benchmark uses, or its words do not fit
         the scene.
 

@@ -16,7 +16,6 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
-from .atomic import final_path
 from .dataset.config import RunConfig
 from .dataset.formats import get_format
 from .dataset.manifest import MANIFEST
@@ -26,8 +25,9 @@ from .dataset.parallel import BACKENDS, default_workers, run_jobs, worker_count
 from .dataset.plan import check_chunk_size, shard_batches
 from .dataset.progress import Progress, compile_notice
 from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
-from .errors import ParameterError, UsageError
-from .scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
+from .runtime.atomic import final_path
+from .runtime.errors import ParameterError, UsageError
+from .runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
 from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
@@ -113,7 +113,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     Everything is checked before anything is written: the options, the engine parameters (the
     run's first tasks are generated and encoded in memory, which also compiles the kernels and
     measures a task's size on disk), what ``out`` holds, the free space and the scheduler.
-    Then the output folder is locked for the whole run (``objsub_fast.lock``): a second run
+    Then the output folder is locked for the whole run (``objsub_fast.runtime.lock``): a second run
     into the same folder is refused and told which run holds it.
 
     Parameters

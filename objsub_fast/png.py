@@ -21,7 +21,7 @@ import zlib
 import numpy as np
 
 from . import deflate
-from ._numba import kernel
+from .runtime._numba import kernel
 
 __all__ = ["FILTER_NONE", "FILTER_SUB", "FILTER_UP", "FILTERS", "DEFLATE", "png_header",
            "encode_batch", "encode_png"]

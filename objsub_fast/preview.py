@@ -6,10 +6,10 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .atomic import atomic_write_bytes
 from .cli_common import not_a_folder
-from .errors import ParameterError
 from .png import encode_png
+from .runtime.atomic import atomic_write_bytes
+from .runtime.errors import ParameterError
 from .vocabulary import LEVELS
 
 __all__ = ["MAX_SHEET_PIXELS", "MAX_COUNT", "MAX_COLUMNS", "SheetLayout", "check_sheet",
@@ -103,7 +103,7 @@ def check_preview_options(level: str, count: int, seed: int, columns: int,
     >>> check_preview_options("L9", 16, 0, 4, (256, 256))
     Traceback (most recent call last):
     ...
-    objsub_fast.errors.ParameterError: --level must be one of L1, L2, L3, L4, got 'L9'
+    objsub_fast.runtime.errors.ParameterError: --level must be one of L1, L2, L3, L4, got 'L9'
     """
     from .dataset.config import RunConfig
 
@@ -226,7 +226,7 @@ def check_sheet_path(path) -> Path:
     >>> check_sheet_path("sheet.jpg")
     Traceback (most recent call last):
     ...
-    objsub_fast.errors.ParameterError: preview writes a PNG file: OUT must end in .png, got 'sheet.jpg'
+    objsub_fast.runtime.errors.ParameterError: preview writes a PNG file: OUT must end in .png, got 'sheet.jpg'
     """
     from .storage.url import local_path
 

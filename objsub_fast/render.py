@@ -15,7 +15,7 @@ import numpy as np
 from scipy.ndimage import distance_transform_edt
 from skimage.draw import disk, polygon
 
-from ._numba import kernel
+from .runtime._numba import kernel
 from .vocabulary import (
     BACKGROUND_RGB, COLOR_RGB, COLOR_TABLE, OUTLINE_RGB, OUTLINE_WIDTH, SHAPE_TABLE,
 )

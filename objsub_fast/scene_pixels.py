@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from ._numba import kernel
+from .runtime._numba import kernel
 from .units import whole_pixels
 from .vocabulary import (
     KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y,

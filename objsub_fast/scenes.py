@@ -17,12 +17,12 @@ import math
 
 import numpy as np
 
-from ._numba import kernel
 from .config import Lengths
-from .units import REFERENCE_SIDE
 from .rng import _new_stream, _randint, _shuffle, _uniform
+from .runtime._numba import kernel
 from .scene_pixels import holds_in_pixels, pixel_lengths, scale_task
 from .scene_pixels import inside as _inside, order_key as _order_key
+from .units import REFERENCE_SIDE
 from .vocabulary import (
     ATTRIBUTE, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
 )

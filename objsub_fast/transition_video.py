@@ -23,11 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._numba import noalloc_kernel
 from .h264.bitstream import _escape_into
 from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM
+from .runtime._numba import noalloc_kernel
 from .transitions import _paint_solid, _paint_sprite
 from .yuv import convert_rects, rgb_to_yuv420_rect
 

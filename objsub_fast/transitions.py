@@ -31,8 +31,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._numba import kernel
-from .errors import ParameterError
+from .runtime._numba import kernel
+from .runtime.errors import ParameterError
 from typing import NamedTuple
 
 from .render import sprite

@@ -47,7 +47,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .errors import ParameterError
+from .runtime.errors import ParameterError
 from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened  # noqa: F401
 from .transitions import STYLE_NAMES, check_style, draw_steps, render_transition, \
     plan_transition, task_arrays, transition_frames

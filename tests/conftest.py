@@ -47,7 +47,7 @@ def pytest_sessionstart(session):
     config = session.config
     if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
         return
-    from objsub_fast._numba import package_stamp
+    from objsub_fast.runtime._numba import package_stamp
 
     stamp, cache = package_stamp(), getattr(config, "cache", None)
     if cache is not None and cache.get("objsub-fast/warm-kernels", None) == stamp:

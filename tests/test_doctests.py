@@ -5,7 +5,7 @@ import importlib
 import pytest
 
 MODULES = [
-    "objsub_fast.errors", "objsub_fast._numba", "objsub_fast.preview", "objsub_fast.cli_common",
+    "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.preview", "objsub_fast.cli_common",
     "objsub_fast.dataset.progress", "objsub_fast.scoring.command", "objsub_fast.scoring.report",
     "objsub_fast.dataset.config", "objsub_fast.dataset.formats", "objsub_fast.dataset.manifest",
     "objsub_fast.dataset.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",

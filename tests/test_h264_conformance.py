@@ -119,7 +119,7 @@ def test_bytes_are_the_same_in_pure_python():
 
 
 def test_bad_input_names_the_parameter():
-    from objsub_fast.errors import ParameterError
+    from objsub_fast.runtime.errors import ParameterError
 
     with pytest.raises(ParameterError, match="width"):
         H264Encoder(31, 32)

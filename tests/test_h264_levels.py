@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from objsub_fast.errors import ParameterError
 from objsub_fast.h264.encoder import H264Encoder
 from objsub_fast.h264.mp4 import read_track
 from objsub_fast.h264.params import LEVELS, Layout, level_for
+from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.video import ObjsubEncoder
 
 #: Table A-1 as the standard prints it (level number, MaxMBPS, MaxFS, MaxDpbMbs), typed in

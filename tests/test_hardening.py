@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast import crashpoint
-from objsub_fast.atomic import remove_stale_tmp, tmp_name, tmp_writer
 from objsub_fast.cli import main
-from objsub_fast.lock import LOCK_FILE
+from objsub_fast.runtime import crashpoint
+from objsub_fast.runtime.atomic import remove_stale_tmp, tmp_name, tmp_writer
+from objsub_fast.runtime.lock import LOCK_FILE
 
 from filetree import tree
 
@@ -372,7 +372,7 @@ def test_create_dataset_temp_folder_is_removed_when_the_process_exits():
 def test_error_messages_name_the_final_path_and_the_true_remedy(tmp_path, monkeypatch, capsys):
     import errno
 
-    from objsub_fast.atomic import AtomicWriter
+    from objsub_fast.runtime.atomic import AtomicWriter
 
     real = AtomicWriter.write
 
@@ -394,9 +394,9 @@ def test_error_messages_name_the_final_path_and_the_true_remedy(tmp_path, monkey
 
 from hypothesis import given, strategies as st  # noqa: E402
 
-from objsub_fast.atomic import final_path  # noqa: E402
 from objsub_fast.dataset.config import MAX_SHARDS, default_shard_size  # noqa: E402
 from objsub_fast.dataset.plan import MAX_CHUNK_BYTES, max_chunk_size  # noqa: E402
+from objsub_fast.runtime.atomic import final_path  # noqa: E402
 from objsub_fast.shards import num_shards  # noqa: E402
 
 NAMES = st.text(st.characters(blacklist_characters="/\0", blacklist_categories=("Cs",)),

@@ -9,12 +9,12 @@ import time
 
 import pytest
 
-from objsub_fast.lock import LOCK_FILE, FolderLock, FolderLocked
-from objsub_fast.scheduler import SchedulerUnreachable, check_scheduler
+from objsub_fast.runtime.lock import LOCK_FILE, FolderLock, FolderLocked
+from objsub_fast.runtime.scheduler import SchedulerUnreachable, check_scheduler
 
 HOLD = """
 import sys, time
-from objsub_fast.lock import FolderLock
+from objsub_fast.runtime.lock import FolderLock
 lock = FolderLock(sys.argv[1]).acquire()
 print("held", flush=True)
 time.sleep(60)

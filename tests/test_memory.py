@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import engine, generate_batch
-from objsub_fast.errors import ParameterError
+from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.transitions import render_transition, task_arrays, task_frames
 
 

@@ -5,7 +5,7 @@ import numba
 import numpy as np
 import pytest
 
-from objsub_fast import _numba
+from objsub_fast.runtime import _numba
 from objsub_fast.yuv import convert_rects
 
 
@@ -41,7 +41,7 @@ def test_functions_outside_the_package_keep_numbas_own_locator(tmp_path):
 #: A kernel that passes array views to a callee that may raise: with Numba's runtime, the
 #: views' reference counts are kept (its pruning pass does not remove them here).
 _VIEWS_SOURCE = """
-from objsub_fast._numba import {decorator} as deco
+from objsub_fast.runtime._numba import {decorator} as deco
 
 
 @deco
@@ -83,7 +83,7 @@ def test_noalloc_kernels_carry_no_reference_counting(tmp_path):
 
 
 def test_a_noalloc_kernel_that_allocates_does_not_compile(tmp_path):
-    source = ("import numpy as np\nfrom objsub_fast._numba import noalloc_kernel\n\n\n"
+    source = ("import numpy as np\nfrom objsub_fast.runtime._numba import noalloc_kernel\n\n\n"
               "@noalloc_kernel\ndef allocating(n):\n    return np.zeros(n).sum()\n")
     allocating = _outside_module(tmp_path, "allocating", source)["allocating"]
     with pytest.raises(Exception, match="NRT required|Only accept returning of array passed"):

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast import crashpoint
-from objsub_fast.atomic import AtomicWriter
 from objsub_fast.dataset import folders
 from objsub_fast.dataset.config import RunConfig
-from objsub_fast.errors import OutputError, ParameterError
-from objsub_fast.lock import LOCK_FILE
 from objsub_fast.pipeline import generate
+from objsub_fast.runtime import crashpoint
+from objsub_fast.runtime.atomic import AtomicWriter
+from objsub_fast.runtime.errors import OutputError, ParameterError
+from objsub_fast.runtime.lock import LOCK_FILE
 
 from filetree import tree
 

@@ -111,7 +111,7 @@ def test_preview_errors_name_the_preview_options(tmp_path, capsys, args, message
 
 def test_library_sheet_beyond_the_bound_is_a_parameter_error(monkeypatch, batch):
     import objsub_fast.preview as preview
-    from objsub_fast.errors import ParameterError
+    from objsub_fast.runtime.errors import ParameterError
 
     monkeypatch.setattr(preview, "MAX_SHEET_PIXELS", 1000)
     with pytest.raises(ParameterError, match="a sheet is limited to"):

@@ -1,5 +1,5 @@
 """Public surface of objsub_fast.scoring: docstring examples run, __all__ everywhere, one
-Numba decorator (``objsub_fast._numba.kernel``) and private kernels."""
+Numba decorator (``objsub_fast.runtime._numba.kernel``) and private kernels."""
 import doctest
 import importlib
 import pkgutil

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
-from objsub_fast.errors import UsageError
 from objsub_fast.pipeline import generate, run_shard
+from objsub_fast.runtime.errors import UsageError
 from objsub_fast.shards import shard_at
 from objsub_fast.storage import jobs as jobs_module
 from objsub_fast.storage import target as target_module

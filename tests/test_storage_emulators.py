@@ -29,10 +29,10 @@ pytest.importorskip("gcp_storage_emulator", reason="gcp-storage-emulator is not 
 if shutil.which("azurite-blob") is None:
     pytest.skip("Azurite (npm install -g azurite) is not installed", allow_module_level=True)
 
-from objsub_fast import crashpoint  # noqa: E402
 from objsub_fast.cli import main  # noqa: E402
 from objsub_fast.dataset.config import RunConfig  # noqa: E402
 from objsub_fast.pipeline import generate  # noqa: E402
+from objsub_fast.runtime import crashpoint  # noqa: E402
 from objsub_fast.storage.lease import (LEASE, UNSAFE_ENV, Lease, LeaseUnsafe,  # noqa: E402
                                        StoreLeased)
 from objsub_fast.storage.local_azure import LocalAzurite  # noqa: E402

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast.engine import generate_batch
-from objsub_fast.errors import ParameterError
+from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.transitions import STYLE_NAMES, plan_transition, task_arrays, transition_steps
 from reference_transitions import reference_steps
 

@@ -9,8 +9,8 @@ import pytest
 
 from objsub_fast.dataset import vbvr
 from objsub_fast.dataset.config import RunConfig
-from objsub_fast.errors import ParameterError
 from objsub_fast.pipeline import generate
+from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.verify import verify
 
 from filetree import tree
@@ -170,7 +170,7 @@ def test_resume_after_kill_9_is_byte_identical(pack, tmp_path):
     import subprocess
     import sys
 
-    from objsub_fast import crashpoint
+    from objsub_fast.runtime import crashpoint
 
     cmd = [sys.executable, "-m", "objsub_fast.cli", "generate", "--format", "vbvr",
            "--vbvr-pack", pack, "--count", "7", "--shard-size", "3", "--seed", "4",

@@ -292,7 +292,7 @@ def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_pat
     import subprocess
     import sys
 
-    from objsub_fast import crashpoint
+    from objsub_fast.runtime import crashpoint
     from objsub_fast.dataset.formats import get_format
 
     out = tmp_path / "run"

@@ -14,7 +14,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
 from objsub_fast import generate_batch
-from objsub_fast.errors import ParameterError
+from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames, transition_updates
 from objsub_fast.video import (ENCODER, ENCODERS, MAX_MEAN_ERROR, MIN_PSNR, MP4_ENCODERS,
                                VideoSpec, decode_errors, decode_video, encode_transitions,

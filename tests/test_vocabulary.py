@@ -11,10 +11,10 @@ from skimage.measure import label
 from objsub_fast import generate_batch
 from objsub_fast._version import generator_version
 from objsub_fast.config import parse_kind_weights, parse_range
-from objsub_fast.errors import ParameterError
 from objsub_fast.interpret import interpret_prompt
 from objsub_fast.records import reword
 from objsub_fast.render import sprite
+from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.scoring.detect import FEATURE_SCALE, classify_shapes, shape_templates
 from objsub_fast.vocabulary import (
     BACKGROUND_RGB, CLASSIC, COLOR_TABLE, EXTENDED, KINDS, LEVELS, OUTLINE_RGB, PROMPT_SUFFIX,

@@ -40,7 +40,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..errors import ParameterError, UsageError
+from ..runtime.errors import ParameterError, UsageError
 from ..shards import MAX_SEED
 from ..vocabulary import LEVELS
 from .formats import FORMATS

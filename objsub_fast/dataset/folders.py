@@ -17,8 +17,8 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable
 
-from .. import crashpoint
-from ..atomic import remove_path, tmp_name
+from ..runtime import crashpoint
+from ..runtime.atomic import remove_path, tmp_name
 from .manifest import shard_entry
 
 __all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",

@@ -15,7 +15,7 @@ what a run may do there:
 
 Anything else (another configuration with complete shards, dataset files without a manifest)
 is refused. ``prepare_output`` then carries out the decision; the caller holds the folder's
-lock (``objsub_fast.lock``) from then until the end of the run.
+lock (``objsub_fast.runtime.lock``) from then until the end of the run.
 """
 from __future__ import annotations
 
@@ -24,9 +24,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
-                      remove_stale_tmp)
-from ..errors import OutputError
+from ..runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
+                              remove_stale_tmp)
+from ..runtime.errors import OutputError
 from ..shards import shard_at
 from .formats import get_format
 from .manifest import MANIFEST, PROGRESS_DIR, manifest_bytes, read_manifest

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..runtime.errors import ParameterError
 from ..shards import Shard, chunks, task_levels, task_seeds
 
 __all__ = ["CHUNK_FRAME_BYTES", "MAX_CHUNK_BYTES", "auto_chunk_size", "max_chunk_size",

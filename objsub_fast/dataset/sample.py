@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import OutputError
+from ..runtime.errors import OutputError
 from ..shards import Shard, task_levels, task_seeds
 from .formats import get_format
 from .members import encode_samples

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 
-from ..errors import ParameterError
+from ..runtime.errors import ParameterError
 from ..vocabulary import LEVELS
 from .config import RunConfig
 from .formats import get_format

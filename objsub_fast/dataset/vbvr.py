@@ -32,7 +32,7 @@ import json
 import os
 from pathlib import Path
 
-from ..atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
+from ..runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
 from ..shards import task_key
 from . import webdataset
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter

@@ -14,8 +14,8 @@ import os
 import re
 from pathlib import Path
 
-from ..atomic import atomic_write_bytes
 from ..records import task_id
+from ..runtime.atomic import atomic_write_bytes
 from ..shards import MAX_SEED, task_index, task_levels
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 
-from ..errors import TaskError, VideoError
+from ..runtime.errors import TaskError, VideoError
 from .continuous import continuous_score
 from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
 from .register import register

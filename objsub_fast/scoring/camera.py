@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
+from ..runtime._numba import kernel
 
 __all__ = ["estimate_camera", "apply_camera", "fit_camera", "INLIER_PX"]
 

@@ -21,10 +21,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from ..atomic import AtomicWriter
 from ..cli_common import add_quiet, add_workers, error_line, not_a_folder
 from ..dataset.parallel import worker_count
-from ..errors import UsageError
+from ..runtime.atomic import AtomicWriter
+from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
 from .layout import find_jobs
 from .vbvr import write_results

@@ -64,8 +64,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from .._numba import kernel
 from ..render import palette
+from ..runtime._numba import kernel
 from ..vocabulary import COLOR_RGB, COLORS
 from .looks import picture, shade_references
 

@@ -26,9 +26,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import UsageError
 from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
 from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
+from ..runtime.errors import UsageError
 from .video import IMAGE_EXTS, VIDEO_EXTS
 
 __all__ = ["Job", "find_jobs", "question_index"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ..errors import TaskError
+from ..runtime._numba import kernel
+from ..runtime.errors import TaskError
 from ..vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera

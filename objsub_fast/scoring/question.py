@@ -2,7 +2,7 @@
 
 Every scoring path (``score_video``, the ``score`` command, the VBVR-Bench reader) reads a task
 record through :func:`check_question`. A record the generator could not have written is refused
-with a :class:`~objsub_fast.errors.TaskError` that names the field and the allowed values; the
+with a :class:`~objsub_fast.runtime.errors.TaskError` that names the field and the allowed values; the
 scorer turns it into that task's error record. The limits are the generator's:
 ``config.check_canvas`` (16..8192 px a side), ``config.MAX_OBJECTS``, object sizes
 :data:`OBJECT_SIZE_LIMITS` (``config.make_config``'s ``object_size`` range), the colour and
@@ -19,7 +19,7 @@ Examples
 >>> check_question(bad)
 Traceback (most recent call last):
 ...
-objsub_fast.errors.TaskError: remove_object_ids must be a list of object ids (integers); got '3'
+objsub_fast.runtime.errors.TaskError: remove_object_ids must be a list of object ids (integers); got '3'
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import numbers
 from dataclasses import dataclass
 
 from ..config import MAX_OBJECTS, check_canvas
-from ..errors import ParameterError, TaskError
+from ..runtime.errors import ParameterError, TaskError
 from ..vocabulary import LOOKS, Vocabulary
 
 __all__ = ["Question", "check_question", "OBJECT_SIZE_LIMITS"]

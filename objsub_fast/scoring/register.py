@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..errors import VideoError
+from ..runtime.errors import VideoError
 from .bars import content_box
 from .detect import Detector
 from .thresholds import THRESHOLDS

@@ -371,7 +371,7 @@ def write_strip(folder, res: dict, tracker) -> str | None:
         strip.paste(t, (x, 0))
         x += t.width + gap
     rel = f"img/{_name(res)}.png"
-    from ..atomic import tmp_path
+    from ..runtime.atomic import tmp_path
 
     path = Path(folder) / rel
     tmp = tmp_path(path)
@@ -467,7 +467,7 @@ def _task_block(res: dict) -> str:
 def write_index(folder, results, rows) -> Path:
     """Write ``folder/index.html``: a compact summary, then every output (failures first, each
     with its one-line verdict and frame strip), then the full summary table; return its path."""
-    from ..atomic import AtomicWriter
+    from ..runtime.atomic import AtomicWriter
 
     ordered = sorted(results, key=lambda r: (bool(r.get("pass")), str(r.get("model")),
                                              str(r.get("task_id"))))

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import TaskError
+from ..runtime.errors import TaskError
 from ..vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
@@ -175,7 +175,7 @@ def results_for_model(model: str, model_path: str, results) -> dict:
 def write_results(results, folder) -> list[Path]:
     """Write ``{model}_vbvr_results.json`` into ``folder`` for every model among the VBVR
     result records (those with ``split_folder``); return the paths written."""
-    from ..atomic import AtomicWriter
+    from ..runtime.atomic import AtomicWriter
 
     by_model = defaultdict(list)
     for r in results:

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .._numba import kernel
-from ..errors import VideoError
+from ..runtime._numba import kernel
+from ..runtime.errors import VideoError
 from .bars import content_box
 from .detect import _lut_cell
 

@@ -24,7 +24,7 @@ import socket
 import warnings
 from urllib.parse import urlsplit
 
-from ..errors import UsageError
+from ..runtime.errors import UsageError
 
 __all__ = ["StoreError", "fault_of", "store_name", "fault_message", "quiet_libraries",
            "endpoint_of", "probe_endpoint"]

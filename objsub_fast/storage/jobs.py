@@ -11,8 +11,8 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from .. import crashpoint
 from ..dataset.manifest import PROGRESS_DIR
+from ..runtime import crashpoint
 from .mirror import is_shard_data, relative_files
 from .store import Store
 

@@ -38,9 +38,9 @@ import json
 import os
 import socket
 
-from ..atomic import _alive
-from ..errors import UsageError
-from ..lock import _describe, _holder_text
+from ..runtime.atomic import _alive
+from ..runtime.errors import UsageError
+from ..runtime.lock import _describe, _holder_text
 
 __all__ = ["LEASE", "UNSAFE_ENV", "Lease", "StoreLeased", "LeaseUnsafe"]
 

@@ -29,9 +29,9 @@ import os
 import shutil
 from pathlib import Path
 
-from .. import crashpoint
-from ..atomic import TMP_PREFIX
 from ..dataset.manifest import MANIFEST, PROGRESS_DIR
+from ..runtime import crashpoint
+from ..runtime.atomic import TMP_PREFIX
 from .lease import LEASE
 from .transfer import relative_files  # noqa: F401 (jobs takes it from here)
 

@@ -26,7 +26,7 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import ParameterError, UsageError
+from ..runtime.errors import ParameterError, UsageError
 from .faults import (StoreError, endpoint_of, fault_message, fault_of, probe_endpoint,
                      quiet_libraries)
 from .url import require_backend

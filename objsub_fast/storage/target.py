@@ -20,7 +20,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import UsageError
+from ..runtime.errors import UsageError
 from .jobs import shard_keys, verify_store_shard, write_shard
 from .lease import Lease
 from .mirror import Mirror
@@ -84,7 +84,7 @@ class LocalTarget:
 
     def lock(self):
         """The folder's kernel lock for the run."""
-        from ..lock import FolderLock
+        from ..runtime.lock import FolderLock
 
         return FolderLock(self.view)
 

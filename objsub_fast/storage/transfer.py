@@ -20,7 +20,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..errors import UsageError
+from ..runtime.errors import UsageError
 from .store import Store
 from .url import local_path
 

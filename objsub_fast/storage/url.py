@@ -20,7 +20,7 @@ import importlib.util
 import json
 import re
 
-from ..errors import UsageError
+from ..runtime.errors import UsageError
 
 __all__ = ["BACKENDS", "is_url", "local_path", "require_backend", "parse_storage_options",
            "typo_of"]
@@ -86,7 +86,7 @@ def local_path(text, option: str = "--out") -> str | None:
     >>> local_path("az:/objsub/x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    objsub_fast.errors.UsageError: --out 'az:/objsub/x' looks like a mistyped URL: did you mean ...
+    objsub_fast.runtime.errors.UsageError: --out 'az:/objsub/x' looks like a mistyped URL: did you mean ...
     """
     scheme = _scheme(text)
     if scheme is None:
@@ -113,7 +113,7 @@ def require_backend(url: str, option: str = "--out") -> str:
     >>> require_backend("ftp://host/x")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    objsub_fast.errors.UsageError: --out 'ftp://host/x': unsupported URL scheme 'ftp'; ...
+    objsub_fast.runtime.errors.UsageError: --out 'ftp://host/x': unsupported URL scheme 'ftp'; ...
     """
     scheme = _scheme(url)
     if scheme not in BACKENDS:

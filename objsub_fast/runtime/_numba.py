@@ -23,7 +23,7 @@ module compiles every kernel again.
 
 Examples
 --------
->>> from objsub_fast._numba import kernel, noalloc_kernel
+>>> from objsub_fast.runtime._numba import kernel, noalloc_kernel
 >>> kernel.func.__name__, kernel.keywords
 ('njit', {'cache': True, '_nrt': True})
 >>> noalloc_kernel.keywords

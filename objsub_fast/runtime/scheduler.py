@@ -9,7 +9,7 @@ that names the address.
 
 Examples
 --------
->>> from objsub_fast.scheduler import check_scheduler, SchedulerUnreachable
+>>> from objsub_fast.runtime.scheduler import check_scheduler, SchedulerUnreachable
 >>> try:
 ...     check_scheduler("not-an-address", timeout=5)
 ... except SchedulerUnreachable as e:

@@ -5,7 +5,7 @@ written it is called ``.tmp-objsub-<name>.<host>.<pid>`` (``tmp_name``, the one 
 recognises what a killed writer of this project left behind, and never touches anything else
 (a user's ``.tmp-build/`` included). ``remove_stale_tmp`` removes such a leftover when its
 writer is known to be gone: a pid of this host that is no longer alive, or any of them while
-the caller holds the folder's lock (``objsub_fast.lock``), since then no other run writes there.
+the caller holds the folder's lock (``objsub_fast.runtime.lock``), since then no other run writes there.
 """
 from __future__ import annotations
 

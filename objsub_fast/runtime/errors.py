@@ -6,7 +6,7 @@ from ``ValueError`` so that library callers can keep catching that.
 
 Examples
 --------
->>> from objsub_fast.errors import ParameterError, UsageError
+>>> from objsub_fast.runtime.errors import ParameterError, UsageError
 >>> issubclass(ParameterError, UsageError) and issubclass(UsageError, ValueError)
 True
 """

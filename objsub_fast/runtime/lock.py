@@ -11,7 +11,7 @@ lock itself.
 Examples
 --------
 >>> import tempfile
->>> from objsub_fast.lock import FolderLock, FolderLocked
+>>> from objsub_fast.runtime.lock import FolderLock, FolderLocked
 >>> folder = tempfile.mkdtemp()
 >>> with FolderLock(folder):
 ...     try:
