@@ -28,7 +28,7 @@ require("matplotlib", extra="bench")
 import numpy as np
 
 from objsub_fast import generate_batch
-from objsub_fast.vocabulary import COLOR_RGB, COLORS, LEVELS
+from objsub_fast.task.vocabulary import COLOR_RGB, COLORS, LEVELS
 
 W = H = 256
 MIXED = list(LEVELS)

@@ -21,7 +21,7 @@ import sys
 
 from .cli_common import PROG, add_quiet, add_workers, error_line
 from .runtime.errors import UsageError
-from .vocabulary import LEVELS
+from .task.vocabulary import LEVELS
 
 __all__ = ["PROG", "build_parser", "main", "run_config"]
 
@@ -71,8 +71,8 @@ def _canvas(text: str) -> tuple:
 def _add_knobs(p) -> None:
     """The engine's knobs (``RunConfig.engine_options``), as options of ``p``; read back by
     ``_knobs``. Values stay strings here so that a bad one gets the parse helper's message."""
-    from .config import MAX_OBJECTS, MIN_OBJECTS
-    from .vocabulary import COLOR_TABLE, LOOKS, PRESETS, SHAPE_NAMINGS, SHAPE_TABLE, WORDINGS
+    from .task.config import MAX_OBJECTS, MIN_OBJECTS
+    from .task.vocabulary import COLOR_TABLE, LOOKS, PRESETS, SHAPE_NAMINGS, SHAPE_TABLE, WORDINGS
 
     p.add_argument("--num-objects", metavar="MIN-MAX",
                    help=f"objects per scene, e.g. 5-8 or 7, in [{min(MIN_OBJECTS.values())}, "
@@ -106,8 +106,8 @@ def _add_knobs(p) -> None:
 def _knobs(args) -> dict:
     """The knobs of ``_add_knobs`` as ``RunConfig`` fields; ParameterError (naming the
     option) for a value that does not parse."""
-    from .config import parse_kind_weights, parse_range
-    from .vocabulary import parse_prompt_variants
+    from .task.config import parse_kind_weights, parse_range
+    from .task.vocabulary import parse_prompt_variants
 
     def parsed(value, parse, option):
         return None if value is None else parse(value, option)

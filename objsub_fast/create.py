@@ -11,7 +11,7 @@ from pathlib import Path
 from .dataset.config import RunConfig
 from .dataset.vmevalkit import DATASET_FILE, NAME
 from .pipeline import generate
-from .vocabulary import LEVELS
+from .task.vocabulary import LEVELS
 
 __all__ = ["create_dataset"]
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .config import check_levels, check_out, check_seeds, check_vocabulary, make_config
-from .records import prompt_and_rule, task_record, task_records
 from .render import batch_store, draw_frames
 from .runtime.errors import ParameterError
-from .scenes import generate_scenes
-from .vocabulary import LEVELS
+from .task.config import check_levels, check_out, check_seeds, check_vocabulary, make_config
+from .task.records import prompt_and_rule, task_record, task_records
+from .task.scenes import generate_scenes
+from .task.vocabulary import LEVELS
 
 __all__ = ["Batch", "generate_batch"]
 
@@ -96,7 +96,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
         decided in 256 units (the canvas scaled so that its shorter side is 256, with every
         length of the scene model at its 256 px value) and then scaled by min(W, H) / 256, so a
         seed gives the same objects, rule, prompt and removed set at every size
-        (``objsub_fast.units``).
+        (``objsub_fast.task.units``).
     render : bool
         Draw first and final frames (default True). False gives scenes and rules only.
     masks : bool

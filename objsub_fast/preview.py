@@ -10,7 +10,7 @@ from .cli_common import not_a_folder
 from .png import encode_png
 from .runtime.atomic import atomic_write_bytes
 from .runtime.errors import ParameterError
-from .vocabulary import LEVELS
+from .task.vocabulary import LEVELS
 
 __all__ = ["MAX_SHEET_PIXELS", "MAX_COUNT", "MAX_COLUMNS", "SheetLayout", "check_sheet",
            "check_preview_options", "check_sheet_path", "contact_sheet", "preview_sheet",

@@ -17,8 +17,8 @@ from json.encoder import encode_basestring_ascii as _string
 
 import numpy as np
 
-from .records import task_id
-from .vocabulary import DIFFICULTY, KINDS, LEVELS, TASK_CATEGORY
+from .task.records import task_id
+from .task.vocabulary import DIFFICULTY, KINDS, LEVELS, TASK_CATEGORY
 
 __all__ = ["compact_records"]
 
@@ -84,7 +84,7 @@ def compact_records(batch, first_index: int, version: str) -> list[bytes]:
     Examples
     --------
     >>> from objsub_fast.engine import generate_batch
-    >>> from objsub_fast.records import task_records
+    >>> from objsub_fast.task.records import task_records
     >>> batch = generate_batch([3, 4], level="L2", render=False)
     >>> records = task_records(batch)
     >>> for i, record in enumerate(records):

@@ -37,7 +37,7 @@ from typing import NamedTuple
 
 from .render import sprite
 from .solids import solid_sprite
-from .vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
+from .task.vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
 
 
 class SolidSprite(NamedTuple):

@@ -13,7 +13,7 @@ installed one gets a note saying both (``Report.notes``).
 
 ``deep=True`` (``--deep``) also decodes every PNG with Pillow at the canvas size and compares
 its pixels with the regenerated frame, and re-derives the removed set from the prompt and the
-object list (``objsub_fast.interpret.interpret_prompt``), independently of the generator.
+object list (``objsub_fast.task.interpret.interpret_prompt``), independently of the generator.
 """
 from __future__ import annotations
 
@@ -91,7 +91,7 @@ def missing_ranges(name: str, ranges: list[list], why: str | None) -> list[str]:
 
 
 def _check_prompt(actual: dict, canvas_size) -> str | None:
-    from .interpret import interpret_prompt
+    from .task.interpret import interpret_prompt
 
     try:
         record = json.loads(actual["json"])

@@ -14,7 +14,7 @@ from make_shapes_png import draw_shapes
 
 from objsub_fast import generate_batch
 from objsub_fast.preview import contact_sheet, save_sheet
-from objsub_fast.vocabulary import LEVELS
+from objsub_fast.task.vocabulary import LEVELS
 
 PER_LEVEL = 3
 SEEDS = [7, 21, 33]

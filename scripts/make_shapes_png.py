@@ -14,7 +14,7 @@ from PIL import Image, ImageDraw
 
 from objsub_fast.preview import BACKGROUND, TEXT, _font, save_sheet
 from objsub_fast.scoring.looks import LOOKS, picture
-from objsub_fast.vocabulary import COLOR_TABLE, SHAPE_NAMINGS, SHAPE_TABLE
+from objsub_fast.task.vocabulary import COLOR_TABLE, SHAPE_NAMINGS, SHAPE_TABLE
 
 OUT = "docs/shapes_both_looks.png"
 #: Each shape's colour, in SHAPE_TABLE order.

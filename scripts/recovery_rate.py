@@ -14,7 +14,7 @@ from PIL import Image
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring.vbvr import recover_record
-from objsub_fast.vocabulary import LEVELS, shape_code
+from objsub_fast.task.vocabulary import LEVELS, shape_code
 
 
 def mismatch(real: dict, got: dict) -> str | None:

@@ -2,9 +2,9 @@
 tests)."""
 import math
 
-from objsub_fast.interpret import interpret_prompt
+from objsub_fast.task.interpret import interpret_prompt
 
-# The lengths are given for a 256 px canvas. The scene is decided in 256 units (objsub_fast.units)
+# The lengths are given for a 256 px canvas. The scene is decided in 256 units (objsub_fast.task.units)
 # and scaled by min(W, H)/256; at every canvas size each length holds in whole pixels: at least
 # ceil(length * min(W, H) / 256).
 LENGTHS_256 = {"edge": 10, "spacing": 10, "order_gap": 10, "size_gap": 12, "size_range": 15}
@@ -105,7 +105,7 @@ def check_pixels(batch, i):
     import numpy as np
     from skimage.measure import label, regionprops
 
-    from objsub_fast.vocabulary import COLOR_TABLE
+    from objsub_fast.task.vocabulary import COLOR_TABLE
 
     task = batch.task(i)
     solid = task.get("look", "flat") == "solid"
@@ -141,7 +141,7 @@ def nearest_colour(rgb):
     import numpy as np
     from skimage.color import deltaE_ciede2000, rgb2lab
 
-    from objsub_fast.vocabulary import COLOR_TABLE
+    from objsub_fast.task.vocabulary import COLOR_TABLE
 
     names = list(COLOR_TABLE)
     table = rgb2lab(np.array([[COLOR_TABLE[n] for n in names]], float) / 255)[0]

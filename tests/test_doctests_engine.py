@@ -5,10 +5,10 @@ import importlib
 
 import pytest
 
-MODULES = ["objsub_fast._version", "objsub_fast.vocabulary", "objsub_fast.config",
-           "objsub_fast.units", "objsub_fast.scene_pixels", "objsub_fast.render",
-           "objsub_fast.solids", "objsub_fast.records", "objsub_fast.engine",
-           "objsub_fast.interpret"]
+MODULES = ["objsub_fast._version", "objsub_fast.task.vocabulary", "objsub_fast.task.config",
+           "objsub_fast.task.units", "objsub_fast.task.scene_pixels", "objsub_fast.render",
+           "objsub_fast.solids", "objsub_fast.task.records", "objsub_fast.engine",
+           "objsub_fast.task.interpret"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -10,7 +10,7 @@ from scipy.stats import chisquare
 
 from objsub_fast import generate_batch
 from objsub_fast.render import sprite
-from objsub_fast.vocabulary import KINDS, LEVEL_KINDS, LEVELS, LOOKS, SHAPES
+from objsub_fast.task.vocabulary import KINDS, LEVEL_KINDS, LEVELS, LOOKS, SHAPES
 from guarantees import check_pixels, check_task
 
 SEEDS = st.integers(0, 2**63 - 1)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.vocabulary import Vocabulary
+from objsub_fast.task.vocabulary import Vocabulary
 
 CASES = [
     (dict(seeds=[]), "seeds"),

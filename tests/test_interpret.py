@@ -2,7 +2,7 @@
 whose words do not fit the scene; it never guesses."""
 import pytest
 
-from objsub_fast.interpret import interpret_prompt
+from objsub_fast.task.interpret import interpret_prompt
 
 SUFFIX = " Do not do anything to other objects."
 

@@ -5,8 +5,8 @@ from hypothesis import given, settings, strategies as st
 
 from objsub_fast.engine import generate_batch
 from objsub_fast.record_json import compact_records
-from objsub_fast.records import task_records
-from objsub_fast.vocabulary import KINDS
+from objsub_fast.task.records import task_records
+from objsub_fast.task.vocabulary import KINDS
 
 SEEDS = st.integers(0, 2**63 - 1)
 LEVELS = st.lists(st.sampled_from(["L1", "L2", "L3", "L4"]), min_size=1, max_size=4)

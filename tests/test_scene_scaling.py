@@ -14,9 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
 from objsub_fast._version import generator_version
-from objsub_fast.scene_pixels import scale_task
-from objsub_fast.units import whole_pixels
-from objsub_fast.vocabulary import LEVELS
+from objsub_fast.task.scene_pixels import scale_task
+from objsub_fast.task.units import whole_pixels
+from objsub_fast.task.vocabulary import LEVELS
 from guarantees import DIVIDERS, check_task, square
 
 #: 2,000 seeds per level, from the ranges of the issue's examples (L1 7000008, L3 9000001,

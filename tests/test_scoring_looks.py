@@ -12,8 +12,8 @@ from objsub_fast.scoring.detect import (BG, COLOR_CLASS0, OTHER, OUTLINE, Detect
                                         object_mask)
 from objsub_fast.scoring.looks import LOOKS, picture, shade_references
 from objsub_fast.scoring.metrics import TaskModel
+from objsub_fast.task.vocabulary import COLOR_RGB, EXTENDED, SHAPE_TABLE
 from objsub_fast.transitions import _draw, _solid, task_arrays, whiten
-from objsub_fast.vocabulary import COLOR_RGB, EXTENDED, SHAPE_TABLE
 
 FRAMES = 12
 

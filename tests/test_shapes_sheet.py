@@ -7,7 +7,7 @@ import numpy as np
 from PIL import Image
 
 from objsub_fast.scoring.looks import LOOKS, picture
-from objsub_fast.vocabulary import COLOR_TABLE, SHAPE_TABLE
+from objsub_fast.task.vocabulary import COLOR_TABLE, SHAPE_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]
 PNG = ROOT / "docs" / "shapes_both_looks.png"

@@ -16,7 +16,7 @@ from objsub_fast.transitions import (STYLE_NAMES, draw_steps, plan_transition, r
 from objsub_fast.h264.encoder import EncoderSettings
 from objsub_fast.video import (OBJSUB_LOOK_SETTINGS, ObjsubEncoder, VideoSpec,
                                encode_transitions, look_settings)
-from objsub_fast.vocabulary import COLOR_TABLE, LEVELS, SHAPE_TABLE
+from objsub_fast.task.vocabulary import COLOR_TABLE, LEVELS, SHAPE_TABLE
 from guarantees import check_pixels, check_task, nearest_colour
 
 SHAPE_CODES = {names[0]: code for code, names in enumerate(SHAPE_TABLE)}

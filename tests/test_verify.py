@@ -363,7 +363,7 @@ def test_verify_help_describes_the_command(capsys):
 
 
 def test_stray_task_folders_are_found_by_their_seed(copy, problems):
-    from objsub_fast.records import task_id
+    from objsub_fast.task.records import task_id
     from objsub_fast.shards import task_levels, task_seeds
 
     out = copy("vmevalkit")

@@ -10,17 +10,17 @@ from skimage.measure import label
 
 from objsub_fast import generate_batch
 from objsub_fast._version import generator_version
-from objsub_fast.config import parse_kind_weights, parse_range
-from objsub_fast.interpret import interpret_prompt
-from objsub_fast.records import reword
 from objsub_fast.render import sprite
 from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.scoring.detect import FEATURE_SCALE, classify_shapes, shape_templates
-from objsub_fast.vocabulary import (
-    BACKGROUND_RGB, CLASSIC, COLOR_TABLE, EXTENDED, KINDS, LEVELS, OUTLINE_RGB, PROMPT_SUFFIX,
-    SHAPE_TABLE, WORDINGS, Vocabulary, parse_colors, parse_prompt_variants, parse_shape_names,
-    irregular_plurals, parse_shapes, parse_vocabulary,
-)
+from objsub_fast.task.config import parse_kind_weights, parse_range
+from objsub_fast.task.interpret import interpret_prompt
+from objsub_fast.task.records import reword
+from objsub_fast.task.vocabulary import (BACKGROUND_RGB, CLASSIC, COLOR_TABLE, EXTENDED, KINDS,
+                                         LEVELS, OUTLINE_RGB, PROMPT_SUFFIX, SHAPE_TABLE, WORDINGS,
+                                         Vocabulary, parse_colors, parse_prompt_variants,
+                                         parse_shape_names, irregular_plurals, parse_shapes,
+                                         parse_vocabulary)
 from guarantees import check_pixels, check_task
 
 NEW_SHAPES = range(4, len(SHAPE_TABLE))
@@ -298,7 +298,7 @@ def test_reworded_prompts_that_do_not_fit_are_refused(prompt, reason):
 
 def test_plurals_are_english_and_interpret_reads_exactly_them():
     """Issue #20, defect 1: "all teal hourglasss" was written, and read back."""
-    from objsub_fast.vocabulary import plural
+    from objsub_fast.task.vocabulary import plural
 
     names = {n for pair in SHAPE_TABLE for n in pair}
     assert {plural(n) for n in names} >= {"hourglasses", "cubes", "bars", "semicircles"}

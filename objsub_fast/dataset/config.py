@@ -1,6 +1,6 @@
 """A run's configuration: everything that determines a dataset's bytes (and nothing else).
 
-``RunConfig`` is the dataset-level counterpart of the engine's ``objsub_fast.config.Config``
+``RunConfig`` is the dataset-level counterpart of the engine's ``objsub_fast.task.config.Config``
 (which fixes what one *task* looks like): it adds the task count, base seed, level list, output
 format and shard size, and it is what ``manifest.json`` records.
 
@@ -42,7 +42,7 @@ from pathlib import Path
 
 from ..runtime.errors import ParameterError, UsageError
 from ..shards import MAX_SEED
-from ..vocabulary import LEVELS
+from ..task.vocabulary import LEVELS
 from .formats import FORMATS
 from .manifest import MANIFEST
 
@@ -84,7 +84,7 @@ def min_canvas_side() -> int:
     >>> min_canvas_side()
     128
     """
-    from ..config import check_levels, make_config
+    from ..task.config import check_levels, make_config
 
     codes = check_levels(list(LEVELS), len(LEVELS))
 
@@ -180,8 +180,8 @@ class RunConfig:
     def _own_generator_version(self):
         """``_version.generator_version`` of this run (None while its knobs are invalid)."""
         from .._version import generator_version
-        from ..config import check_vocabulary, is_classic
-        from ..vocabulary import irregular_plurals
+        from ..task.config import check_vocabulary, is_classic
+        from ..task.vocabulary import irregular_plurals
 
         try:
             classic = is_classic(self.vocabulary, self.colors, self.shapes, self.shape_names,
@@ -198,9 +198,9 @@ class RunConfig:
     def _check_knobs(self, other_version_ok: bool = False) -> None:
         """Check the knobs with the engine's own validation, for every level of the run; the
         errors name the command-line options."""
-        from ..config import check_levels, check_vocabulary, make_config
-        from ..vocabulary import (parse_colors, parse_prompt_variants, parse_shape_names,
-                                  parse_shapes, parse_vocabulary)
+        from ..task.config import check_levels, check_vocabulary, make_config
+        from ..task.vocabulary import (parse_colors, parse_prompt_variants,
+                                       parse_shape_names, parse_shapes, parse_vocabulary)
 
         for name, parse in (("vocabulary", parse_vocabulary), ("colors", parse_colors),
                             ("shapes", parse_shapes), ("shape_names", parse_shape_names),

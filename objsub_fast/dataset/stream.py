@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 from ..runtime.errors import ParameterError
-from ..vocabulary import LEVELS
+from ..task.vocabulary import LEVELS
 from .config import RunConfig
 from .formats import get_format
 from .members import encode_samples

@@ -14,9 +14,9 @@ import os
 import re
 from pathlib import Path
 
-from ..records import task_id
 from ..runtime.atomic import atomic_write_bytes
 from ..shards import MAX_SEED, task_index, task_levels
+from ..task.records import task_id
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
 from .vmeval_file import (

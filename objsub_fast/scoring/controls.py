@@ -56,7 +56,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..vocabulary import KINDS, OUTLINE_RGB
+from ..task.vocabulary import KINDS, OUTLINE_RGB
 from ..transitions import SolidSprite
 from .transitions import STYLE_NAMES, _draw, task_arrays, task_frames, whiten
 
@@ -113,7 +113,7 @@ def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, **options):
     (21, 'flat')
     """
     from ..engine import generate_batch
-    from ..vocabulary import LEVEL_KINDS
+    from ..task.vocabulary import LEVEL_KINDS
 
     seeds, levels = [], []
     for level, codes in LEVEL_KINDS.items():

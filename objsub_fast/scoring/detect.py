@@ -66,7 +66,7 @@ import numpy as np
 
 from ..render import palette
 from ..runtime._numba import kernel
-from ..vocabulary import COLOR_RGB, COLORS
+from ..task.vocabulary import COLOR_RGB, COLORS
 from .looks import picture, shade_references
 
 __all__ = ["Components", "Detector", "class_lut", "shape_templates", "object_mask",

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..render import palette, sprite
 from ..solids import SOLIDS, shade, solid_shading, solid_sprite
-from ..vocabulary import BACKGROUND_RGB, SHAPE_TABLE
+from ..task.vocabulary import BACKGROUND_RGB, SHAPE_TABLE
 
 __all__ = ["Look", "LOOKS", "look_of", "picture", "shade_references", "SHADE_STEP",
            "SHADE_SIZE", "MIN_WHITE_DISTANCE",

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..runtime._numba import kernel
 from ..runtime.errors import TaskError
-from ..vocabulary import Vocabulary
+from ..task.vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
 from .detect import (BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, object_mask,

@@ -27,9 +27,9 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from ..config import MAX_OBJECTS, check_canvas
 from ..runtime.errors import ParameterError, TaskError
-from ..vocabulary import LOOKS, Vocabulary
+from ..task.config import MAX_OBJECTS, check_canvas
+from ..task.vocabulary import LOOKS, Vocabulary
 
 __all__ = ["Question", "check_question", "OBJECT_SIZE_LIMITS"]
 
@@ -49,7 +49,7 @@ class Question:
         ``id``, ``color``, ``shape``, ``x``, ``y``, ``size`` of each object, sorted by id.
     remove_ids : tuple of int
         The task's target set.
-    vocabulary : objsub_fast.vocabulary.Vocabulary
+    vocabulary : objsub_fast.task.vocabulary.Vocabulary
         The colours and shapes the record's names refer to (classic when it names none).
     look : str
         How the task draws its objects (``vocabulary.LOOKS``; ``"flat"`` when it names none).

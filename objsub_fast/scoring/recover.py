@@ -32,7 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..vocabulary import PRESETS, SHAPE_TABLE, Vocabulary
+from ..task.vocabulary import PRESETS, SHAPE_TABLE, Vocabulary
 from .detect import Detector, object_mask
 from .looks import LOOKS, picture
 

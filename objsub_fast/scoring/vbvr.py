@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from ..runtime.errors import TaskError
-from ..vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
+from ..task.vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
            "write_results", "results_for_model", "question_order"]
@@ -71,7 +71,7 @@ def recover_record(folder) -> dict:
     """
     from PIL import Image
 
-    from ..interpret import interpret_prompt
+    from ..task.interpret import interpret_prompt
     from .recover import read_frame
 
     folder = Path(folder)

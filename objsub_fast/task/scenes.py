@@ -1,9 +1,9 @@
 """Scene sampling and rule targeting for a whole batch in one Numba kernel.
 
-The kernel works on the 256-unit canvas (``objsub_fast.units``: the canvas scaled so that its
+The kernel works on the 256-unit canvas (``objsub_fast.task.units``: the canvas scaled so that its
 shorter side is 256) with the scene model's 256 px lengths, so every decision is the same at
 every canvas size, and writes each accepted scene in the canvas's pixels
-(``objsub_fast.scene_pixels``). With a fractional scale factor it checks every guarantee on those
+(``objsub_fast.task.scene_pixels``). With a fractional scale factor it checks every guarantee on those
 pixels too and resamples a task whose rounding would break one.
 
 Each task draws its rule kind first, then builds a scene on which that kind is valid: placement
@@ -17,15 +17,14 @@ import math
 
 import numpy as np
 
+from ..runtime._numba import kernel
 from .config import Lengths
 from .rng import _new_stream, _randint, _shuffle, _uniform
-from .runtime._numba import kernel
 from .scene_pixels import holds_in_pixels, pixel_lengths, scale_task
 from .scene_pixels import inside as _inside, order_key as _order_key
 from .units import REFERENCE_SIDE
-from .vocabulary import (
-    ATTRIBUTE, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION, REGIONS, SIZE,
-)
+from .vocabulary import (ATTRIBUTE, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, ODDITY, ORDER, REGION,
+                         REGIONS, SIZE)
 
 __all__ = ["generate_scenes", "kind_tables", "region_tables", "MAX_ATTEMPTS", "PLACE_TRIES",
            "MAX_LISTED"]
@@ -399,13 +398,13 @@ def _pixel_canvas(config):
 
 def generate_scenes(seeds, level_codes, config):
     """Sample the scenes and rules of a batch: decided on the 256-unit canvas, returned in the
-    pixels of ``config``'s canvas (``objsub_fast.units``).
+    pixels of ``config``'s canvas (``objsub_fast.task.units``).
 
     Parameters
     ----------
     seeds : (N,) int64 array
     level_codes : (N,) int8 array of indices into ``LEVELS``
-    config : objsub_fast.config.Config
+    config : objsub_fast.task.config.Config
 
     Returns
     -------

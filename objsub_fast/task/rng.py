@@ -6,7 +6,7 @@ seed, whatever batch, order or process generates it.
 """
 import numpy as np
 
-from .runtime._numba import kernel
+from ..runtime._numba import kernel
 
 __all__ = []  # Numba kernels only: _new_stream, _next_u64, _uniform, _randint, _shuffle
 

@@ -6,7 +6,7 @@ every square canvas, 384 x 256 for 768 x 512 (and for 384 x 256 itself); the lon
 fractional (1000 x 700 is 365.71... x 256). Every decision (object count, colours, shapes, sizes,
 positions accepted or rejected, the rule, the removed set, orders and regions) is made on that
 unit canvas with whole-unit sizes and positions and the 256 px lengths of the scene model; then
-the scene is scaled for drawing (``objsub_fast.scene_pixels``). So every canvas of the same shape
+the scene is scaled for drawing (``objsub_fast.task.scene_pixels``). So every canvas of the same shape
 gives the same objects, rule, prompt and removed set (at a fractional scale factor, wherever the
 scaled pixels keep every guarantee; see below), and with a whole scale factor (512, 768, 1024,
 ...) exactly the unit scene times ``s``. At ``s = 1`` (min(W, H) = 256) the pixels are the

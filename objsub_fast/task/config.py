@@ -3,7 +3,7 @@
 Each check raises :class:`~objsub_fast.runtime.errors.ParameterError` (a ``ValueError``) naming the
 parameter and the allowed range.
 
-Lengths scale with the canvas: the scene is decided in 256 units (``objsub_fast.units``: the
+Lengths scale with the canvas: the scene is decided in 256 units (``objsub_fast.task.units``: the
 canvas scaled so that its shorter side is 256) with every length of the scene model (object
 sizes, spacing, edge margin, order and size gaps) at its 256 px value, and then scaled by
 min(W, H) / 256 for drawing. :class:`Lengths` gives those lengths in pixels of one canvas,
@@ -21,15 +21,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .runtime.errors import ParameterError
+from ..runtime.errors import ParameterError
 from .units import (REFERENCE_SIDE, scale_factor, to_pixels, unit_canvas, unit_size_range,
                     whole_pixels)
-from .vocabulary import (
-    ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS, MIN_SPACING, ODDITY,
-    ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS, SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE,
-    LOOKS, Vocabulary, parse_colors, parse_shape_names, parse_shapes,
-    parse_prompt_variants,
-)
+from .vocabulary import (ATTRIBUTE, CLASSIC, EDGE_MARGIN, ENUMERATE, KINDS, LEVEL_KINDS, LEVELS,
+                         MIN_SPACING, ODDITY, ORDER_GAP, OUTLINE_WIDTH, REGION, REGIONS,
+                         SHAPE_TABLE, SIZE, SIZE_GAP, SIZE_RANGE, LOOKS, Vocabulary, parse_colors,
+                         parse_shape_names, parse_shapes, parse_prompt_variants)
 
 __all__ = [
     "Config", "Lengths", "make_config", "check_seeds", "check_levels", "check_canvas",
@@ -128,7 +126,7 @@ class Config:
 
     @property
     def unit_canvas(self) -> tuple:
-        """The canvas (width, height) in 256 units (``objsub_fast.units.unit_canvas``)."""
+        """The canvas (width, height) in 256 units (``objsub_fast.task.units.unit_canvas``)."""
         return unit_canvas(self.width, self.height)
 
     @property

@@ -1,6 +1,6 @@
 """One task's unit scene in pixels, and the guarantees checked on those pixels (Numba).
 
-The scene kernel (``objsub_fast.scenes``) decides a task in 256 units; :func:`scale_task` turns
+The scene kernel (``objsub_fast.task.scenes``) decides a task in 256 units; :func:`scale_task` turns
 its objects into the pixels of the canvas, and :func:`holds_in_pixels` checks every guarantee of
 ``docs/design.md`` on them in whole pixels: margins and spacing, order gaps, size gaps and the
 size span each at least ``ceil(length * min(W, H) / 256)`` px, no bounding square across a
@@ -21,12 +21,10 @@ import math
 
 import numpy as np
 
-from .runtime._numba import kernel
+from ..runtime._numba import kernel
 from .units import whole_pixels
-from .vocabulary import (
-    KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X, KEY_NEG_Y, KEY_X, KEY_Y,
-    ORDER, REGION, SIZE,
-)
+from .vocabulary import (KEY_CENTER_DIST, KEY_CORNER_DIST, KEY_NEG_CENTER_DIST, KEY_NEG_X,
+                         KEY_NEG_Y, KEY_X, KEY_Y, ORDER, REGION, SIZE)
 
 __all__ = ["pixel_lengths", "scale_task", "holds_in_pixels", "order_key", "inside"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from .runtime.errors import InterpretError
+from ..runtime.errors import InterpretError
 from .vocabulary import COLOR_TABLE, PROMPT_SUFFIX, SHAPE_TABLE, plural
 
 __all__ = ["interpret_prompt", "PATTERNS"]

@@ -2,12 +2,10 @@
 fields."""
 from __future__ import annotations
 
-from ._version import generator_version
-from .vocabulary import (
-    ATTRIBUTE, CLASSIC, DIFFICULTY, ENUMERATE, KINDS, LEVELS, ODDITY, ORDER, ORIGINAL_FRAMES,
-    PROMPT_SUFFIX, REGION, REGION_NAMES, SIZE, TASK_CATEGORY, WORDINGS, irregular_plurals,
-    plural,
-)
+from .._version import generator_version
+from .vocabulary import (ATTRIBUTE, CLASSIC, DIFFICULTY, ENUMERATE, KINDS, LEVELS, ODDITY, ORDER,
+                         ORIGINAL_FRAMES, PROMPT_SUFFIX, REGION, REGION_NAMES, SIZE, TASK_CATEGORY,
+                         WORDINGS, irregular_plurals, plural)
 
 __all__ = ["task_id", "prompt_and_rule", "reword", "task_record", "task_records"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .runtime.errors import ParameterError
+from ..runtime.errors import ParameterError
 
 __all__ = [
     "COLORS", "COLOR_RGB", "SHAPES", "COLOR_TABLE", "SHAPE_TABLE", "BACKGROUND_RGB",
