@@ -31,10 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
-from objsub_fast import png
+from objsub_fast.dataset.plan import shard_batches
+from objsub_fast.draw import png
 from objsub_fast.engine import generate_batch
 from objsub_fast.pipeline import RunConfig, generate
-from objsub_fast.dataset.plan import shard_batches
 from objsub_fast.shards import num_shards, shard_at, task_levels, task_seeds
 from objsub_fast.verify import verify
 

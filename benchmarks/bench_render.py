@@ -130,7 +130,7 @@ def draw_every_sprite(side, look):
     """Seconds to draw every sprite (shape, size, colour) of the classic vocabulary at
     ``side`` px that a batch can use (what a long run pays once; a batch draws only those it
     uses that no batch drew before)."""
-    from objsub_fast.render import batch_store
+    from objsub_fast.draw.render import batch_store
 
     store = batch_store(generate_batch([0], canvas_size=side, look=look, render=False).config)
     units = np.arange(20, 41)

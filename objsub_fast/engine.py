@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .render import batch_store, draw_frames
+from .draw.render import batch_store, draw_frames
 from .runtime.errors import ParameterError
 from .task.config import check_levels, check_out, check_seeds, check_vocabulary, make_config
 from .task.records import prompt_and_rule, task_record, task_records
@@ -126,7 +126,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
         the task's own random stream; 1 (default) keeps the exact original prompts.
     look : {"flat", "solid"}
         How objects are drawn (``vocabulary.LOOKS``): "flat" (default) outlined polygons, or
-        "solid": lit solids (a shaded cube, sphere, ...; ``objsub_fast.solids``). The same
+        "solid": lit solids (a shaded cube, sphere, ...; ``objsub_fast.draw.solids``). The same
         seed gives the same scene, rule, prompt and removed set in both looks; only the
         pixels (and ``area``, the drawn pixels) differ.
 

@@ -7,7 +7,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from .cli_common import not_a_folder
-from .png import encode_png
+from .draw.png import encode_png
 from .runtime.atomic import atomic_write_bytes
 from .runtime.errors import ParameterError
 from .task.vocabulary import LEVELS

@@ -35,8 +35,8 @@ from .runtime._numba import kernel
 from .runtime.errors import ParameterError
 from typing import NamedTuple
 
-from .render import sprite
-from .solids import solid_sprite
+from .draw.render import sprite
+from .draw.solids import solid_sprite
 from .task.vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
 
 

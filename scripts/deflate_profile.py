@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Measure the deflate symbol profile of engine frames, which ``objsub_fast.deflate.WEIGHTS``
+"""Measure the deflate symbol profile of engine frames, which ``objsub_fast.draw.deflate.WEIGHTS``
 is rounded from.
 
     python scripts/deflate_profile.py [--tasks 200]
@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from objsub_fast import deflate, png
+from objsub_fast.draw import deflate, png
 from objsub_fast.engine import generate_batch
 from objsub_fast.shards import task_levels, task_seeds
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from PIL import Image
 
-from objsub_fast import deflate, png
+from objsub_fast.draw import deflate, png
 from objsub_fast.engine import generate_batch
 
 runs = st.lists(st.tuples(st.integers(0, 255), st.integers(1, 2000)), max_size=40)

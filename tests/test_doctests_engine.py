@@ -6,8 +6,8 @@ import importlib
 import pytest
 
 MODULES = ["objsub_fast._version", "objsub_fast.task.vocabulary", "objsub_fast.task.config",
-           "objsub_fast.task.units", "objsub_fast.task.scene_pixels", "objsub_fast.render",
-           "objsub_fast.solids", "objsub_fast.task.records", "objsub_fast.engine",
+           "objsub_fast.task.units", "objsub_fast.task.scene_pixels", "objsub_fast.draw.render",
+           "objsub_fast.draw.solids", "objsub_fast.task.records", "objsub_fast.engine",
            "objsub_fast.task.interpret"]
 
 

@@ -9,7 +9,7 @@ from hypothesis import assume, given, settings, strategies as st
 from scipy.stats import chisquare
 
 from objsub_fast import generate_batch
-from objsub_fast.render import sprite
+from objsub_fast.draw.render import sprite
 from objsub_fast.task.vocabulary import KINDS, LEVEL_KINDS, LEVELS, LOOKS, SHAPES
 from guarantees import check_pixels, check_task
 

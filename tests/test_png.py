@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 from PIL import Image
 
-from objsub_fast import png
+from objsub_fast.draw import png
 
 FILTERS = sorted(png.FILTERS.values())
 

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.render import sprite
+from objsub_fast.draw.render import sprite
 from objsub_fast.scoring.detect import (BG, CLASS_TOLERANCE, COLOR_CLASS0, OTHER, OUTLINE,
                                         Detector, class_lut, classify_shapes, shape_templates)
 from objsub_fast.task.vocabulary import COLOR_RGB, SHAPES

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.render import sprite
+from objsub_fast.draw.render import sprite
 from objsub_fast.scoring import THRESHOLDS, score_video, write_video
 from objsub_fast.scoring.controls import LOW_BITRATE, caught, control_frames, control_tasks
 from objsub_fast.task.vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPE_TABLE

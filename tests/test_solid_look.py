@@ -9,8 +9,8 @@ from skimage.measure import label
 
 from objsub_fast import generate_batch, iter_samples
 from objsub_fast.cli import main
+from objsub_fast.draw.solids import solid_shading, solid_sprite
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.solids import solid_shading, solid_sprite
 from objsub_fast.transitions import (STYLE_NAMES, draw_steps, plan_transition, render_transition,
                                      task_arrays)
 from objsub_fast.h264.encoder import EncoderSettings

@@ -4,7 +4,7 @@ import pytest
 from skimage.morphology import disk, erosion
 
 from objsub_fast import generate_batch
-from objsub_fast.render import FILL, OUTLINE, batch_store, silhouette, sprite
+from objsub_fast.draw.render import FILL, OUTLINE, batch_store, silhouette, sprite
 
 
 def eroded(shape, size, outline):

@@ -8,7 +8,7 @@ import pytest
 from skimage.morphology import disk, erosion
 
 from objsub_fast import generate_batch
-from objsub_fast.render import sprite
+from objsub_fast.draw.render import sprite
 from objsub_fast.task.vocabulary import COLOR_TABLE
 from objsub_fast.transitions import STYLE_NAMES, plan_slides, render_transition, task_arrays
 

@@ -10,7 +10,7 @@ from skimage.measure import label
 
 from objsub_fast import generate_batch
 from objsub_fast._version import generator_version
-from objsub_fast.render import sprite
+from objsub_fast.draw.render import sprite
 from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.scoring.detect import FEATURE_SCALE, classify_shapes, shape_templates
 from objsub_fast.task.config import parse_kind_weights, parse_range
@@ -85,7 +85,7 @@ def test_extended_pixels_match_metadata(level):
 
 def test_painted_rows_equal_the_sprite_table(monkeypatch):
     """Large canvases paint each sprite row (no per-colour table): the same pixels."""
-    from objsub_fast import render
+    from objsub_fast.draw import render
     kwargs = dict(seeds=range(40), level=["L1", "L2", "L3", "L4"] * 10, masks=True,
                   vocabulary="extended")
     table = generate_batch(**kwargs)

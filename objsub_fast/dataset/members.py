@@ -20,7 +20,7 @@ from typing import Callable
 
 import numpy as np
 
-from .. import png
+from ..draw import png
 from ..shards import task_key
 from ..task.records import task_id
 

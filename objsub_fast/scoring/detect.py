@@ -64,7 +64,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..render import palette
+from ..draw.render import palette
 from ..runtime._numba import kernel
 from ..task.vocabulary import COLOR_RGB, COLORS
 from .looks import picture, shade_references
@@ -554,7 +554,7 @@ def object_mask(look: str, shape: int, size: int, rgb, palette=None) -> np.ndarr
 
     Examples
     --------
-    >>> from objsub_fast.render import sprite
+    >>> from objsub_fast.draw.render import sprite
     >>> bool((object_mask("flat", 1, 20, (255, 0, 0)) == (sprite(1, 20) > 0)).all())
     True
     """

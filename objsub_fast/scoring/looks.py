@@ -39,8 +39,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..render import palette, sprite
-from ..solids import SOLIDS, shade, solid_shading, solid_sprite
+from ..draw.render import palette, sprite
+from ..draw.solids import SOLIDS, shade, solid_shading, solid_sprite
 from ..task.vocabulary import BACKGROUND_RGB, SHAPE_TABLE
 
 __all__ = ["Look", "LOOKS", "look_of", "picture", "shade_references", "SHADE_STEP",

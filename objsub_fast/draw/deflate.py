@@ -27,7 +27,7 @@ from __future__ import annotations
 import heapq
 
 import numpy as np
-from .runtime._numba import kernel
+from ..runtime._numba import kernel
 
 __all__ = ["huffman_lengths", "canonical_codes", "max_stream_size", "compress"]
 

@@ -15,9 +15,9 @@ import numpy as np
 from scipy.ndimage import distance_transform_edt
 from skimage.draw import disk, polygon
 
-from .runtime._numba import kernel
-from .task.vocabulary import (BACKGROUND_RGB, COLOR_RGB, COLOR_TABLE, OUTLINE_RGB, OUTLINE_WIDTH,
-                              SHAPE_TABLE)
+from ..runtime._numba import kernel
+from ..task.vocabulary import (BACKGROUND_RGB, COLOR_RGB, COLOR_TABLE, OUTLINE_RGB, OUTLINE_WIDTH,
+                               SHAPE_TABLE)
 
 __all__ = ["sprite", "silhouette", "palette", "SpriteStore", "sprite_store", "draw_frames",
            "batch_store", "SHAPE_OUTLINES", "TRANSPARENT", "OUTLINE", "FILL", "MAX_TABLE_BYTES"]

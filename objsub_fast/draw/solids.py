@@ -28,7 +28,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from .task.vocabulary import SHAPE_TABLE
+from ..task.vocabulary import SHAPE_TABLE
 
 __all__ = ["solid_sprite", "solid_shading", "shade", "LIGHT", "SOLIDS"]
 

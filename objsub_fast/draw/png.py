@@ -4,7 +4,7 @@ The container (signature, IHDR, one IDAT, IEND, each chunk with its CRC-32) is b
 Rows are PNG-filtered by a small Numba kernel and deflated by one of three back-ends, all of
 which write a standard zlib stream:
 
-- ``"rle"`` (default): ``objsub_fast.deflate``, fed row by row. Its bytes are a pure function
+- ``"rle"`` (default): ``objsub_fast.draw.deflate``, fed row by row. Its bytes are a pure function
   of the pixels on every CPU and in every process, which the dataset's byte-identical promise
   needs; a row that repeats the one above is coded without being filtered or scanned.
 - ``"isal"``: Intel ISA-L level 1 (the optional ``isal`` package). Fast, but its bytes depend on
@@ -20,8 +20,8 @@ import zlib
 
 import numpy as np
 
+from ..runtime._numba import kernel
 from . import deflate
-from .runtime._numba import kernel
 
 __all__ = ["FILTER_NONE", "FILTER_SUB", "FILTER_UP", "FILTERS", "DEFLATE", "png_header",
            "encode_batch", "encode_png"]
@@ -106,7 +106,7 @@ def _filters_to_zeros(rows, row_words, y, filter_type):
 @kernel(nogil=True)
 def _rle_idat(rows, row_words, filter_type, bpp, row, words, out):
     """Write the zlib stream of the filtered scanlines of ``rows`` (H, R) into ``out`` with
-    ``objsub_fast.deflate``; return its length.
+    ``objsub_fast.draw.deflate``; return its length.
 
     ``row_words`` is ``rows`` as uint64 words, or empty (see ``_filters_to_zeros``). A row that
     filters to zeros is added as two known runs; any other is filtered into ``row`` (R + 1

@@ -1,0 +1,1 @@
+"""Drawing and image codecs: sprites and stamping (render), lit solids, PNG and deflate."""
