@@ -39,8 +39,8 @@ def record(canvas: int, style: str, tasks: int) -> list:
     picture the list of (rectangle, y, u, v patches) and the step's motion."""
     from objsub_fast.engine import generate_batch
     from objsub_fast.shards import task_levels, task_seeds
-    from objsub_fast.transitions import draw_steps, plan_transition, task_arrays
-    from objsub_fast.video import YuvPicture
+    from objsub_fast.ground_truth.transitions import draw_steps, plan_transition, task_arrays
+    from objsub_fast.ground_truth.video import YuvPicture
 
     batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
                            canvas_size=(canvas, canvas))
@@ -68,7 +68,7 @@ def record(canvas: int, style: str, tasks: int) -> list:
 def replay(video: dict, measure_psnr: bool):
     """Encode one recorded video; returns (IDR seconds, P seconds, coded P macroblocks, bytes,
     squared-error sum, sample count)."""
-    from objsub_fast.h264.encoder import H264Encoder
+    from objsub_fast.ground_truth.h264.encoder import H264Encoder
 
     planes = tuple(p.copy() for p in video["first"])
     enc = H264Encoder(planes[0].shape[1], planes[0].shape[0])

@@ -21,7 +21,7 @@ import tracemalloc
 import numpy as np
 
 from objsub_fast import generate_batch
-from objsub_fast.transitions import render_transition, task_arrays, task_frames
+from objsub_fast.ground_truth.transitions import render_transition, task_arrays, task_frames
 
 
 def stacked(batch, style, num_frames):

@@ -39,10 +39,10 @@ import numpy as np
 
 from bench_generate import table
 from objsub_fast.engine import generate_batch
+from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, task_frames
 from objsub_fast.shards import task_levels, task_seeds
-from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames
-from objsub_fast.video import (ENCODER, ENCODERS, VideoSpec, decode_video, encode_transitions,
-                               encode_video)
+from objsub_fast.ground_truth.video import (ENCODER, ENCODERS, VideoSpec, decode_video,
+                                            encode_transitions, encode_video)
 
 LEVELS = ("L1", "L2", "L3", "L4")
 
@@ -61,7 +61,7 @@ import resource, sys
 import numpy as np
 from objsub_fast import png
 from objsub_fast.engine import generate_batch
-from objsub_fast.video import VideoSpec, encode_transitions
+from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 count, size, chunk = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 spec = VideoSpec(encoder=sys.argv[4])
 buffers = [np.empty((chunk, size, size, 3), np.uint8) for _ in range(2)]
@@ -257,8 +257,8 @@ def bench_parts(size: int, tasks: int, repeats: int) -> list[list]:
     ``transition_video.pack_plan``: numpy), the one compiled call that draws, converts and
     encodes every picture (``transition_video.encode_steps``), and the rest (the encoder's
     set-up, the mp4 muxer)."""
-    import objsub_fast.transition_video as transition_video
-    import objsub_fast.video as video
+    import objsub_fast.ground_truth.transition_video as transition_video
+    import objsub_fast.ground_truth.video as video
 
     batch = generate_batch(task_seeds(0, 0, tasks), level=task_levels(LEVELS, 0, tasks),
                            canvas_size=size)
@@ -300,7 +300,7 @@ QP_PAIRS = ((16, 18), (18, 20), (20, 22), (22, 24), (24, 26), (26, 28), (28, 30)
 
 def bench_qps(size: int, tasks: int, repeats: int) -> list[list]:
     """Rows of the objsub QP table at ``size`` (every style pooled)."""
-    from objsub_fast.h264.encoder import EncoderSettings
+    from objsub_fast.ground_truth.h264.encoder import EncoderSettings
 
     default = EncoderSettings()
     pairs = sorted({*QP_PAIRS, (default.qp_i, default.qp_p)})

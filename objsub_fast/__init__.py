@@ -6,8 +6,8 @@ from .engine import Batch, generate_batch  # noqa: E402
 
 #: Names imported on first use (name -> module), so that generating never loads the scorer.
 _LAZY = {"score_video": "objsub_fast.scoring",
-         "render_transition": "objsub_fast.transitions",
-         "write_transition": "objsub_fast.video",
+         "render_transition": "objsub_fast.ground_truth.transitions",
+         "write_transition": "objsub_fast.ground_truth.video",
          "iter_samples": "objsub_fast.dataset.stream"}
 
 

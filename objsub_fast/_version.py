@@ -61,7 +61,7 @@ __version__ = "0.1.0"
 _ORIGINAL, _SCALED_AND_EXTENDED, _ENGLISH_PLURALS = "0.1.0", "0.2.0", "0.3.0"
 #: The version that decided every scene in 256 units (the same scene at every canvas size).
 SCENE_IN_256_UNITS = "0.4.0"
-#: The version that made the own H.264 encoder write ground-truth videos (``objsub_fast.h264``).
+#: The version that made the own H.264 encoder write ground-truth videos (``objsub_fast.ground_truth.h264``).
 _FIRST_OBJSUB_VIDEOS = "0.5.0"
 #: The version that told the own encoder what moved and changed its QPs.
 _MOTION_TOLD = "0.6.0"

@@ -137,7 +137,7 @@ def _add_generate(sub) -> None:
     from .dataset.parallel import BACKENDS
     from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
     from .runtime.scheduler import DEFAULT_TIMEOUT
-    from .video import FPS_RANGE, FRAMES_RANGE
+    from .ground_truth.video import FPS_RANGE, FRAMES_RANGE
 
     p = sub.add_parser("generate", help="generate a dataset (resumable, byte-deterministic)",
                        description="Generate Object Subtraction tasks into OUT. Rerunning the "

@@ -23,7 +23,7 @@ import zlib
 
 import numpy as np
 
-from objsub_fast.video import ENCODERS, encode_video
+from objsub_fast.ground_truth.video import ENCODERS, encode_video
 
 
 def cases() -> dict:

@@ -1,5 +1,5 @@
 """An ISO base media file format (ISO/IEC 14496-12) layout check, written for the tests from
-the standard's box definitions and independent of ``objsub_fast.h264.mp4``'s reader: every box
+the standard's box definitions and independent of ``objsub_fast.ground_truth.h264.mp4``'s reader: every box
 is walked, and the sizes, fixed layouts, sample counts, durations and matrices must agree.
 
 :func:`check_layout` returns what the file says (duration, frames, size) or raises

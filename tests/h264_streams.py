@@ -5,7 +5,7 @@ import io
 
 import numpy as np
 
-from objsub_fast.h264.encoder import EncoderSettings, H264Encoder, annexb
+from objsub_fast.ground_truth.h264.encoder import EncoderSettings, H264Encoder, annexb
 
 #: FFmpeg's strictest error detection: any inconsistency in the stream raises.
 STRICT = {"err_detect": "explode+crccheck+bitstream+buffer+careful"}

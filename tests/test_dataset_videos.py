@@ -7,17 +7,17 @@ import tarfile
 
 import pytest
 
+from objsub_fast._version import generator_version
 from objsub_fast.cli import main
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.config import load_manifest
 from objsub_fast.dataset.vmevalkit import TASK_ROOT
-from objsub_fast._version import generator_version
 from objsub_fast.engine import generate_batch
 from objsub_fast.pipeline import generate
 from objsub_fast.shards import task_levels, task_seeds
 from objsub_fast.verify import verify
-from objsub_fast.video import ENCODER, VideoSpec, encode_transitions, encoder_build, \
-    encoder_settings
+from objsub_fast.ground_truth.video import (ENCODER, VideoSpec, encode_transitions, encoder_build,
+                                            encoder_settings)
 
 from filetree import tree
 from test_verify import rewrite_tar

@@ -12,13 +12,13 @@ MODULES = [
     "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr",
     "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.verify",
     "objsub_fast.create", "objsub_fast.record_json",
-    "objsub_fast.video", "objsub_fast.transitions", "objsub_fast.yuv",
-    "objsub_fast.transition_video",
-    "objsub_fast.h264.mp4", "objsub_fast.h264.browser",
-    "objsub_fast.h264.bitstream", "objsub_fast.h264.params", "objsub_fast.h264.transform",
-    "objsub_fast.h264.intra", "objsub_fast.h264.intra4", "objsub_fast.h264.inter",
-    "objsub_fast.h264.motion",
-    "objsub_fast.h264.cavlc", "objsub_fast.h264.residual", "objsub_fast.h264.encoder",
+    "objsub_fast.ground_truth.video", "objsub_fast.ground_truth.transitions", "objsub_fast.ground_truth.yuv",
+    "objsub_fast.ground_truth.transition_video",
+    "objsub_fast.ground_truth.h264.mp4", "objsub_fast.ground_truth.h264.browser",
+    "objsub_fast.ground_truth.h264.bitstream", "objsub_fast.ground_truth.h264.params", "objsub_fast.ground_truth.h264.transform",
+    "objsub_fast.ground_truth.h264.intra", "objsub_fast.ground_truth.h264.intra4", "objsub_fast.ground_truth.h264.inter",
+    "objsub_fast.ground_truth.h264.motion",
+    "objsub_fast.ground_truth.h264.cavlc", "objsub_fast.ground_truth.h264.residual", "objsub_fast.ground_truth.h264.encoder",
 ]
 
 

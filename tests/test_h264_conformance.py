@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from h264_streams import encode, mismatch, synthetic_video
-from objsub_fast.h264.cavlc import STAT_NAMES
-from objsub_fast.h264.encoder import EncoderSettings, H264Encoder
+from objsub_fast.ground_truth.h264.cavlc import STAT_NAMES
+from objsub_fast.ground_truth.h264.encoder import EncoderSettings, H264Encoder
 
 pytest.importorskip("av")
 
@@ -48,8 +48,8 @@ def test_a_corrupted_stream_is_caught():
 @pytest.mark.parametrize("size,frames", [(256, 16), (1024, 6)])
 def test_real_transitions_decode_exactly(style, size, frames):
     from objsub_fast import generate_batch
-    from objsub_fast.transitions import task_arrays, transition_updates
-    from objsub_fast.video import rgb_to_yuv420
+    from objsub_fast.ground_truth.transitions import task_arrays, transition_updates
+    from objsub_fast.ground_truth.video import rgb_to_yuv420
 
     batch = generate_batch([11, 12] if size == 256 else [5], canvas_size=size,
                            vocabulary="extended" if size == 256 else "classic")

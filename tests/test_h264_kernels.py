@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from objsub_fast.h264.cavlc_tables import DEQUANT_V, QUANT_MF
-from objsub_fast.h264.motion import MAX_MV_PIXELS, MAX_STEPS, motion_search
-from objsub_fast.h264.transform import (INTER_ROUNDING, INTRA_ROUNDING, ZERO_SAD,
-                                        dequant_idct_add, transform_quant4x4)
+from objsub_fast.ground_truth.h264.cavlc_tables import DEQUANT_V, QUANT_MF
+from objsub_fast.ground_truth.h264.motion import MAX_MV_PIXELS, MAX_STEPS, motion_search
+from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, INTRA_ROUNDING, ZERO_SAD,
+                                                     dequant_idct_add, transform_quant4x4)
 
 CF = np.array([[1, 1, 1, 1], [2, 1, -1, -2], [1, -1, -1, 1], [1, -2, 2, -1]], np.int64)
 

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from objsub_fast.h264.encoder import H264Encoder
-from objsub_fast.h264.mp4 import read_track
-from objsub_fast.h264.params import LEVELS, Layout, level_for
+from objsub_fast.ground_truth.h264.encoder import H264Encoder
+from objsub_fast.ground_truth.h264.mp4 import read_track
+from objsub_fast.ground_truth.h264.params import LEVELS, Layout, level_for
+from objsub_fast.ground_truth.video import ObjsubEncoder
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.video import ObjsubEncoder
 
 #: Table A-1 as the standard prints it (level number, MaxMBPS, MaxFS, MaxDpbMbs), typed in
 #: again here so that a slip in ``params.LEVELS`` shows up.
@@ -143,7 +143,7 @@ def test_the_datasets_videos_keep_the_levels_bit_rate_and_buffer(size, fps, fram
     """The level is chosen from sizes and rates; the bit rate and buffer of Table A-1 hold
     too, for the densest tasks of every level (L1..L4) at the dataset's quantisers."""
     from objsub_fast import generate_batch
-    from objsub_fast.video import VideoSpec, encode_transitions
+    from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 
     batch = generate_batch(range(4), level=["L1", "L2", "L3", "L4"], canvas_size=size)
     for mp4 in encode_transitions(batch, VideoSpec(style, fps, frames)):

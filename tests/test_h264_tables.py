@@ -1,4 +1,4 @@
-"""The CAVLC tables of objsub_fast.h264.cavlc_tables are the standard's (H.264 clause 9.2).
+"""The CAVLC tables of objsub_fast.ground_truth.h264.cavlc_tables are the standard's (H.264 clause 9.2).
 
 Each VLC table is checked as a code: prefix-free, of the exact Kraft sum the standard's table
 has (its only gap is named), decodable back by a small prefix-matching decoder; the spot values
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from objsub_fast.h264 import cavlc_tables as T
+from objsub_fast.ground_truth.h264 import cavlc_tables as T
 
 
 def _code_book(code, length, *prefix):

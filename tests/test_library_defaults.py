@@ -8,9 +8,9 @@ import inspect
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.h264.mp4 import read_track
-from objsub_fast.transitions import render_transition
-from objsub_fast.video import VideoSpec, encode_transitions, write_transition
+from objsub_fast.ground_truth.h264.mp4 import read_track
+from objsub_fast.ground_truth.transitions import render_transition
+from objsub_fast.ground_truth.video import VideoSpec, encode_transitions, write_transition
 
 
 @pytest.fixture(scope="module")

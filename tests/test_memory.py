@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from objsub_fast import engine, generate_batch
+from objsub_fast.ground_truth.transitions import render_transition, task_arrays, task_frames
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.transitions import render_transition, task_arrays, task_frames
 
 
 def peak_over(fn):
@@ -61,7 +61,7 @@ def test_a_wrong_out_array_is_named(batch, out):
 
 
 def test_render_transition_defaults_are_the_datasets(batch):
-    from objsub_fast.video import VideoSpec
+    from objsub_fast.ground_truth.video import VideoSpec
 
     video = render_transition(batch, tasks=[2])
     assert video.shape[1] == VideoSpec().num_frames == 61

@@ -1,4 +1,4 @@
-"""The own MP4 muxer (``objsub_fast.h264.mp4``), checked against libx264's streams: PyAV decodes
+"""The own MP4 muxer (``objsub_fast.ground_truth.h264.mp4``), checked against libx264's streams: PyAV decodes
 our mp4 to exactly the pictures of the raw Annex B stream it was made from, reports its frame
 count, rate, duration and colour tags, and the box tree says what the samples are."""
 from __future__ import annotations
@@ -9,8 +9,8 @@ import struct
 import numpy as np
 import pytest
 
-from objsub_fast.h264.mp4 import (COLOUR, Mp4Muxer, find_box, mux_mp4, read_track,
-                                  sample_nals, split_annexb, top_level_boxes)
+from objsub_fast.ground_truth.h264.mp4 import (COLOUR, Mp4Muxer, find_box, mux_mp4, read_track,
+                                               sample_nals, split_annexb, top_level_boxes)
 
 av = pytest.importorskip("av")
 

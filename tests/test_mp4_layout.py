@@ -15,8 +15,9 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.h264.mp4 import find_box, read_track
-from objsub_fast.video import VideoSpec, encode_transitions, write_transition, write_video
+from objsub_fast.ground_truth.h264.mp4 import find_box, read_track
+from objsub_fast.ground_truth.video import (VideoSpec, encode_transitions, write_transition,
+                                            write_video)
 
 from bmff import check_layout, walk
 

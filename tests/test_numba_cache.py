@@ -5,8 +5,8 @@ import numba
 import numpy as np
 import pytest
 
+from objsub_fast.ground_truth.yuv import convert_rects
 from objsub_fast.runtime import _numba
-from objsub_fast.yuv import convert_rects
 
 
 def test_package_kernels_are_stamped_with_the_whole_package():
@@ -91,7 +91,7 @@ def test_a_noalloc_kernel_that_allocates_does_not_compile(tmp_path):
 
 
 def test_the_encoders_macroblock_kernels_are_noalloc():
-    from objsub_fast.h264 import cavlc, inter, intra_mb, motion, residual, transform
+    from objsub_fast.ground_truth.h264 import cavlc, inter, intra_mb, motion, residual, transform
 
     for fn in (intra_mb.code_intra, intra_mb.code_i16, intra_mb.code_chroma,
                residual.best_intra, residual.chroma_residual, cavlc.write_block,

@@ -79,7 +79,7 @@ def test_small_kept_objects_off_by_a_pixel_or_two_match_the_final_frame(tasks):
     # within the stability tolerance, so the final match must not fail on overlap alone;
     # one moved 8 px is not given that slack.
     from objsub_fast.scoring.controls import _move
-    from objsub_fast.transitions import task_arrays
+    from objsub_fast.ground_truth.transitions import task_arrays
 
     i = 2                            # objects of 20-39 px
     arrs = task_arrays(tasks, i)

@@ -10,10 +10,10 @@ from objsub_fast.scoring import render_transition, score_video, write_video
 from objsub_fast.scoring.controls import caught, control_frames
 from objsub_fast.scoring.detect import (BG, COLOR_CLASS0, OTHER, OUTLINE, Detector, class_lut,
                                         object_mask)
+from objsub_fast.ground_truth.transitions import _draw, _solid, task_arrays, whiten
 from objsub_fast.scoring.looks import LOOKS, picture, shade_references
 from objsub_fast.scoring.metrics import TaskModel
 from objsub_fast.task.vocabulary import COLOR_RGB, EXTENDED, SHAPE_TABLE
-from objsub_fast.transitions import _draw, _solid, task_arrays, whiten
 
 FRAMES = 12
 

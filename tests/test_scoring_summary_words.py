@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from objsub_fast import generate_batch
+from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 from objsub_fast.scoring import command, report
 from objsub_fast.scoring.controls import control_frames
 from objsub_fast.scoring.vbvr import TASK_NAME
-from objsub_fast.video import VideoSpec, encode_transitions
 
 SPLIT = "Out-of-Domain_50"
 QUESTIONS, MISSING, TRUNCATED = 8, 5, 2

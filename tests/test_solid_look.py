@@ -11,11 +11,11 @@ from objsub_fast import generate_batch, iter_samples
 from objsub_fast.cli import main
 from objsub_fast.draw.solids import solid_shading, solid_sprite
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.transitions import (STYLE_NAMES, draw_steps, plan_transition, render_transition,
-                                     task_arrays)
-from objsub_fast.h264.encoder import EncoderSettings
-from objsub_fast.video import (OBJSUB_LOOK_SETTINGS, ObjsubEncoder, VideoSpec,
-                               encode_transitions, look_settings)
+from objsub_fast.ground_truth.transitions import (STYLE_NAMES, draw_steps, plan_transition,
+                                                  render_transition, task_arrays)
+from objsub_fast.ground_truth.h264.encoder import EncoderSettings
+from objsub_fast.ground_truth.video import (OBJSUB_LOOK_SETTINGS, ObjsubEncoder, VideoSpec,
+                                            encode_transitions, look_settings)
 from objsub_fast.task.vocabulary import COLOR_TABLE, LEVELS, SHAPE_TABLE
 from guarantees import check_pixels, check_task, nearest_colour
 

@@ -10,7 +10,8 @@ from skimage.morphology import disk, erosion
 from objsub_fast import generate_batch
 from objsub_fast.draw.render import sprite
 from objsub_fast.task.vocabulary import COLOR_TABLE
-from objsub_fast.transitions import STYLE_NAMES, plan_slides, render_transition, task_arrays
+from objsub_fast.ground_truth.transitions import (STYLE_NAMES, plan_slides, render_transition,
+                                                  task_arrays)
 
 FRAMES = 6
 CASES = {

@@ -7,7 +7,8 @@ from hypothesis import given, settings, strategies as st
 
 from objsub_fast.engine import generate_batch
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.transitions import STYLE_NAMES, plan_transition, task_arrays, transition_steps
+from objsub_fast.ground_truth.transitions import (STYLE_NAMES, plan_transition, task_arrays,
+                                                  transition_steps)
 from reference_transitions import reference_steps
 
 

@@ -4,10 +4,10 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast.engine import generate_batch
-from objsub_fast.transition_video import pack_plan
-from objsub_fast.transitions import (STYLE_NAMES, plan_transition, task_arrays,
-                                     transition_steps, transition_updates)
-from objsub_fast.video import ObjsubEncoder
+from objsub_fast.ground_truth.transition_video import pack_plan
+from objsub_fast.ground_truth.transitions import (STYLE_NAMES, plan_transition, task_arrays,
+                                                  transition_steps, transition_updates)
+from objsub_fast.ground_truth.video import ObjsubEncoder
 
 
 def _frame_by_frame(batch, i, style, frames) -> ObjsubEncoder:
@@ -46,8 +46,8 @@ def test_one_call_writes_the_bytes_of_frame_by_frame(seed, style, frames, size, 
 def test_an_output_buffer_of_one_picture_resumes_where_it_stopped(monkeypatch):
     """encode_steps stops before a picture that might not fit; add_transition calls it
     again."""
-    import objsub_fast.transition_video as transition_video
-    import objsub_fast.video as video
+    import objsub_fast.ground_truth.transition_video as transition_video
+    import objsub_fast.ground_truth.video as video
 
     batch = generate_batch([3], canvas_size=128)
     slow = _frame_by_frame(batch, 0, "slide", 9).finish()
@@ -91,7 +91,7 @@ def test_a_restarted_encoder_writes_the_bytes_of_a_fresh_one():
 def test_frames_that_are_views_encode_as_their_copies():
     """The colour kernels read rows as flat bytes: a strided view is copied first, not
     refused or misread."""
-    from objsub_fast.video import encode_video
+    from objsub_fast.ground_truth.video import encode_video
 
     wide = np.random.default_rng(1).integers(0, 256, (3, 32, 96, 3), np.uint8)
     view = wide[:, :, ::2]                      # every other column: not contiguous

@@ -1,4 +1,4 @@
-"""Ground-truth videos (objsub_fast.video): bytes, determinism, decoding, and the scorer."""
+"""Ground-truth videos (objsub_fast.ground_truth.video): bytes, determinism, decoding, and the scorer."""
 import hashlib
 import os
 import platform
@@ -15,11 +15,12 @@ from hypothesis.extra.numpy import arrays
 
 from objsub_fast import generate_batch
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames, transition_updates
-from objsub_fast.video import (ENCODER, ENCODERS, MAX_MEAN_ERROR, MIN_PSNR, MP4_ENCODERS,
-                               VideoSpec, decode_errors, decode_video, encode_transitions,
-                               encode_video, encoder_build, rgb_to_yuv420,
-                               rgb_to_yuv420_rect, YuvPicture)
+from objsub_fast.ground_truth.transitions import (STYLE_NAMES, task_arrays, task_frames,
+                                                  transition_updates)
+from objsub_fast.ground_truth.video import (ENCODER, ENCODERS, MAX_MEAN_ERROR, MIN_PSNR,
+                                            MP4_ENCODERS, VideoSpec, decode_errors, decode_video,
+                                            encode_transitions, encode_video, encoder_build,
+                                            rgb_to_yuv420, rgb_to_yuv420_rect, YuvPicture)
 
 FRAMES = 24  # short videos keep the tests quick; the default 61 is benchmarked
 
@@ -195,7 +196,7 @@ if sys.argv[1] == "one-cpu":
     os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 import numpy as np
 from objsub_fast import generate_batch
-from objsub_fast.video import VideoSpec, encode_transitions
+from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 batch = generate_batch(np.arange(6), level=["L1", "L2", "L3"] * 2)
 spec = VideoSpec("slide", num_frames=24, encoder=sys.argv[2])
 print(hashlib.sha256(b"".join(encode_transitions(batch, spec))).hexdigest())
@@ -273,10 +274,10 @@ def test_encoder_build_names_the_versions():
 def test_objsub_build_depends_on_this_project_only():
     """No PyAV, FFmpeg or x264 version: only the generator version of objsub videos."""
     from objsub_fast._version import OBJSUB_VIDEOS
-    from objsub_fast.h264.encoder import EncoderSettings
+    from objsub_fast.ground_truth.h264.encoder import EncoderSettings
 
     settings = VideoSpec().settings()
-    assert settings["encoder_build"] == {"encoder": "objsub_fast.h264",
+    assert settings["encoder_build"] == {"encoder": "objsub_fast.ground_truth.h264",
                                          "generator_version": OBJSUB_VIDEOS}
     assert settings["encoder"]["h264"] == EncoderSettings().as_dict()
     assert "libx264" not in str(settings)
@@ -351,7 +352,7 @@ def test_odd_canvas_and_missing_frames_are_refused(encoder):
 @each_encoder
 def test_large_canvases_give_memory_back_without_changing_bytes(monkeypatch, encoder):
     """From TRIM_AREA on, the heap is trimmed after every video; the bytes stay the same."""
-    import objsub_fast.video as video
+    import objsub_fast.ground_truth.video as video
 
     calls = []
     monkeypatch.setattr(video, "release_free_memory", lambda: calls.append(1))

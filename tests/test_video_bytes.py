@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.transitions import task_arrays, transition_updates
-from objsub_fast.video import ObjsubEncoder
+from objsub_fast.ground_truth.transitions import task_arrays, transition_updates
+from objsub_fast.ground_truth.video import ObjsubEncoder
 
 ENCODE_SCRIPT = """
 import hashlib, pickle, sys
-from objsub_fast.video import ObjsubEncoder
+from objsub_fast.ground_truth.video import ObjsubEncoder
 frames, changes = pickle.load(open(sys.argv[1], "rb"))
 encoder = ObjsubEncoder(frames[0].shape[1], frames[0].shape[0], 16)
 for frame, changed in zip(frames, changes):

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.transitions import STYLE_NAMES, task_arrays, task_frames
-from objsub_fast.video import VideoSpec, encode_transitions, encoder_build
+from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, task_frames
+from objsub_fast.ground_truth.video import VideoSpec, encode_transitions, encoder_build
 
 FRAMES = 24
 #: style -> (sha256 of the frames of every task, sha256 of the mp4 bytes of every task)

@@ -19,9 +19,9 @@ from objsub_fast.dataset.plan import shard_batches
 from objsub_fast.dataset.tar import TAR_END, tar_member, tar_members
 from objsub_fast.dataset.vmevalkit import DATASET_FILE as VMEVAL_DATASET_FILE
 from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
+from objsub_fast.ground_truth.video import MAX_MEAN_ERROR, decode_video
 from objsub_fast.pipeline import generate
 from objsub_fast.shards import Shard
-from objsub_fast.video import MAX_MEAN_ERROR, decode_video
 
 from filetree import tree
 

@@ -44,8 +44,8 @@ def warm_generate() -> None:
 
 
 def warm_video() -> None:
-    from objsub_fast.transitions import STYLE_NAMES
-    from objsub_fast.video import VideoSpec, encode_transitions, encode_video
+    from objsub_fast.ground_truth.transitions import STYLE_NAMES
+    from objsub_fast.ground_truth.video import VideoSpec, encode_transitions, encode_video
 
     for batch in batches(levels=("L1",)):
         for style in STYLE_NAMES:

@@ -17,7 +17,7 @@ Limits of a run (each named in its error message):
 - shard size: ``default_shard_size(count)`` unless given: 1/8 of the count rounded down (so
   that a DataLoader with up to 8 workers gets a shard each), at most 10,000 tasks.
 
-Videos: ``videos`` adds each task's ground-truth transition (``objsub_fast.video``) as a member,
+Videos: ``videos`` adds each task's ground-truth transition (``objsub_fast.ground_truth.video``) as a member,
 drawn with ``video_style`` at ``fps`` for ``video_frames`` frames by ``encoder`` (``"objsub"``,
 this project's own H.264 encoder, or ``"x264"``). None means the format's default (on for the
 VBVR layouts, whose folders hold ``ground_truth.mp4``, off otherwise). The video fields and the
@@ -223,8 +223,8 @@ class RunConfig:
                 "generator; use that version, or regenerate it with --overwrite")
 
     def video_spec(self):
-        """The ``objsub_fast.video.VideoSpec`` of this run's videos."""
-        from ..video import VideoSpec
+        """The ``objsub_fast.ground_truth.video.VideoSpec`` of this run's videos."""
+        from ..ground_truth.video import VideoSpec
 
         return VideoSpec(self.video_style, self.fps, self.video_frames, self.encoder)
 
@@ -283,7 +283,7 @@ class RunConfig:
             raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
                                  "ground_truth.mp4)")
         if self.videos:
-            from ..video import check_canvas
+            from ..ground_truth.video import check_canvas
 
             self.video_spec().validate()
             check_canvas(*self.canvas_size)

@@ -56,8 +56,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..ground_truth.transitions import SolidSprite
 from ..task.vocabulary import KINDS, OUTLINE_RGB
-from ..transitions import SolidSprite
 from .transitions import STYLE_NAMES, _draw, task_arrays, task_frames, whiten
 
 __all__ = ["CONTROLS", "LOW_BITRATE", "control_tasks", "control_frames", "caught"]
@@ -317,7 +317,7 @@ def _late_cut_jitter(first, arrs, num_frames, style, window):
 
 
 def _jitter(first, arrs, num_frames, style, window):
-    from ..transitions import _progress
+    from ..ground_truth.transitions import _progress
 
     return _jittered_scene(first, arrs, _progress(num_frames), num_frames)
 
@@ -432,7 +432,7 @@ def _scaled_scene(first, arrs, scales, fades=None):
 
 def _shrink_to(first, arrs, num_frames, ends):
     """The targets shrink (ground-truth timing) to ``ends[n]`` of their size and stay."""
-    from ..transitions import _progress
+    from ..ground_truth.transitions import _progress
 
     p = _progress(num_frames)[:, None]
     return _scaled_scene(first, arrs, 1 - p * (1 - np.asarray(ends)[None]))

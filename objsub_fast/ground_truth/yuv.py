@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .runtime._numba import noalloc_kernel
+from ..runtime._numba import noalloc_kernel
 
 
 _I32 = np.int32

@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ..runtime._numba import kernel, noalloc_kernel
-from ..runtime.errors import ParameterError
+from ...runtime._numba import kernel, noalloc_kernel
+from ...runtime.errors import ParameterError
 from .bitstream import nal_unit, written
 from .cavlc import N_STATS, STAT_NAMES
 from .cavlc_tables import CHROMA_QP

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel, noalloc_kernel
+from ...runtime._numba import kernel, noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM

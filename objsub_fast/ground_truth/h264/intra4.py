@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel, noalloc_kernel
+from ...runtime._numba import kernel, noalloc_kernel
 
 N_MODES = 9
 

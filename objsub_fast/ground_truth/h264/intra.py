@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 
 V_MODE, H_MODE, DC_MODE, PLANE_MODE = 0, 1, 2, 3
 CHROMA_DC, CHROMA_H, CHROMA_V, CHROMA_PLANE = 0, 1, 2, 3

@@ -10,7 +10,7 @@ time (``video.ObjsubEncoder.add``); only the Python work per frame is gone.
 Examples
 --------
 >>> from objsub_fast import generate_batch
->>> from objsub_fast.transitions import plan_transition, task_arrays
+>>> from objsub_fast.ground_truth.transitions import plan_transition, task_arrays
 >>> b = generate_batch([7])
 >>> plan = plan_transition(b.first_frames[0], style="fade", num_frames=8, **task_arrays(b, 0))
 >>> packed = pack_plan(plan)
@@ -23,11 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..runtime._numba import noalloc_kernel
 from .h264.bitstream import _escape_into
 from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM
-from .runtime._numba import noalloc_kernel
 from .transitions import _paint_solid, _paint_sprite
 from .yuv import convert_rects, rgb_to_yuv420_rect
 

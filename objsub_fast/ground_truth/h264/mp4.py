@@ -19,7 +19,7 @@ payload parts) and serialised by one writer, :func:`serialise`.
 
 Examples
 --------
->>> from objsub_fast.h264.mp4 import Mp4Muxer
+>>> from objsub_fast.ground_truth.h264.mp4 import Mp4Muxer
 >>> sps, pps = bytes([0x67, 66, 0xC0, 30, 0xF4]), bytes([0x68, 0xCE, 0x38, 0x80])
 >>> mux = Mp4Muxer(32, 32, fps=16, sps=sps, pps=pps)
 >>> mux.add([bytes([0x65, 0x88, 0x84])], keyframe=True)

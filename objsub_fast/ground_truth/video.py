@@ -2,8 +2,8 @@
 
 Two encoders (``VideoSpec.encoder``, ``ENCODERS``):
 
-- ``"objsub"`` (the default): this project's own H.264 encoder (``objsub_fast.h264``) and MP4
-  muxer (``objsub_fast.h264.mp4``). It is told which rectangles changed from one frame to the
+- ``"objsub"`` (the default): this project's own H.264 encoder (``objsub_fast.ground_truth.h264``) and MP4
+  muxer (``objsub_fast.ground_truth.h264.mp4``). It is told which rectangles changed from one frame to the
   next, and a video's bytes are a function of its pixels and this project's code only
   (``docs/video_encoder.md``).
 - ``"x264"``: libx264 through PyAV (FFmpeg's mp4 muxer), as datasets made before the own
@@ -31,7 +31,7 @@ and the encoder build only:
 Examples
 --------
 >>> from objsub_fast import generate_batch
->>> from objsub_fast.video import VideoSpec, encode_transitions
+>>> from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 >>> batch = generate_batch([3])
 >>> [encode_transitions(batch, VideoSpec(num_frames=16, encoder=name))[0][4:8]
 ...  for name in ENCODERS]
@@ -47,10 +47,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from .runtime.errors import ParameterError
+from ..runtime.errors import ParameterError
 from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened  # noqa: F401
-from .transitions import STYLE_NAMES, check_style, draw_steps, render_transition, \
-    plan_transition, task_arrays, transition_frames
+from .transitions import (STYLE_NAMES, check_style, draw_steps, render_transition, plan_transition,
+                          task_arrays, transition_frames)
 
 #: Every setting that decides a ground-truth video's bytes (besides the pixels and the build).
 #: ``x264_params`` is x264's "ultrafast" preset with compression turned back on, except the
@@ -60,7 +60,7 @@ ENCODER = {
     "fflags": "+bitexact",
     "codec": "libx264",
     "pix_fmt": "yuv420p",
-    "rgb_to_yuv": "BT.601 limited range, integer, 2x2-mean chroma (objsub_fast.video)",
+    "rgb_to_yuv": "BT.601 limited range, integer, 2x2-mean chroma (objsub_fast.ground_truth.video)",
     "color_tags": "smpte170m, tv range",
     "preset": "ultrafast",
     "crf": 18,
@@ -78,7 +78,7 @@ FRAMES_RANGE = (2, 1000)
 ENCODERS = ("objsub", "x264")
 #: The ``colr``/VUI codes and conversion every objsub video carries (recorded with its settings).
 OBJSUB_CONTAINER = {
-    "container": "mp4 (objsub_fast.h264.mp4)",
+    "container": "mp4 (objsub_fast.ground_truth.h264.mp4)",
     "rgb_to_yuv": ENCODER["rgb_to_yuv"],
     "color_tags": ENCODER["color_tags"],
 }
@@ -235,11 +235,11 @@ OUTPUT_PICTURES = 2
 
 class ObjsubEncoder:
     """Encode one video of RGB frames into mp4 bytes in memory with this project's own H.264
-    encoder (``objsub_fast.h264``) and MP4 muxer; the same surface as :class:`Mp4Encoder`.
+    encoder (``objsub_fast.ground_truth.h264``) and MP4 muxer; the same surface as :class:`Mp4Encoder`.
 
     The encoder is told which rectangles changed (``add(rgb, changed)``), so it skips every
     macroblock outside them without looking at its pixels.
-    ``settings`` is an ``objsub_fast.h264.encoder.EncoderSettings`` (default: its defaults).
+    ``settings`` is an ``objsub_fast.ground_truth.h264.encoder.EncoderSettings`` (default: its defaults).
 
     Examples
     --------
@@ -546,9 +546,9 @@ def encoder_build(name: str = ENCODERS[0]) -> dict:
     change to their bytes bumps it). x264: PyAV, libavcodec, libavformat and x264's core.
     """
     if name == "objsub":
-        from ._version import OBJSUB_VIDEOS
+        from .._version import OBJSUB_VIDEOS
 
-        return {"encoder": "objsub_fast.h264", "generator_version": OBJSUB_VIDEOS}
+        return {"encoder": "objsub_fast.ground_truth.h264", "generator_version": OBJSUB_VIDEOS}
     import av
 
     mp4 = encode_video(np.zeros((2, 16, 16, 3), np.uint8), encoder="x264")

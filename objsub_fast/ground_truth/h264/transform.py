@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 from .cavlc_tables import DEQUANT_V, QUANT_MF
 
 #: Rounding of the forward quantiser as a fraction of the step, in 1/6: intra 2/6, inter 2/6

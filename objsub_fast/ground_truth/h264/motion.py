@@ -23,7 +23,7 @@ Examples
 """
 from __future__ import annotations
 
-from ..runtime._numba import noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 from .bitstream import se_bits
 from .inter import block_sum, luma_sad, predict_mv, shifted_sum
 

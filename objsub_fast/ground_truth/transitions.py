@@ -31,13 +31,13 @@ from functools import lru_cache
 
 import numpy as np
 
-from .runtime._numba import kernel
-from .runtime.errors import ParameterError
+from ..runtime._numba import kernel
+from ..runtime.errors import ParameterError
 from typing import NamedTuple
 
-from .draw.render import sprite
-from .draw.solids import solid_sprite
-from .task.vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
+from ..draw.render import sprite
+from ..draw.solids import solid_sprite
+from ..task.vocabulary import CLASSIC, OUTLINE_RGB, OUTLINE_WIDTH
 
 
 class SolidSprite(NamedTuple):

@@ -13,7 +13,7 @@ clause 8.5.9 and their encoder-side inverse) and the chroma QP mapping (Table 8-
 
 Examples
 --------
->>> from objsub_fast.h264 import cavlc_tables as t
+>>> from objsub_fast.ground_truth.h264 import cavlc_tables as t
 >>> int(t.COEFF_TOKEN_CODE[0, 1, 1]), int(t.COEFF_TOKEN_LEN[0, 1, 1])  # the word 01
 (1, 2)
 >>> t.codeword(t.TOTAL_ZEROS_CODE, t.TOTAL_ZEROS_LEN, 3, 6)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 from .cavlc import write_block
 from .cavlc_tables import ZIGZAG_4X4 as ZIGZAG
 from .intra import chroma_mode_ok, luma_mode_ok, predict_chroma8, predict_luma16

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 from .bitstream import put_bits
 from .cavlc_tables import (COEFF_TOKEN_CODE, COEFF_TOKEN_LEN, RUN_BEFORE_CODE, RUN_BEFORE_LEN,
                            TOTAL_ZEROS_CODE, TOTAL_ZEROS_DC_CODE, TOTAL_ZEROS_DC_LEN,

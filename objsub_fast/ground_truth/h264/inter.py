@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel, noalloc_kernel
+from ...runtime._numba import kernel, noalloc_kernel
 
 
 @noalloc_kernel(inline="always")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 
 __all__ = ["new_writer", "put_bits", "put_ue", "put_se", "ue_bits", "se_bits",
            "trailing_bits", "written", "escape", "nal_unit"]

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..runtime._numba import noalloc_kernel
-from ..runtime.errors import ParameterError
+from ...runtime._numba import noalloc_kernel
+from ...runtime.errors import ParameterError
 from .bitstream import new_writer, put_bits, put_se, put_ue, trailing_bits, written
 
 #: Table A-1's limits that decide the level of this encoder's streams, lowest level first:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel, noalloc_kernel
+from ...runtime._numba import kernel, noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue
 from .cavlc import S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, write_block
 from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
