@@ -38,9 +38,9 @@ from pathlib import Path
 import numpy as np
 
 from bench_generate import table
+from objsub_fast.dataset.shards import task_levels, task_seeds
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, task_frames
-from objsub_fast.shards import task_levels, task_seeds
 from objsub_fast.ground_truth.video import (ENCODER, ENCODERS, VideoSpec, decode_video,
                                             encode_transitions, encode_video)
 

@@ -1,7 +1,7 @@
 """objsub-fast: a vectorized batch engine for the Object Subtraction benchmark."""
 from ._version import __version__  # noqa: F401
 
-from .create import create_dataset  # noqa: E402
+from .dataset.create import create_dataset  # noqa: E402
 from .engine import Batch, generate_batch  # noqa: E402
 
 #: Names imported on first use (name -> module), so that generating never loads the scorer.

@@ -122,7 +122,7 @@ def _knobs(args) -> dict:
 
 
 def _add_seed(p) -> None:
-    from .shards import MAX_SEED
+    from .dataset.shards import MAX_SEED
 
     p.add_argument("--seed", type=int, default=0,
                    help=f"base seed, an integer in [0, {MAX_SEED}] (default: %(default)s)")
@@ -226,7 +226,7 @@ def _add_storage_options(p, take_over: bool = False) -> None:
 def _existing_shard_size(out: str, storage_options: dict):
     """The shard size of the dataset in ``out`` (None if there is none): extending a dataset
     must keep its shards."""
-    from .storage.target import read_manifest_of
+    from .dataset.target import read_manifest_of
 
     try:
         size = ((read_manifest_of(out, storage_options) or {}).get("config") or {}).get(
@@ -268,7 +268,7 @@ def run_config(args):
 def _generate(args) -> int:
     from .dataset.formats import get_format
     from .dataset.sample import format_bytes
-    from .pipeline import generate
+    from .dataset.pipeline import generate
 
     config = run_config(args)
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
@@ -313,7 +313,7 @@ def _add_verify(sub) -> None:
 
 
 def _verify(args) -> int:
-    from .verify import format_report, verify
+    from .dataset.verify import format_report, verify
 
     report = verify(args.dir, workers=args.workers, quiet=args.quiet, deep=args.deep,
                     storage_options=args.storage_options)
@@ -325,7 +325,7 @@ def _verify(args) -> int:
 
 def _add_preview(sub) -> None:
     from .dataset.config import MAX_CANVAS, MIN_CANVAS
-    from .preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
+    from .dataset.preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
 
     p = sub.add_parser("preview", help="write a contact sheet of first/final pairs",
                        description="Write a PNG contact sheet of tasks 0..COUNT-1 of one "
@@ -352,7 +352,7 @@ def _add_preview(sub) -> None:
 
 
 def _preview(args) -> int:
-    from .preview import check_sheet_path, preview_sheet, save_sheet
+    from .dataset.preview import check_sheet_path, preview_sheet, save_sheet
     from .storage import is_url
     from .storage.transfer import published
 

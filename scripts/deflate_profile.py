@@ -15,9 +15,9 @@ import sys
 
 import numpy as np
 
+from objsub_fast.dataset.shards import task_levels, task_seeds
 from objsub_fast.draw import deflate, png
 from objsub_fast.engine import generate_batch
-from objsub_fast.shards import task_levels, task_seeds
 
 LEVELS = ("L1", "L2", "L3", "L4")
 

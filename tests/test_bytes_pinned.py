@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from objsub_fast.dataset.config import RunConfig
-from objsub_fast.pipeline import generate
+from objsub_fast.dataset.pipeline import generate
+from objsub_fast.dataset.verify import verify
 from objsub_fast.runtime.lock import LOCK_FILE
-from objsub_fast.verify import verify
 
 from filetree import tree
 

@@ -5,13 +5,13 @@ import importlib
 import pytest
 
 MODULES = [
-    "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.preview", "objsub_fast.cli_common",
+    "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.dataset.preview", "objsub_fast.cli_common",
     "objsub_fast.dataset.progress", "objsub_fast.scoring.command", "objsub_fast.scoring.report",
     "objsub_fast.dataset.config", "objsub_fast.dataset.formats", "objsub_fast.dataset.manifest",
     "objsub_fast.dataset.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
     "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr",
-    "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.verify",
-    "objsub_fast.create", "objsub_fast.record_json",
+    "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.dataset.verify",
+    "objsub_fast.dataset.create", "objsub_fast.record_json",
     "objsub_fast.ground_truth.video", "objsub_fast.ground_truth.transitions", "objsub_fast.ground_truth.yuv",
     "objsub_fast.ground_truth.transition_video",
     "objsub_fast.ground_truth.h264.mp4", "objsub_fast.ground_truth.h264.browser",

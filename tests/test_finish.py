@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from objsub_fast.cli import build_parser, run_config
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.options import NO_OPTION, OPTIONS, generate_command
-from objsub_fast.pipeline import generate
+from objsub_fast.dataset.pipeline import generate
+from objsub_fast.dataset.verify import verify
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.errors import OutputError
-from objsub_fast.verify import verify
 
 CLI = [sys.executable, "-m", "objsub_fast.cli"]
 

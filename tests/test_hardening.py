@@ -396,8 +396,8 @@ from hypothesis import given, strategies as st  # noqa: E402
 
 from objsub_fast.dataset.config import MAX_SHARDS, default_shard_size  # noqa: E402
 from objsub_fast.dataset.plan import MAX_CHUNK_BYTES, max_chunk_size  # noqa: E402
+from objsub_fast.dataset.shards import num_shards  # noqa: E402
 from objsub_fast.runtime.atomic import final_path  # noqa: E402
-from objsub_fast.shards import num_shards  # noqa: E402
 
 NAMES = st.text(st.characters(blacklist_characters="/\0", blacklist_categories=("Cs",)),
                 min_size=1, max_size=40)

@@ -13,10 +13,10 @@ from objsub_fast import generate_batch, iter_samples
 from objsub_fast.cli import main
 from objsub_fast.dataset import vbvr
 from objsub_fast.dataset.config import KNOBS, RunConfig
-from objsub_fast.pipeline import generate
+from objsub_fast.dataset.pipeline import generate
+from objsub_fast.dataset.shards import task_levels, task_seeds
+from objsub_fast.dataset.verify import verify
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.shards import task_levels, task_seeds
-from objsub_fast.verify import verify
 
 from filetree import shard_samples
 

@@ -14,7 +14,7 @@ import pytest
 
 from objsub_fast.dataset import folders
 from objsub_fast.dataset.config import RunConfig
-from objsub_fast.pipeline import generate
+from objsub_fast.dataset.pipeline import generate
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.atomic import AtomicWriter
 from objsub_fast.runtime.errors import OutputError, ParameterError

@@ -10,7 +10,7 @@ from PIL import Image
 
 from objsub_fast import generate_batch
 from objsub_fast.dataset.config import RunConfig
-from objsub_fast.pipeline import generate
+from objsub_fast.dataset.pipeline import generate
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "reading.md"
 

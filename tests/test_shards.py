@@ -2,8 +2,8 @@
 import numpy as np
 from hypothesis import given, strategies as st
 
-from objsub_fast.shards import (MAX_SEED, chunks, mix63, plan_shards, task_key, task_levels,
-                                task_seeds)
+from objsub_fast.dataset.shards import (MAX_SEED, chunks, mix63, plan_shards, task_key,
+                                        task_levels, task_seeds)
 
 
 @given(base=st.integers(0, MAX_SEED), start=st.integers(0, 10**12), n=st.integers(1, 50),
@@ -57,7 +57,7 @@ def test_auto_chunk_keeps_a_frame_array_under_the_budget():
 
 @given(base=st.integers(0, MAX_SEED), index=st.integers(0, MAX_SEED))
 def test_task_index_inverts_the_seed_plan(base, index):
-    from objsub_fast.shards import task_index, unmix63
+    from objsub_fast.dataset.shards import task_index, unmix63
 
     seed = int(task_seeds(base, index, index + 1)[0])
     assert task_index(base, seed) == index

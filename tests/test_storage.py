@@ -15,17 +15,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from objsub_fast.cli import main
+from objsub_fast.dataset import store_jobs as jobs_module
+from objsub_fast.dataset import target as target_module
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
-from objsub_fast.pipeline import generate, run_shard
+from objsub_fast.dataset.pipeline import generate, run_shard
+from objsub_fast.dataset.shards import shard_at
+from objsub_fast.dataset.verify import verify
 from objsub_fast.runtime.errors import UsageError
-from objsub_fast.shards import shard_at
-from objsub_fast.storage import jobs as jobs_module
-from objsub_fast.storage import target as target_module
 from objsub_fast.storage.lease import LEASE, Lease, StoreLeased
 from objsub_fast.storage.store import Store
 from objsub_fast.storage.url import BACKENDS, is_url, local_path, typo_of
-from objsub_fast.verify import verify
 
 from filetree import objects_of_run, tree
 
@@ -248,7 +248,7 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
 
 @pytest.mark.parametrize("name", [
     "objsub_fast.storage.url", "objsub_fast.storage.store", "objsub_fast.storage.lease",
-    "objsub_fast.storage.mirror", "objsub_fast.storage.jobs", "objsub_fast.storage.transfer",
+    "objsub_fast.dataset.mirror", "objsub_fast.dataset.store_jobs", "objsub_fast.storage.transfer",
     "objsub_fast.storage.faults", "objsub_fast.storage.local_server"])
 def test_examples_run(name):
     module = importlib.import_module(name)

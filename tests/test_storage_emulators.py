@@ -31,15 +31,15 @@ if shutil.which("azurite-blob") is None:
 
 from objsub_fast.cli import main  # noqa: E402
 from objsub_fast.dataset.config import RunConfig  # noqa: E402
-from objsub_fast.pipeline import generate  # noqa: E402
+from objsub_fast.dataset.pipeline import generate  # noqa: E402
 from objsub_fast.runtime import crashpoint  # noqa: E402
 from objsub_fast.storage.lease import (LEASE, UNSAFE_ENV, Lease, LeaseUnsafe,  # noqa: E402
                                        StoreLeased)
+from objsub_fast.dataset.verify import verify  # noqa: E402
 from objsub_fast.storage.local_azure import LocalAzurite  # noqa: E402
 from objsub_fast.storage.local_gcs import LocalGCS  # noqa: E402
 from objsub_fast.storage.local_s3 import LocalS3  # noqa: E402
 from objsub_fast.storage.store import Store  # noqa: E402
-from objsub_fast.verify import verify  # noqa: E402
 
 from filetree import objects_of_run  # noqa: E402
 

@@ -25,7 +25,7 @@ pytest.importorskip("moto.server", reason="moto[server] (a test dependency) is n
 
 from objsub_fast.dataset.config import RunConfig  # noqa: E402
 from objsub_fast.dataset.manifest import PROGRESS_DIR  # noqa: E402
-from objsub_fast.pipeline import generate  # noqa: E402
+from objsub_fast.dataset.pipeline import generate  # noqa: E402
 from objsub_fast.runtime import crashpoint  # noqa: E402
 from objsub_fast.storage.lease import LEASE  # noqa: E402
 from objsub_fast.storage.store import PART_SIZE_ENV, Store  # noqa: E402

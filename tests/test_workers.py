@@ -2,7 +2,7 @@
 of local workers takes seconds to start), and still uses every core for a large one."""
 import pytest
 
-from objsub_fast import pipeline
+from objsub_fast.dataset import pipeline
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.parallel import WORKER_START_S, default_workers
 

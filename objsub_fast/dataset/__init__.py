@@ -9,8 +9,8 @@
 replace, and resume state), ``sample`` (a run's first tasks in memory: engine check, kernel
 compile, size and time estimates, free-space check), ``progress``, ``parallel`` (worker count,
 backend, workers that stop with their parent), ``create`` (``create_dataset``) and
-``crashpoint`` (a deterministic kill -9 for tests). ``objsub_fast.pipeline`` (generate) and
-``objsub_fast.verify`` import these; neither borrows from the other, and no module here imports
+``crashpoint`` (a deterministic kill -9 for tests). ``objsub_fast.dataset.pipeline`` (generate) and
+``objsub_fast.dataset.verify`` import these; neither borrows from the other, and no module here imports
 one that imports it back (``tests/test_imports.py``).
 """
 __all__: list = []

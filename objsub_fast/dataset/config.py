@@ -41,10 +41,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..runtime.errors import ParameterError, UsageError
-from ..shards import MAX_SEED
 from ..task.vocabulary import LEVELS
 from .formats import FORMATS
 from .manifest import MANIFEST
+from .shards import MAX_SEED
 
 __all__ = ["RunConfig", "load_manifest", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS",
            "MAX_CANVAS", "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..shards import Shard
+from .shards import Shard
 
 __all__ = ["MANIFEST", "PROGRESS_DIR", "shard_entry", "manifest_bytes", "read_manifest"]
 

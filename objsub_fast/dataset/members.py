@@ -21,8 +21,8 @@ from typing import Callable
 import numpy as np
 
 from ..draw import png
-from ..shards import task_key
 from ..task.records import task_id
+from .shards import task_key
 
 __all__ = ["Chunk", "Member", "MEMBERS", "wanted_members", "encode_samples", "check_png",
            "check_mp4"]

@@ -27,10 +27,10 @@ from pathlib import Path
 from ..runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
                               remove_stale_tmp)
 from ..runtime.errors import OutputError
-from ..shards import shard_at
 from .formats import get_format
 from .manifest import MANIFEST, PROGRESS_DIR, manifest_bytes, read_manifest
 from .options import generate_command, option_differences
+from .shards import shard_at
 
 __all__ = ["OutputState", "read_output", "prepare_output", "record_shard", "finish_run"]
 

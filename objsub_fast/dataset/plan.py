@@ -1,14 +1,14 @@
 """Chunk driving: a shard's tasks rendered chunk by chunk into reused frame buffers.
 
 The shard plan itself (task index -> seed and level, shard k = tasks [kN, (k+1)N)) is
-``objsub_fast.shards``; ``generate`` and ``verify`` both walk a shard with ``shard_batches``.
+``objsub_fast.dataset.shards``; ``generate`` and ``verify`` both walk a shard with ``shard_batches``.
 """
 from __future__ import annotations
 
 import numpy as np
 
 from ..runtime.errors import ParameterError
-from ..shards import Shard, chunks, task_levels, task_seeds
+from .shards import Shard, chunks, task_levels, task_seeds
 
 __all__ = ["CHUNK_FRAME_BYTES", "MAX_CHUNK_BYTES", "auto_chunk_size", "max_chunk_size",
            "check_chunk_size", "shard_batches", "range_batches"]

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..runtime.errors import OutputError
-from ..shards import Shard, task_levels, task_seeds
 from .formats import get_format
 from .members import encode_samples
 from .plan import auto_chunk_size, shard_batches
+from .shards import Shard, task_levels, task_seeds
 
 __all__ = ["SAMPLE_TASKS", "SAMPLE_PIXELS", "SPACE_MARGIN", "RunSample", "sample_run",
            "sample_tasks", "needed_bytes", "free_bytes", "format_bytes", "check_free_space"]

@@ -33,10 +33,10 @@ import os
 from pathlib import Path
 
 from ..runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
-from ..shards import task_key
 from . import webdataset
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter
 from .manifest import PROGRESS_DIR
+from .shards import task_key
 from .tar import tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",

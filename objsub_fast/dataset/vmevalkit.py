@@ -15,10 +15,10 @@ import re
 from pathlib import Path
 
 from ..runtime.atomic import atomic_write_bytes
-from ..shards import MAX_SEED, task_index, task_levels
 from ..task.records import task_id
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
+from .shards import MAX_SEED, task_index, task_levels
 from .vmeval_file import (
     DATASET_FILE, FILE_NAMES, FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT, TASK_ROOT,
     dataset_head, dataset_parts, pair, task_metadata,

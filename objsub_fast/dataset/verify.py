@@ -21,14 +21,14 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .dataset.config import RunConfig, load_manifest
-from .dataset.formats import get_format
-from .dataset.manifest import MANIFEST, PROGRESS_DIR
-from .dataset.members import MEMBERS, encode_samples, wanted_members
-from .dataset.options import generate_command
-from .dataset.parallel import run_jobs, worker_count
-from .dataset.plan import shard_batches
-from .dataset.progress import Progress
+from .config import RunConfig, load_manifest
+from .formats import get_format
+from .manifest import MANIFEST, PROGRESS_DIR
+from .members import MEMBERS, encode_samples, wanted_members
+from .options import generate_command
+from .parallel import run_jobs, worker_count
+from .plan import shard_batches
+from .progress import Progress
 from .shards import Shard, plan_shards
 
 __all__ = ["Report", "verify", "verify_shard", "check_task", "format_report",
@@ -91,7 +91,7 @@ def missing_ranges(name: str, ranges: list[list], why: str | None) -> list[str]:
 
 
 def _check_prompt(actual: dict, canvas_size) -> str | None:
-    from .task.interpret import interpret_prompt
+    from ..task.interpret import interpret_prompt
 
     try:
         record = json.loads(actual["json"])
@@ -203,7 +203,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     deep : bool
         Also decode every frame and re-derive every removed set from its prompt (slower).
     """
-    from .storage.target import open_target
+    from .target import open_target
 
     target = open_target(out, storage_options, option="DIR")
     try:
@@ -215,7 +215,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
 
 
 def _verify(target, workers, quiet, stream, deep) -> Report:
-    """``verify`` of a target (``objsub_fast.storage.target``) laid out in its view."""
+    """``verify`` of a target (``objsub_fast.dataset.target``) laid out in its view."""
     out = target.view
     config, manifest = load_manifest(out, other_version_ok=True)
     worker_count(workers)

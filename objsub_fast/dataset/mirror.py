@@ -29,11 +29,11 @@ import os
 import shutil
 from pathlib import Path
 
-from ..dataset.manifest import MANIFEST, PROGRESS_DIR
 from ..runtime import crashpoint
 from ..runtime.atomic import TMP_PREFIX
-from .lease import LEASE
-from .transfer import relative_files  # noqa: F401 (jobs takes it from here)
+from ..storage.lease import LEASE
+from .manifest import MANIFEST, PROGRESS_DIR
+from ..storage.transfer import relative_files  # noqa: F401 (jobs takes it from here)
 
 __all__ = ["is_shard_data", "relative_files", "Mirror"]
 

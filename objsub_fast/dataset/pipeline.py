@@ -16,18 +16,18 @@ import json
 from contextlib import contextmanager
 from pathlib import Path
 
-from .dataset.config import RunConfig
-from .dataset.formats import get_format
-from .dataset.manifest import MANIFEST
-from .dataset.members import encode_samples
-from .dataset.output import finish_run, prepare_output, read_output, record_shard
-from .dataset.parallel import BACKENDS, default_workers, run_jobs, worker_count
-from .dataset.plan import check_chunk_size, shard_batches
-from .dataset.progress import Progress, compile_notice
-from .dataset.sample import check_free_space, format_bytes, needed_bytes, sample_run
-from .runtime.atomic import final_path
-from .runtime.errors import ParameterError, UsageError
-from .runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
+from ..runtime.atomic import final_path
+from ..runtime.errors import ParameterError, UsageError
+from ..runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
+from .config import RunConfig
+from .formats import get_format
+from .manifest import MANIFEST
+from .members import encode_samples
+from .output import finish_run, prepare_output, read_output, record_shard
+from .parallel import BACKENDS, default_workers, run_jobs, worker_count
+from .plan import check_chunk_size, shard_batches
+from .progress import Progress, compile_notice
+from .sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
@@ -165,7 +165,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     GenerationError
         A file-system error while writing shards; rerunning resumes.
     """
-    from .storage.target import open_target
+    from .target import open_target
 
     _check_run_options(config, workers, backend, scheduler, scheduler_timeout, chunk_size)
     target = open_target(out, storage_options, take_over_lease)
@@ -179,7 +179,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
 
 def _generate(config, target, workers, backend, scheduler, scheduler_timeout, chunk_size,
               overwrite, space_check, quiet, stream) -> dict:
-    """``generate`` into a target (``objsub_fast.storage.target``)."""
+    """``generate`` into a target (``objsub_fast.dataset.target``)."""
     target.pull()
     # refuses an unusable folder before the rest
     state = read_output(config, target.view, overwrite)

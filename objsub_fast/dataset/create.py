@@ -1,5 +1,5 @@
 """``create_dataset``: a drop-in for VMEvalKit's object subtraction generator (a VMEvalKit-format
-run of ``objsub_fast.pipeline.generate``, returned as VMEvalKit's dataset dict)."""
+run of ``objsub_fast.dataset.pipeline.generate``, returned as VMEvalKit's dataset dict)."""
 from __future__ import annotations
 
 import atexit
@@ -8,10 +8,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from .dataset.config import RunConfig
-from .dataset.vmevalkit import DATASET_FILE, NAME
+from ..task.vocabulary import LEVELS
+from .config import RunConfig
 from .pipeline import generate
-from .task.vocabulary import LEVELS
+from .vmevalkit import DATASET_FILE, NAME
 
 __all__ = ["create_dataset"]
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .cli_common import not_a_folder
-from .draw.png import encode_png
-from .runtime.atomic import atomic_write_bytes
-from .runtime.errors import ParameterError
-from .task.vocabulary import LEVELS
+from ..cli_common import not_a_folder
+from ..draw.png import encode_png
+from ..runtime.atomic import atomic_write_bytes
+from ..runtime.errors import ParameterError
+from ..task.vocabulary import LEVELS
 
 __all__ = ["MAX_SHEET_PIXELS", "MAX_COUNT", "MAX_COLUMNS", "SheetLayout", "check_sheet",
            "check_preview_options", "check_sheet_path", "contact_sheet", "preview_sheet",
@@ -105,7 +105,7 @@ def check_preview_options(level: str, count: int, seed: int, columns: int,
     ...
     objsub_fast.runtime.errors.ParameterError: --level must be one of L1, L2, L3, L4, got 'L9'
     """
-    from .dataset.config import RunConfig
+    from .config import RunConfig
 
     checks = (
         (level in LEVELS, f"--level must be one of {', '.join(LEVELS)}, got {level!r}"),
@@ -197,11 +197,11 @@ def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: in
     >>> preview_sheet("L2", 1, 0, 1, 128).shape[1] < 2 * 256  # a square canvas as one int
     True
     """
-    from .dataset.plan import auto_chunk_size
-    from .engine import generate_batch
+    from .plan import auto_chunk_size
+    from ..engine import generate_batch
     from .shards import task_seeds
 
-    from .dataset.config import RunConfig
+    from .config import RunConfig
 
     layout = check_preview_options(level, count, seed, columns, canvas_size, **knobs)
     options = RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size,
@@ -228,7 +228,7 @@ def check_sheet_path(path) -> Path:
     ...
     objsub_fast.runtime.errors.ParameterError: preview writes a PNG file: OUT must end in .png, got 'sheet.jpg'
     """
-    from .storage.url import local_path
+    from ..storage.url import local_path
 
     local_path(str(path), "OUT")  # a mistyped URL is refused before the sheet is rendered
     path = Path(path)

@@ -21,11 +21,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..runtime.errors import UsageError
-from .jobs import shard_keys, verify_store_shard, write_shard
-from .lease import Lease
+from ..storage.lease import Lease
+from ..storage.store import Store
+from ..storage.url import local_path
 from .mirror import Mirror
-from .store import Store
-from .url import local_path
+from .store_jobs import shard_keys, verify_store_shard, write_shard
 
 __all__ = ["open_target", "read_manifest_of", "LocalTarget", "StoreTarget"]
 
@@ -45,7 +45,7 @@ def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
     there is none or it cannot be read (one object read, no listing)."""
     import json
 
-    from ..dataset.manifest import MANIFEST, read_manifest
+    from .manifest import MANIFEST, read_manifest
 
     path = local_path(out)
     if path is not None:

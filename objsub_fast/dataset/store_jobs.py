@@ -11,10 +11,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..dataset.manifest import PROGRESS_DIR
 from ..runtime import crashpoint
+from ..storage.store import Store
+from .manifest import PROGRESS_DIR
 from .mirror import is_shard_data, relative_files
-from .store import Store
 
 __all__ = ["write_shard", "verify_store_shard", "shard_keys"]
 
@@ -47,8 +47,8 @@ def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shar
 def _folder_roots(config) -> tuple[str, callable] | None:
     """(folder of the task folders, task folder name -> task index or None) of a folder
     format, None for a tar format."""
-    from ..dataset import vbvr, vbvr_bench, vmevalkit
-    from ..shards import task_index
+    from . import vbvr, vbvr_bench, vmevalkit
+    from .shards import task_index
 
     def vmevalkit_index(name):
         match = vmevalkit._TASK_ID.fullmatch(name)
@@ -73,13 +73,13 @@ def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
     Examples
     --------
     >>> from objsub_fast.dataset.config import RunConfig
-    >>> from objsub_fast.shards import plan_shards
+    >>> from objsub_fast.dataset.shards import plan_shards
     >>> config = RunConfig(count=4, shard_size=2)
     >>> shard_keys(config, {"objsub-000001.tar": 9, "objsub-000000.tar": 9, "manifest.json": 2},
     ...            {1: {"name": "objsub-000001.tar"}}, plan_shards(4, 2))
     {1: ['objsub-000001.tar'], 0: ['objsub-000000.tar']}
     """
-    from ..dataset.formats import get_format
+    from .formats import get_format
 
     fmt = get_format(config.format)
     tars = {fmt.shard_name(s.index): s.index for s in plan}
