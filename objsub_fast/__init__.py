@@ -1,5 +1,8 @@
 """objsub-fast: a vectorized batch engine for the Object Subtraction benchmark."""
 from ._version import __version__  # noqa: F401
+from ._moved import install as _install_moved
+
+_install_moved()  # module paths from before issue #31 import their new modules (_moved.py)
 
 from .dataset.create import create_dataset  # noqa: E402
 from .engine import Batch, generate_batch  # noqa: E402

@@ -1,0 +1,106 @@
+"""Old module paths of the package, before its modules were grouped into parts (issue #31).
+
+``objsub_fast.video``, ``objsub_fast.h264.encoder``, ``objsub_fast.config`` ... still import:
+:data:`MOVED` maps each old name to its new one, and :class:`MovedFinder` (first on
+``sys.meta_path``, installed by the package's ``__init__``) answers an old name with the very
+module object of the new one. There is never a second copy of a module, so ``isinstance``,
+``pickle`` (pickles name their classes by module path: configurations pickled before the move
+load) and ``monkeypatch.setattr("objsub_fast.video.x", ...)`` act on the one module. Old names
+import quietly, without a DeprecationWarning (docs/internals.md says why).
+
+Examples
+--------
+>>> import objsub_fast.video, objsub_fast.ground_truth.video
+>>> objsub_fast.video is objsub_fast.ground_truth.video
+True
+>>> from objsub_fast.h264 import encoder
+>>> encoder.__name__
+'objsub_fast.ground_truth.h264.encoder'
+"""
+from __future__ import annotations
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+__all__ = ["MOVED", "new_name", "MovedFinder", "install"]
+
+#: Old module (or package, with everything in it) -> where it is now.
+MOVED = {
+    "objsub_fast.errors": "objsub_fast.runtime.errors",
+    "objsub_fast.atomic": "objsub_fast.runtime.atomic",
+    "objsub_fast.lock": "objsub_fast.runtime.lock",
+    "objsub_fast.scheduler": "objsub_fast.runtime.scheduler",
+    "objsub_fast._numba": "objsub_fast.runtime._numba",
+    "objsub_fast.dataset.crashpoint": "objsub_fast.runtime.crashpoint",
+    "objsub_fast.vocabulary": "objsub_fast.task.vocabulary",
+    "objsub_fast.config": "objsub_fast.task.config",
+    "objsub_fast.rng": "objsub_fast.task.rng",
+    "objsub_fast.units": "objsub_fast.task.units",
+    "objsub_fast.scenes": "objsub_fast.task.scenes",
+    "objsub_fast.scene_pixels": "objsub_fast.task.scene_pixels",
+    "objsub_fast.interpret": "objsub_fast.task.interpret",
+    "objsub_fast.records": "objsub_fast.task.records",
+    "objsub_fast.render": "objsub_fast.draw.render",
+    "objsub_fast.solids": "objsub_fast.draw.solids",
+    "objsub_fast.png": "objsub_fast.draw.png",
+    "objsub_fast.deflate": "objsub_fast.draw.deflate",
+    "objsub_fast.transitions": "objsub_fast.ground_truth.transitions",
+    "objsub_fast.transition_video": "objsub_fast.ground_truth.transition_video",
+    "objsub_fast.yuv": "objsub_fast.ground_truth.yuv",
+    "objsub_fast.video": "objsub_fast.ground_truth.video",
+    "objsub_fast.h264": "objsub_fast.ground_truth.h264",
+    "objsub_fast.shards": "objsub_fast.dataset.shards",
+    "objsub_fast.pipeline": "objsub_fast.dataset.pipeline",
+    "objsub_fast.verify": "objsub_fast.dataset.verify",
+    "objsub_fast.preview": "objsub_fast.dataset.preview",
+    "objsub_fast.storage.target": "objsub_fast.dataset.target",
+    "objsub_fast.storage.jobs": "objsub_fast.dataset.store_jobs",
+    "objsub_fast.storage.mirror": "objsub_fast.dataset.mirror",
+}
+
+
+def new_name(name: str) -> str | None:
+    """Where the old module ``name`` is now (None when it did not move).
+
+    Examples
+    --------
+    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.config")
+    ('objsub_fast.ground_truth.h264.mp4', None)
+    """
+    for old, new in MOVED.items():
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old):]
+    return None
+
+
+class _Alias(importlib.abc.Loader):
+    """Loads an old name as the module of its new name (the same object)."""
+
+    def __init__(self, new: str):
+        self.new = new
+
+    def create_module(self, spec):
+        module = importlib.import_module(self.new)
+        self._own_spec = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self._own_spec  # the import system set the old name's spec on it
+
+
+class MovedFinder(importlib.abc.MetaPathFinder):
+    """Finds old module names (:data:`MOVED`) and answers with their new modules."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        new = new_name(fullname)
+        if new is None:
+            return None
+        return importlib.util.spec_from_loader(fullname, _Alias(new))
+
+
+def install() -> None:
+    """Put one :class:`MovedFinder` first on ``sys.meta_path`` (again: nothing happens)."""
+    if not any(isinstance(f, MovedFinder) for f in sys.meta_path):
+        sys.meta_path.insert(0, MovedFinder())
