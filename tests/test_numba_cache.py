@@ -1,6 +1,9 @@
 """The package's kernels are cached under a stamp of all its sources, so a kernel compiled
 before a callee in another module changed is never reused (a stale callee writes other bytes
 than a fresh machine)."""
+import subprocess
+import sys
+
 import numba
 import numpy as np
 import pytest
@@ -97,3 +100,37 @@ def test_the_encoders_macroblock_kernels_are_noalloc():
                residual.best_intra, residual.chroma_residual, cavlc.write_block,
                transform.transform_quant4x4, inter.predict_luma, motion.motion_search):
         assert fn.targetoptions["_nrt"] is False, fn.py_func.__name__
+
+
+#: A child process: generate and encode (the scene, sprite, PNG, YUV and H.264 kernels, from
+#: every part), counting Numba compiles (``numba:compile`` events fire on cache misses only);
+#: prints the count and whether every kernel it loaded is served by the package's locator.
+_CHILD = """
+import sys
+import numba
+import numba.core.event as ev
+from objsub_fast import generate_batch, write_transition
+
+with ev.install_recorder("numba:compile") as rec:
+    batch = generate_batch([5, 6], level="L2")
+    write_transition(batch, 0, sys.argv[1], num_frames=6)
+compiles = sum(1 for _, e in rec.buffer if e.is_start)
+kernels = [v for m in list(sys.modules.values()) if getattr(m, "__name__", "").startswith(
+    "objsub_fast.") for v in vars(m).values()
+    if isinstance(v, numba.core.registry.CPUDispatcher) and v._cache._impl is not None]
+ours = {type(k._cache._impl._locator).__name__ for k in kernels}
+print(compiles, len(kernels), sorted(ours))
+"""
+
+
+def test_a_second_run_compiles_nothing(tmp_path):
+    """The on-disk cache serves every kernel of every part of the package, wherever its
+    module sits (issue #31 moved them into subpackages): a second process compiles nothing."""
+    runs = []
+    for i in range(2):
+        out = subprocess.run([sys.executable, "-c", _CHILD, str(tmp_path / f"{i}.mp4")],
+                             capture_output=True, text=True, check=True).stdout.split(maxsplit=2)
+        runs.append((int(out[0]), int(out[1]), out[2].strip()))
+    (_, kernels, locators), (second_compiles, _, _) = runs
+    assert kernels >= 10 and locators == "['PackageCacheLocator']"
+    assert second_compiles == 0
