@@ -8,9 +8,13 @@
 ``folders`` (the two container kinds), ``manifest``, ``output`` (output folder: resume, extend,
 replace, and resume state), ``sample`` (a run's first tasks in memory: engine check, kernel
 compile, size and time estimates, free-space check), ``progress``, ``parallel`` (worker count,
-backend, workers that stop with their parent), ``create`` (``create_dataset``) and
-``crashpoint`` (a deterministic kill -9 for tests). ``objsub_fast.dataset.pipeline`` (generate) and
-``objsub_fast.dataset.verify`` import these; neither borrows from the other, and no module here imports
-one that imports it back (``tests/test_imports.py``).
+backend, workers that stop with their parent) and ``shards`` (the shard plan).
+
+``pipeline`` (``generate``) and ``verify`` run a dataset over these; neither borrows from the
+other, and no module here imports one that imports it back (``tests/test_imports.py``). A run's
+output is a folder or a store prefix (``target``); on a store, ``mirror`` is the run's local view
+of the prefix and ``store_jobs`` the workers' jobs (write or verify one shard), over
+``objsub_fast.storage``, which knows nothing of datasets. ``create`` (``create_dataset``, the
+VMEvalKit drop-in) and ``preview`` (contact sheets of a run's tasks) sit on top.
 """
 __all__: list = []
