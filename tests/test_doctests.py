@@ -11,7 +11,7 @@ MODULES = [
     "objsub_fast.dataset.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
     "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr",
     "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.dataset.verify",
-    "objsub_fast.dataset.create", "objsub_fast.record_json",
+    "objsub_fast.dataset.create", "objsub_fast.task.record_json",
     "objsub_fast.ground_truth.video", "objsub_fast.ground_truth.transitions", "objsub_fast.ground_truth.yuv",
     "objsub_fast.ground_truth.transition_video",
     "objsub_fast.ground_truth.h264.mp4", "objsub_fast.ground_truth.h264.browser",

@@ -4,7 +4,7 @@ import json
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast.engine import generate_batch
-from objsub_fast.record_json import compact_records
+from objsub_fast.task.record_json import compact_records
 from objsub_fast.task.records import task_records
 from objsub_fast.task.vocabulary import KINDS
 

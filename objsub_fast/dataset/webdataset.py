@@ -8,8 +8,8 @@ import json
 import tarfile
 from pathlib import Path
 
-from ..record_json import compact_records
 from ..runtime.atomic import AtomicWriter
+from ..task.record_json import compact_records
 from .manifest import shard_entry
 from .members import MEMBERS
 from .tar import TAR_END, tar_members, tar_parts

@@ -17,8 +17,8 @@ from json.encoder import encode_basestring_ascii as _string
 
 import numpy as np
 
-from .task.records import task_id
-from .task.vocabulary import DIFFICULTY, KINDS, LEVELS, TASK_CATEGORY
+from .records import task_id
+from .vocabulary import DIFFICULTY, KINDS, LEVELS, TASK_CATEGORY
 
 __all__ = ["compact_records"]
 
