@@ -24,7 +24,8 @@ from .camera import apply_camera, estimate_camera, fit_camera
 from .detect import (BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, object_mask,
                      shape_templates)
 from .question import check_question
-from .silhouette import MIN_PIXELS, Silhouettes, describe
+from .silhouette import (MIN_PIXELS, Silhouettes, describe, drawn_silhouette, overlap_of,
+                         typical_ink)
 from .thresholds import METRICS, THRESHOLDS
 
 __all__ = ["TaskModel", "Tracker", "score_frames", "THRESHOLDS", "METRICS"]
@@ -102,6 +103,7 @@ class TaskModel:
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
         self.look = q.look
         self.global_shape = [int(vocab.shapes[c]) for c in self.shape]
+        self.vocab_shapes = [int(c) for c in vocab.shapes]
         self.rgb = [tuple(int(v) for v in vocab.rgb[c]) for c in self.color]
         for k in range(m):
             mask = self.mask(k, int(self.size[k]))
@@ -310,6 +312,9 @@ class Tracker:
         # where it read changed, per object {"first": (t, mask), "worst": (overlap, t, mask)}.
         self.silhouettes = Silhouettes(len(m.cx), int(m.size.max() * 1.6) + 4)
         self.footprint, self.changed_masks = [], {}
+        # Per frame, which kept objects read as another shape look more like it than like
+        # their first silhouette (:meth:`_shape_evidence`).
+        self.shape_confirmed = []
         self.removed_vote, self.first_seen = True, None
         self.max_step = 0.0
         self.max_global = 0.0
@@ -319,7 +324,7 @@ class Tracker:
         self.base_zones = np.stack([m.left, m.left + m.size, m.top, m.top + m.size],
                                    axis=1) + _ZONE_GROWTH
         self.prev_zones = self.base_zones[:0]
-        self.final_cls = None
+        self.final_cls = self.final_frame = None
         added = THRESHOLDS["added_objects"]
         self.ledger = InkLedger(added["min_frames"], self.gate)
         self._added_min_area = added["min_area_fraction"] * m.area.min()
@@ -441,14 +446,15 @@ class Tracker:
         self.shape_read.append(shape_of)
         self.cameras.append(cam)
         self.ink.append(self._ink(frame, cam))
-        self.footprint.append(self._footprint(t, hit, comp_of, comps, cam))
+        self.footprint.append(self._footprint(t, frame, hit, comp_of, comps, cam))
+        self.shape_confirmed.append(self._shape_evidence(frame, shape_of, comp_of, comps))
         zones = comps.bbox[idx] + _ZONE_GROWTH
         if self.prev_cls is not None:
             changed = _changed_outside(self.prev_cls, comps.cls,
                                        np.concatenate([self.base_zones, self.prev_zones, zones]))
             self.max_global = max(self.max_global, changed)
         self.prev_cls, self.prev_zones = comps.cls, zones
-        self.final_cls = comps.cls
+        self.final_cls, self.final_frame = comps.cls, frame
         self._account(t, comps, idx, cam)
         self._keep(t, frame)
 
@@ -472,7 +478,7 @@ class Tracker:
             ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
         return ref_x, ref_y, reach
 
-    def _footprint(self, t: int, hit, comp_of, comps, cam) -> np.ndarray:
+    def _footprint(self, t: int, frame, hit, comp_of, comps, cam) -> np.ndarray:
         """(M, 2) of (area ratio, overlap) of each kept object's silhouette against its first
         one (``silhouette``); NaN where not measured. The first silhouette is taken the first
         time the object is seen whole (off the border, not a speck). Keeps the silhouettes of
@@ -487,24 +493,51 @@ class Tracker:
         sil = self.silhouettes
         new = ok & (sil.frame < 0)
         if new.any():
-            sil.take(t, np.flatnonzero(new), comps, comp_of[new], cam[0])
+            sil.take(t, frame, np.flatnonzero(new), comps, comp_of[new], cam[0])
         which = np.flatnonzero(ok & (sil.frame >= 0) & ~new)
         out[new & (sil.frame >= 0)] = 1.0
         if not which.size:
             return out
-        ratio, overlap = sil.compare(which, comps, comp_of[which], cam[0])
+        ratio, overlap = sil.compare(frame, which, comps, comp_of[which], cam[0])
+        # Where it reads changed, the object as the task draws it may still fit: the first
+        # frame's silhouette can carry a codec's smear (an I-frame's, at 0.015 bit/pixel), and
+        # an object that looks as the task's first frame draws it is unchanged.
+        for n in np.flatnonzero(overlap < st["turn_overlap"]).tolist():
+            k = int(which[n])
+            drawn = drawn_silhouette(m.look, m.global_shape[k], int(m.size[k]), m.rgb[k])
+            cur = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
+            overlap[n] = max(overlap[n], overlap_of(drawn, cur))
         out[which, 0], out[which, 1] = ratio, overlap
-        bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["min_overlap"])
+        bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["turn_overlap"])
         for n in np.flatnonzero(bad).tolist():
             k = int(which[n])
             seen = self.changed_masks.setdefault(k, {})
             mask = None
             if "first" not in seen:
-                mask = sil.crop(comps, comp_of[k])[0]
+                mask = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
                 seen["first"] = (t, mask)
             if "worst" not in seen or overlap[n] < seen["worst"][0]:
-                mask = sil.crop(comps, comp_of[k])[0] if mask is None else mask
+                mask = sil.crop(frame, comps, comp_of[k], sil.full[k])[0] if mask is None else mask
                 seen["worst"] = (float(overlap[n]), t, mask)
+        return out
+
+    def _shape_evidence(self, frame, shape_of, comp_of, comps) -> np.ndarray:
+        """(M,) bool: the kept objects whose shape reads as another one in this frame and whose
+        silhouette bears it out: it overlaps its first silhouette less than
+        ``shape_overlap`` and less than it overlaps the read shape drawn at its size. The
+        classifier misreads a small object's blocky or smeared edges (a 20 px cone as a
+        pyramid at 0.015 bit/pixel), which leaves it closer to itself than to the other shape."""
+        m, sil = self.model, self.silhouettes
+        foot = self.footprint[-1]
+        out = np.zeros(len(m.cx), bool)
+        cand = np.flatnonzero((shape_of >= 0) & (shape_of != m.shape) & ~m.removed
+                              & (foot[:, 1] < THRESHOLDS["kept_object_stability"]
+                                 ["shape_overlap"]))
+        for k in cand.tolist():
+            cur = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
+            other = drawn_silhouette(m.look, m.vocab_shapes[shape_of[k]], int(m.size[k]),
+                                     m.rgb[k])
+            out[k] = overlap_of(other, cur) > foot[k, 1]
         return out
 
     def _account(self, t: int, comps, idx, cam) -> None:
@@ -548,9 +581,10 @@ class Tracker:
         """Record the previous frame's read-out again for a repeated frame, with its own ink."""
         t = len(self.present)
         for series in (self.positions, self.present, self.color_read, self.shape_read,
-                       self.cameras, self.footprint):
+                       self.cameras, self.footprint, self.shape_confirmed):
             series.append(series[-1])
         self.ink.append(self._ink(frame, self.cameras[-1]))
+        self.final_frame = frame
         self.last_seen[self.present[-1]] = t
         self.ledger.repeat(t)
         self._keep(t, frame)
@@ -650,10 +684,10 @@ class Tracker:
         changes, changed_color, changed_shape, changed_footprint = [], [], [], []
         for k in kidx.tolist():
             seen = np.flatnonzero(present[:, k])
-            # A shape read-out counts where the silhouette differs too: the classifier reads
-            # a codec's blocky edges wrongly, while another shape overlaps 0.73-0.86.
+            # A shape read-out counts where the silhouette bears it out (_shape_evidence): the
+            # classifier reads a codec's blocky edges wrongly.
             confirm = {"colour": np.ones(seen.size, bool),
-                       "shape": foot[seen, k, 1] < st["shape_overlap"]}
+                       "shape": np.array(self.shape_confirmed)[seen, k]}
             for what, into in (("colour", changed_color), ("shape", changed_shape)):
                 bad = _read_changed(reads[what][seen, k], own[what][k], window, confirm[what])
                 if bad.any():
@@ -678,7 +712,10 @@ class Tracker:
         """The change of object ``k``'s footprint in words and the frame it started in
         (``{"change": "grew by 35%", "kind": "grew", "value": 35, "frame": 12}``), or None:
         its (area ratio, overlap) ``series`` (F, 2), voted over ``window`` frames around each
-        (:func:`_voted`), beyond ``max_area_change`` or below ``min_overlap``."""
+        (:func:`_voted`), beyond ``max_area_change``, below ``min_overlap``, or below
+        ``turn_overlap`` where a turn of at least ``min_turn_deg`` or a stretch of at least
+        ``min_stretch`` explains its silhouette (codec smear lowers the overlap of a small
+        object to about 0.8 at 0.015 bit/pixel, and no turn or stretch explains it)."""
         st = THRESHOLDS["kept_object_stability"]
         frames = np.flatnonzero(np.isfinite(series[:, 0]))
         if not frames.size:
@@ -686,11 +723,11 @@ class Tracker:
         ratio = _voted(series[frames, 0], window)
         overlap = _voted(series[frames, 1], window)
         size_bad = np.abs(ratio - 1) > st["max_area_change"]
-        bad = size_bad | (overlap < st["min_overlap"])
+        bad = size_bad | (overlap < st["turn_overlap"])
         if not bad.any():
             return None
         raw = (np.abs(series[frames, 0] - 1) > st["max_area_change"]) \
-            | (series[frames, 1] < st["min_overlap"])
+            | (series[frames, 1] < st["turn_overlap"])
         start = int(frames[_start(bad, raw)])
         if size_bad.any():
             r = float(ratio[np.argmax(np.abs(np.log(ratio)))])
@@ -704,6 +741,12 @@ class Tracker:
         _, t, mask = seen["worst"]
         words = describe(self.silhouettes.reference(k), mask, float(ratio[frames == t][0])
                          if (frames == t).any() else 1.0, st["max_area_change"])
+        explained = words.pop("explained", 0.0) - words.pop("overlap", 1.0) \
+            >= st["min_explained_gain"] and (
+                (words["kind"] == "turned" and words["value"] >= st["min_turn_deg"])
+                or (words["kind"] == "stretched" and words["value"] >= st["min_stretch"]))
+        if not (overlap < st["min_overlap"]).any() and not explained:
+            return None
         return {**words, "frame": start}
 
     def _transition(self) -> tuple[int | None, float, tuple]:
@@ -740,16 +783,19 @@ class Tracker:
     def _left_behind(self, absent) -> dict:
         """The objects of ``absent`` (not tracked in the final frame) whose place is not back
         to background, ``{"3": {"remnant_px": 24, "ink_left": 0.05, "still_going": False}}``
-        (``THRESHOLDS["removal"]``): pixels of ink (any class but background: its colour, its
-        outline, the tones a codec blends of them) in its square where the final camera puts it and in its box where it was last seen (a shrink stopped half-way,
-        a speck too small to track) at least the floor; or more than ``max_ink_left`` of its
+        (``THRESHOLDS["removal"]``): its ink in its square where the final camera puts it and
+        in its box where it was last seen (a shrink stopped half-way, a speck too small to
+        track), over the pixels not read as background, counted in whole pixels of the
+        object's typical ink (a pixel inked as the object counts 1, a codec's pale speck a
+        tenth: ink is what blur and block artefacts spread but keep), at least the floor; or more than ``max_ink_left`` of its
         first ink still in its square (a fade stopped half-way); or its ink still falling by
         more than ``max_ink_falling`` of it over the last frames (a removal not finished)."""
         m, th = self.model, THRESHOLDS["removal"]
         if not absent.any():
             return {}
-        cls, cam = self.final_cls, self.cameras[-1]
-        h, w = cls.shape
+        cam = self.cameras[-1]
+        h, w = self.final_cls.shape
+        ink_now = 255.0 - self.final_frame.min(axis=2)
         floor = th["remnant_floor_px"] * m.unit ** 2
         ink = np.array(self.ink).reshape(len(self.ink), -1)
         col = {int(k): n for n, k in enumerate(self._vis.tolist())}
@@ -764,7 +810,9 @@ class Tracker:
             for (x, y), r in boxes:
                 inside[max(int(np.floor(y - r)), 0):max(int(np.ceil(y + r)) + 1, 0),
                        max(int(np.floor(x - r)), 0):max(int(np.ceil(x + r)) + 1, 0)] = True
-            px = int(np.count_nonzero(inside & (cls != BG)))
+            full = typical_ink(m.look, m.global_shape[k], int(m.size[k]), m.rgb[k])
+            inked = inside & (self.final_cls != BG)
+            px = float(np.minimum(ink_now[inked] / full, 1.0).sum())
             series = ink[:, col[k]]
             first = series[0] if series[0] > 0 else 1.0
             still = series[-1] / first

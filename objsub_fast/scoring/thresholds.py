@@ -25,28 +25,44 @@ kept_object_stability  max_mean_displacement_px  3.0    per kept object, its mea
                                                         puts it, over the frames it is seen
                                                         in; the worst kept object decides
 kept_object_stability  max_missing_frames        1      one dropped detection is tolerated
-kept_object_stability  max_area_change           0.20   a kept object's area, over its area in
-                                                        the first frame it was seen whole (the
-                                                        camera's zoom taken out), may change by
-                                                        this fraction: a person notices a
-                                                        quarter more or less; jitter of +-3%
-                                                        of the size and codec blur move it by
-                                                        < 12%
-kept_object_stability  min_overlap               0.80   overlap (IoU) of its silhouette with
-                                                        its first one, moved onto its centroid
-                                                        and scaled to its area: a square turned
-                                                        by 15 deg keeps 0.82, by 40 deg 0.71; a
-                                                        stretch of 1.25 x 0.8 about 0.8; the
-                                                        +-3% jitter under heavy block artefacts
-                                                        keeps a voted 0.84 or more
-kept_object_stability  shape_overlap             0.85   a changed shape read-out counts only
-                                                        where the overlap is below this too:
-                                                        the shape classifier misreads blocky
-                                                        codec edges (a 23 px triangle at 0.01
-                                                        bit/pixel: 0.83-0.93), while another
-                                                        shape of the same area overlaps
-                                                        0.73-0.86 (a circle drawn as a square
-                                                        0.85: a limit)
+kept_object_stability  max_area_change           0.20   a kept object's ink area (its pixels
+                                                        weighed by their ink, ``silhouette``),
+                                                        over its ink area in the first frame it
+                                                        was seen whole (the camera's zoom taken
+                                                        out), may change by this fraction: a
+                                                        person notices a quarter more or less;
+                                                        jitter of +-3% of the size, a push-in
+                                                        and codec blur move it by < 17%
+kept_object_stability  min_overlap               0.78   soft overlap of its silhouette with its
+                                                        first one, moved onto its ink centroid,
+                                                        scaled to its area and both seen
+                                                        through a 1 px blur: below this it
+                                                        changed, whatever the change (a morph).
+                                                        Codec smear alone keeps 0.79 or more at
+                                                        0.015 bit/pixel under a push-in, and
+                                                        0.92 at the default quality
+kept_object_stability  turn_overlap              0.85   ... below this, a change when a turn of
+                                                        at least min_turn_deg or a stretch of
+                                                        at least min_stretch (x over y, area
+                                                        kept) explains the silhouette, raising
+                                                        the overlap by min_explained_gain: a
+                                                        40 deg turn or a 1.25 x 0.8 stretch
+                                                        keeps 0.52-0.80 and is explained by
+                                                        0.06-0.12 (0.78-0.80 at the very low
+                                                        bitrate); codec smear by 0.055 at most
+kept_object_stability  min_turn_deg              15     (see turn_overlap)
+kept_object_stability  min_stretch               1.2    (see turn_overlap)
+kept_object_stability  min_explained_gain        0.06   (see turn_overlap)
+kept_object_stability  shape_overlap             0.85   a changed shape read-out counts only in
+                                                        frames where the overlap is below this
+                                                        and the silhouette overlaps the read
+                                                        shape (drawn at the object's size) more
+                                                        than its own first one: the classifier
+                                                        misreads a small object's blocky edges
+                                                        (a 20 px cone as a pyramid), which
+                                                        leave it nearer itself; a circle
+                                                        redrawn as a square of its area
+                                                        overlaps its first silhouette 0.84
 kept_object_stability  vote_frames               5      every read-out of a kept object (colour,
                                                         shape, size, overlap) is the median of
                                                         the 5 frames around it it is seen in: a
@@ -75,14 +91,16 @@ motion_continuity      min_transition_frames     1      frames strictly between 
 removal                remnant_floor_px          12     an object absent from the final frame
                                                         is removed only when its place (its
                                                         square where the camera puts it, and
-                                                        where it was last seen) holds fewer
-                                                        pixels of ink (any class but
-                                                        background) than this many (at 256;
-                                                        times the canvas's area scale): an
-                                                        8-10 px remnant leaves 24-80 even
-                                                        under heavy block artefacts, a removed
-                                                        object's place none. Canvas pixels, not
-                                                        a fraction of the smallest object: a
+                                                        where it was last seen) holds less ink
+                                                        than this many pixels of the object's
+                                                        typical ink (at 256; times the canvas's
+                                                        area scale), over the pixels not read
+                                                        as background: an 8-10 px remnant
+                                                        leaves 40 or more even under heavy
+                                                        block artefacts, the pale specks a
+                                                        codec leaves in a removed object's
+                                                        place a few. Canvas pixels, not a
+                                                        fraction of the smallest object: a
                                                         remnant is judged as a person sees it
 removal                max_ink_left              0.25   ... and at most this fraction of its
                                                         first ink (255 - min(R, G, B) over its
@@ -123,7 +141,9 @@ THRESHOLDS = {
     "registration": {"min_matched_fraction": 0.5, "max_residual_px": 3.0},
     "final_object_match": {"min_iou": 0.80},
     "kept_object_stability": {"max_mean_displacement_px": 3.0, "max_missing_frames": 1,
-                              "max_area_change": 0.20, "min_overlap": 0.80,
+                              "max_area_change": 0.20, "min_overlap": 0.78,
+                              "turn_overlap": 0.85, "min_turn_deg": 15, "min_stretch": 1.2,
+                              "min_explained_gain": 0.06,
                               "shape_overlap": 0.85, "vote_frames": 5},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
