@@ -194,3 +194,19 @@ def test_a_silhouette_is_compared_by_its_ink_not_its_pixel_count():
     assert overlap_of(sharp, half) > 0.9
     square = drawn_silhouette("solid", 0, 20, (255, 255, 0))
     assert overlap_of(sharp, square) < 0.85                          # another shape is not
+
+
+def test_a_kept_object_redrawn_as_another_shape_of_its_area_fails():
+    # A kept 30 px sphere becomes a 27 px cube (about its area) from frame 4 on: its
+    # silhouette overlaps its first one about 0.84, above the overlap floor, so only the
+    # shape read-out sees it, borne out by the silhouette being nearer the cube's drawing.
+    target, other = (0, "red", "cube", 14, 14, 20), (2, "green", "pyramid", 80, 80, 30)
+    sphere, cube = (1, "blue", "sphere", 20, 70, 30), (1, "blue", "cube", 21, 71, 27)
+    rec = _record([target, sphere, other], [0])
+    frames = [_frame([other] + ([target] if f < 8 else []) + [sphere if f < 4 else cube])
+              for f in range(FRAMES)]
+    kept = score_video(rec, np.stack(frames))["metrics"]["kept_object_stability"]
+    assert not kept["pass"] and kept["changed_shape"] == [1], kept
+    # ... and the same video without the redrawing passes
+    same = [_frame([other] + ([target] if f < 8 else []) + [sphere]) for f in range(FRAMES)]
+    assert score_video(rec, np.stack(same))["metrics"]["kept_object_stability"]["pass"]
