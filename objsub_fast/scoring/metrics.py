@@ -524,20 +524,21 @@ class Tracker:
     def _shape_evidence(self, frame, shape_of, comp_of, comps) -> np.ndarray:
         """(M,) bool: the kept objects whose shape reads as another one in this frame and whose
         silhouette bears it out: it overlaps its first silhouette less than
-        ``shape_overlap`` and less than it overlaps the read shape drawn at its size. The
-        classifier misreads a small object's blocky or smeared edges (a 20 px cone as a
-        pyramid at 0.015 bit/pixel), which leaves it closer to itself than to the other shape."""
+        ``shape_overlap``, and the read shape drawn at its size overlaps it by ``shape_margin``
+        more than its first silhouette does. The classifier misreads a small object's blocky or
+        smeared edges (a 21 px pyramid as a cone at 0.015 bit/pixel), which leave it about as
+        near its own first silhouette as the other shape's drawing."""
         m, sil = self.model, self.silhouettes
+        st = THRESHOLDS["kept_object_stability"]
         foot = self.footprint[-1]
         out = np.zeros(len(m.cx), bool)
         cand = np.flatnonzero((shape_of >= 0) & (shape_of != m.shape) & ~m.removed
-                              & (foot[:, 1] < THRESHOLDS["kept_object_stability"]
-                                 ["shape_overlap"]))
+                              & (foot[:, 1] < st["shape_overlap"]))
         for k in cand.tolist():
             cur = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
             other = drawn_silhouette(m.look, m.vocab_shapes[shape_of[k]], int(m.size[k]),
                                      m.rgb[k])
-            out[k] = overlap_of(other, cur) > foot[k, 1]
+            out[k] = overlap_of(other, cur) > foot[k, 1] + st["shape_margin"]
         return out
 
     def _account(self, t: int, comps, idx, cam) -> None:

@@ -55,14 +55,17 @@ kept_object_stability  min_stretch               1.2    (see turn_overlap)
 kept_object_stability  min_explained_gain        0.06   (see turn_overlap)
 kept_object_stability  shape_overlap             0.85   a changed shape read-out counts only in
                                                         frames where the overlap is below this
-                                                        and the silhouette overlaps the read
-                                                        shape (drawn at the object's size) more
-                                                        than its own first one: the classifier
-                                                        misreads a small object's blocky edges
-                                                        (a 20 px cone as a pyramid), which
-                                                        leave it nearer itself; a circle
-                                                        redrawn as a square of its area
-                                                        overlaps its first silhouette 0.84
+                                                        and the read shape, drawn at the
+                                                        object's size, overlaps the silhouette
+                                                        by shape_margin more than its own first
+                                                        one: the classifier misreads a small
+                                                        object's blocky edges (a 21 px pyramid
+                                                        as a cone), which leave it about as
+                                                        near itself as the other shape; a
+                                                        circle redrawn as a square of its area
+                                                        overlaps its first silhouette 0.84 and
+                                                        the square's drawing nearly 1
+kept_object_stability  shape_margin              0.05   (see shape_overlap)
 kept_object_stability  vote_frames               5      every read-out of a kept object (colour,
                                                         shape, size, overlap) is the median of
                                                         the 5 frames around it it is seen in: a
@@ -144,7 +147,7 @@ THRESHOLDS = {
                               "max_area_change": 0.20, "min_overlap": 0.78,
                               "turn_overlap": 0.85, "min_turn_deg": 15, "min_stretch": 1.2,
                               "min_explained_gain": 0.06,
-                              "shape_overlap": 0.85, "vote_frames": 5},
+                              "shape_overlap": 0.85, "shape_margin": 0.05, "vote_frames": 5},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
     "removal": {"remnant_floor_px": 12, "max_ink_left": 0.25, "max_ink_falling": 0.05},
