@@ -24,8 +24,8 @@ from .camera import apply_camera, estimate_camera, fit_camera
 from .detect import (BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, object_mask,
                      shape_templates)
 from .question import check_question
-from .silhouette import (MIN_PIXELS, Silhouettes, describe, drawn_silhouette, overlap_of,
-                         typical_ink)
+from .silhouette import (MIN_PIXELS, Silhouettes, describe, drawn_silhouette, ink_of,
+                         overlap_of, typical_ink)
 from .thresholds import METRICS, THRESHOLDS
 
 __all__ = ["TaskModel", "Tracker", "score_frames", "THRESHOLDS", "METRICS"]
@@ -103,7 +103,6 @@ class TaskModel:
         self.palette = None if vocab.is_classic else tuple(map(tuple, vocab.rgb.tolist()))
         self.look = q.look
         self.global_shape = [int(vocab.shapes[c]) for c in self.shape]
-        self.vocab_shapes = [int(c) for c in vocab.shapes]
         self.rgb = [tuple(int(v) for v in vocab.rgb[c]) for c in self.color]
         for k in range(m):
             mask = self.mask(k, int(self.size[k]))
@@ -315,6 +314,7 @@ class Tracker:
         # Per frame, which kept objects read as another shape look more like it than like
         # their first silhouette (:meth:`_shape_evidence`).
         self.shape_confirmed = []
+        self._crops = {}            # this frame's soft silhouettes, by object (:meth:`_crop`)
         self.removed_vote, self.first_seen = True, None
         self.max_step = 0.0
         self.max_global = 0.0
@@ -485,6 +485,7 @@ class Tracker:
         the frames where one reads changed (the first and the worst), to put a change in words.
         """
         m, st = self.model, THRESHOLDS["kept_object_stability"]
+        self._crops = {}
         out = np.full((len(m.cx), 2), np.nan)
         ok = hit & ~m.removed
         ok[ok] = ~comps.edge[comp_of[ok]] & (comps.area[comp_of[ok]] >= MIN_PIXELS)
@@ -505,21 +506,25 @@ class Tracker:
         for n in np.flatnonzero(overlap < st["turn_overlap"]).tolist():
             k = int(which[n])
             drawn = drawn_silhouette(m.look, m.global_shape[k], int(m.size[k]), m.rgb[k])
-            cur = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
-            overlap[n] = max(overlap[n], overlap_of(drawn, cur))
+            overlap[n] = max(overlap[n], overlap_of(drawn, self._crop(frame, comps, comp_of, k)))
         out[which, 0], out[which, 1] = ratio, overlap
         bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["turn_overlap"])
         for n in np.flatnonzero(bad).tolist():
             k = int(which[n])
             seen = self.changed_masks.setdefault(k, {})
-            mask = None
             if "first" not in seen:
-                mask = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
-                seen["first"] = (t, mask)
+                seen["first"] = (t, self._crop(frame, comps, comp_of, k))
             if "worst" not in seen or overlap[n] < seen["worst"][0]:
-                mask = sil.crop(frame, comps, comp_of[k], sil.full[k])[0] if mask is None else mask
-                seen["worst"] = (float(overlap[n]), t, mask)
+                seen["worst"] = (float(overlap[n]), t, self._crop(frame, comps, comp_of, k))
         return out
+
+    def _crop(self, frame, comps, comp_of, k: int) -> np.ndarray:
+        """Object ``k``'s soft silhouette in this frame (``Silhouettes.crop``), made once per
+        frame (:meth:`_footprint` starts the frame)."""
+        if k not in self._crops:
+            sil = self.silhouettes
+            self._crops[k] = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
+        return self._crops[k]
 
     def _shape_evidence(self, frame, shape_of, comp_of, comps) -> np.ndarray:
         """(M,) bool: the kept objects whose shape reads as another one in this frame and whose
@@ -528,16 +533,15 @@ class Tracker:
         more than its first silhouette does. The classifier misreads a small object's blocky or
         smeared edges (a 21 px pyramid as a cone at 0.015 bit/pixel), which leave it about as
         near its own first silhouette as the other shape's drawing."""
-        m, sil = self.model, self.silhouettes
-        st = THRESHOLDS["kept_object_stability"]
+        m, st = self.model, THRESHOLDS["kept_object_stability"]
         foot = self.footprint[-1]
         out = np.zeros(len(m.cx), bool)
         cand = np.flatnonzero((shape_of >= 0) & (shape_of != m.shape) & ~m.removed
                               & (foot[:, 1] < st["shape_overlap"]))
         for k in cand.tolist():
-            cur = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
-            other = drawn_silhouette(m.look, m.vocab_shapes[shape_of[k]], int(m.size[k]),
-                                     m.rgb[k])
+            cur = self._crop(frame, comps, comp_of, k)
+            other = drawn_silhouette(m.look, int(m.question.vocabulary.shapes[shape_of[k]]),
+                                     int(m.size[k]), m.rgb[k])
             out[k] = overlap_of(other, cur) > foot[k, 1] + st["shape_margin"]
         return out
 
@@ -788,15 +792,16 @@ class Tracker:
         in its box where it was last seen (a shrink stopped half-way, a speck too small to
         track), over the pixels not read as background, counted in whole pixels of the
         object's typical ink (a pixel inked as the object counts 1, a codec's pale speck a
-        tenth: ink is what blur and block artefacts spread but keep), at least the floor; or more than ``max_ink_left`` of its
-        first ink still in its square (a fade stopped half-way); or its ink still falling by
-        more than ``max_ink_falling`` of it over the last frames (a removal not finished)."""
+        tenth: ink is what blur and block artefacts spread but keep), at least the floor; or
+        more than ``max_ink_left`` of its first ink still in its square (a fade stopped
+        half-way); or its ink still falling by more than ``max_ink_falling`` of it over the last
+        frames (a removal not finished)."""
         m, th = self.model, THRESHOLDS["removal"]
         if not absent.any():
             return {}
         cam = self.cameras[-1]
         h, w = self.final_cls.shape
-        ink_now = 255.0 - self.final_frame.min(axis=2)
+        ink_now = ink_of(self.final_frame)
         floor = th["remnant_floor_px"] * m.unit ** 2
         ink = np.array(self.ink).reshape(len(self.ink), -1)
         col = {int(k): n for n, k in enumerate(self._vis.tolist())}

@@ -45,7 +45,8 @@ from ..runtime._numba import kernel
 from .detect import BG
 from .looks import picture
 
-__all__ = ["Silhouettes", "describe", "overlap_of", "drawn_silhouette", "typical_ink"]
+__all__ = ["Silhouettes", "describe", "overlap_of", "drawn_silhouette", "typical_ink",
+           "ink_of"]
 
 #: A silhouette is followed only when its component keeps off the frame's border (a crop or a
 #: pan could cut it) and has at least this many pixels (a smaller one is a speck's shape).
@@ -154,13 +155,28 @@ def _compare(frame, labels, cls, lab, bbox, full, refs, ref_dims, ref_c, ref_are
         out[n, 1] = inter / union if union > 0 else 1.0
 
 
+def ink_of(pixels: np.ndarray) -> np.ndarray:
+    """The ink of RGB ``pixels`` (..., 3): ``255 - min(R, G, B)``, as floats.
+
+    Examples
+    --------
+    >>> ink_of(np.array([[255, 255, 255], [255, 0, 0], [250, 240, 200]], np.uint8)).tolist()
+    [0.0, 255.0, 55.0]
+    """
+    return 255.0 - pixels.min(axis=-1)
+
+
+def _median_ink(ink: np.ndarray) -> float:
+    """The median of ``ink`` (at least 1; 255 for none): what one pixel of an object counts as
+    whole."""
+    return max(float(np.median(ink)), 1.0) if ink.size else 255.0
+
+
 def _typical_ink(frame, comps, j: int) -> float:
-    """The median ink of component ``j``'s own pixels (at least 1)."""
+    """The median ink of component ``j``'s own pixels."""
     x0, x1, y0, y1 = (int(v) for v in comps.bbox[j])
     own = comps.labels[y0:y1 + 1, x0:x1 + 1] == comps.label[j]
-    px = frame[y0:y1 + 1, x0:x1 + 1][own]
-    ink = 255 - px.min(axis=1).astype(np.int16)
-    return max(float(np.median(ink)), 1.0) if ink.size else 255.0
+    return _median_ink(ink_of(frame[y0:y1 + 1, x0:x1 + 1][own]))
 
 
 class Silhouettes:
@@ -237,8 +253,8 @@ def typical_ink(look: str, shape: int, size: int, rgb: tuple) -> float:
     >>> typical_ink("flat", 1, 20, (255, 0, 0))
     255.0
     """
-    ink = 255 - picture(look, shape, size, rgb).min(axis=2).astype(np.float64)
-    return max(float(np.median(ink[ink > 0])), 1.0) if (ink > 0).any() else 255.0
+    ink = ink_of(picture(look, shape, size, rgb))
+    return _median_ink(ink[ink > 0])
 
 
 @lru_cache(maxsize=1024)
@@ -253,7 +269,7 @@ def drawn_silhouette(look: str, shape: int, size: int, rgb: tuple) -> np.ndarray
     >>> sq.shape, round(float(sq.sum()))
     ((24, 24), 400)
     """
-    ink = 255 - picture(look, shape, size, rgb).min(axis=2).astype(np.float64)
+    ink = ink_of(picture(look, shape, size, rgb))
     out = np.pad(np.minimum(ink / typical_ink(look, shape, size, rgb), 1.0), PAD)
     for _ in range(BLUR_PASSES):
         for axis in (0, 1):
