@@ -212,3 +212,83 @@ def test_a_kept_object_redrawn_as_another_shape_of_its_area_fails():
     # ... and the same video without the redrawing passes
     same = [_frame([other] + ([target] if f < 8 else []) + [sphere]) for f in range(FRAMES)]
     assert score_video(rec, np.stack(same))["metrics"]["kept_object_stability"]["pass"]
+
+
+@pytest.fixture(scope="module")
+def extended_flat():
+    return control_tasks(seed=0, vocabulary="extended", look="flat")
+
+
+@pytest.mark.parametrize("i,control,shape", [
+    (5, "jitter", "256x256"), (5, "slight_growth", "256x256"), (6, "jitter", "256x256"),
+    (6, "ground_truth", PUSH_IN)])
+def test_outlined_shapes_whose_fill_the_codec_pales_keep_their_silhouette(extended_flat,
+                                                                          tmp_path, i, control,
+                                                                          shape):
+    # Each failed before as "changed shape (overlap 0.73-0.77)": at 0.015 bit/pixel the codec
+    # pales the fill of a 21-24 px outlined dome or hourglass in some frames, and a silhouette
+    # weighed by ink everywhere read the paler fill as less object. A pixel inside its
+    # component (its four neighbours its own) now counts whole; ink decides at the edge only.
+    res = _scored(extended_flat, i, control, tmp_path, shape, LOW_BITRATE)
+    assert res["pass"], {m: v for m, v in res["metrics"].items() if not v["pass"]}
+
+
+def test_one_frame_of_another_colour_in_place_does_not_drop_a_kept_object(extended_flat,
+                                                                          tmp_path):
+    # A 24 px red hourglass's smeared fill reads orange in two frames under a push-in at
+    # 0.015 bit/pixel. It was left unmatched there, so it counted as vanished; in place and of
+    # its shape it is the object, and its colour is voted over its track.
+    res = _scored(extended_flat, 2, "jitter", tmp_path, PUSH_IN, LOW_BITRATE)
+    kept = res["metrics"]["kept_object_stability"]
+    assert kept["pass"] and kept["vanished"] == [] and kept["changed_color"] == [], kept
+
+
+def test_a_kept_object_recoloured_in_place_fails_as_changed_colour():
+    # In place, a component of another colour now keeps the object's track: a kept object
+    # that really changes colour is still caught, by its colour read-out, not as vanished.
+    target, other = (0, "red", "cube", 14, 14, 20), (2, "green", "pyramid", 80, 80, 30)
+    blue, orange = (1, "blue", "sphere", 20, 70, 30), (1, "orange", "sphere", 20, 70, 30)
+    rec = _record([target, blue, other], [0])
+    frames = [_frame([other] + ([target] if f < 8 else []) + [blue if f < 6 else orange])
+              for f in range(FRAMES)]
+    kept = score_video(rec, np.stack(frames))["metrics"]["kept_object_stability"]
+    assert not kept["pass"] and kept["changed_color"] == [1] and kept["vanished"] == [], kept
+
+
+def test_an_added_lookalike_beside_a_kept_object_is_added():
+    # A second blue cube appears just below a kept blue cube, its box touching the kept
+    # cube's zone (its square grown by a quarter of its size). Ink counts as the object's
+    # remnant only when its centre lies in the zone: this one is an added object.
+    target, cube = (0, "red", "sphere", 90, 14, 20), (1, "blue", "cube", 20, 20, 24)
+    twin = (9, "blue", "cube", 20, 20 + 24 + 4, 24)
+    rec = _record([target, cube], [0])
+    frames = [_frame(([target] if f < 6 else []) + [cube] + ([twin] if f >= 6 else []))
+              for f in range(FRAMES)]
+    res = score_video(rec, np.stack(frames))
+    added = res["metrics"]["added_objects"]
+    assert not added["pass"] and added["added"][0]["frame"] == 6, added
+    assert res["metrics"]["kept_object_stability"]["pass"], res["metrics"]
+
+
+@pytest.mark.parametrize("i,control,shape", [(15, "jump", "256x256"), (1, "added_object", PUSH_IN)])
+def test_a_jump_and_an_added_object_are_caught_by_their_metric_at_a_very_low_bitrate(
+        tasks_by_look, tmp_path, i, control, shape):
+    # Each failed before by another metric only. Task 15's green cube jumps 205 px and lands as
+    # a blur that reads "sphere", so it was lost, not followed: it fails as a teleport now.
+    # Task 1's added red pyramid sits 1 px into the zone of a kept red pyramid above it and was
+    # taken for that pyramid's remnant: a remnant's centre lies in the zone.
+    res = _scored(tasks_by_look["solid"], i, control, tmp_path, shape, LOW_BITRATE)
+    assert caught(res, control), {m: v for m, v in res["metrics"].items() if not v["pass"]}
+
+
+def test_a_kept_object_that_vanishes_as_its_lookalike_appears_far_away_jumped():
+    # The blue cube goes at frame 8 as a blue sphere of its size appears 90 px away and stays:
+    # read as a jump of the cube (the shape read where it lands is not trusted to follow it).
+    target, cube = (0, "red", "pyramid", 90, 14, 20), (1, "blue", "cube", 14, 14, 24)
+    landed = (9, "blue", "sphere", 80, 80, 26)
+    rec = _record([target, cube], [0])
+    frames = [_frame(([target] if f < 5 else []) + ([cube] if f < 8 else [landed]))
+              for f in range(FRAMES)]
+    mc = score_video(rec, np.stack(frames))["metrics"]["motion_continuity"]
+    assert not mc["pass"] and [j["id"] for j in mc["teleported"]] == [1], mc
+    assert mc["teleported"][0]["frame"] == 8 and mc["max_step_px"] > mc["step_limit_px"]

@@ -3,7 +3,7 @@
 Every component the detector finds in a frame is one of:
 
 - a **task object** (whole, partial or fading): the matcher assigned it to an object;
-- a **remnant** of one: it overlaps an object's zone, the object's square where the frame's
+- a **remnant** of one: its centre lies in an object's zone, the object's square where the
   camera puts it or where the object was last tracked, grown by a quarter of its size (a
   removal's own smudge, dissolve grain or shrinking core, a kept object split by a restyle);
 - **noise or tone**: smaller than ``min_area_fraction`` of the smallest task object, without a
@@ -44,9 +44,9 @@ def unexplained(comps, matched: np.ndarray, zones: np.ndarray, min_area: float) 
     zones : (Z, 4) float (x0, x1, y0, y1), the objects' zones
     min_area : float, components below this many pixels are noise
     """
-    b = comps.bbox
-    inside = ((b[:, None, 0] <= zones[None, :, 1]) & (b[:, None, 1] >= zones[None, :, 0])
-              & (b[:, None, 2] <= zones[None, :, 3]) & (b[:, None, 3] >= zones[None, :, 2]))
+    x, y = comps.cx[:, None], comps.cy[:, None]
+    inside = ((zones[None, :, 0] <= x) & (x <= zones[None, :, 1])
+              & (zones[None, :, 2] <= y) & (y <= zones[None, :, 3]))
     explained = matched | inside.any(axis=1) | comps.edge | (comps.color < 0) \
         | (comps.area < min_area)
     return np.flatnonzero(~explained)

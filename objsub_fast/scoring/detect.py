@@ -585,10 +585,16 @@ INFEASIBLE = 1e6
 #: place (within one object size of its last position): less than leaving it unmatched, so a
 #: small blurred object is not read as removed, more than a clear match.
 UNCERTAIN_COLOR_COST = 1.0
+#: A component of the object's shape within this fraction of its size of where the object was
+#: tracked in the previous frame is the object whatever colour this one frame reads (at a very
+#: low bitrate a red hourglass's smeared fill can read orange for a frame): it costs
+#: :data:`UNCERTAIN_COLOR_COST` for its colour, not :data:`COLOR_MISMATCH_COST`, and its colour
+#: read-out is voted over the track (``metrics``) instead of dropping the object for a frame.
+IN_PLACE_FRACTION = 0.25
 _COSTS = np.array([POSITION_SCALE, COLOR_MISMATCH_COST, SHAPE_MISMATCH_COST, AREA_LOG_COST,
                    AREA_RATIO_MAX, TRACK_RATIO_RANGE[0], TRACK_RATIO_RANGE[1],
                    REACQUIRE_RATIO_RANGE[0], REACQUIRE_RATIO_RANGE[1], UNMATCHED_COST,
-                   INFEASIBLE, UNCERTAIN_COLOR_COST])
+                   INFEASIBLE, UNCERTAIN_COLOR_COST, IN_PLACE_FRACTION])
 
 
 @kernel
@@ -612,9 +618,10 @@ def _cost_matrix(ref_x, ref_y, ref_area, lost, color, shape, size, exp_area, tem
             dist = np.hypot(cx[j] - ref_x[i], cy[j] - ref_y[i])
             ratio = area[j] / exp_area[i]
             track = area[j] / ref_area[i]
-            uncertain = ccolor[j] < 0
-            col_bad = ccolor[j] != color[i] and not uncertain
             shape_bad = best != shape[i]
+            in_place = not lost[i] and not shape_bad and dist <= c[12] * size[i]
+            uncertain = ccolor[j] < 0 or (in_place and ccolor[j] != color[i])
+            col_bad = ccolor[j] != color[i] and not uncertain
             if ratio > c[4] or (col_bad and dist > size[i]):
                 continue
             # The area gate holds a continuous track; a lost object returns whole instead.

@@ -21,8 +21,8 @@ from ..runtime.errors import TaskError
 from ..task.vocabulary import Vocabulary
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .camera import apply_camera, estimate_camera, fit_camera
-from .detect import (BG, MIN_AREA_FRACTION, Detector, classify_shapes, match, object_mask,
-                     shape_templates)
+from .detect import (BG, MIN_AREA_FRACTION, REACQUIRE_RATIO_RANGE, Detector, classify_shapes,
+                     match, object_mask, shape_templates)
 from .question import check_question
 from .silhouette import (MIN_PIXELS, Silhouettes, describe, drawn_silhouette, ink_of,
                          overlap_of, typical_ink)
@@ -849,16 +849,46 @@ class Tracker:
         absent_at_start = [ids[k] for k in np.flatnonzero(self.visible & ~present[0])]
         frames, gone, band = self._transition()
         cut = frames is not None and frames < mc["min_transition_frames"]
-        return {"max_step_px": round(self.max_step / m.unit, 3),
+        jumps = self._teleports(present)
+        step = max([self.max_step] + [j.pop("step") for j in jumps])
+        return {"max_step_px": round(step / m.unit, 3), "teleported": jumps,
                 "step_limit_px": round(self.gate / m.unit, 3), "reappeared": reappeared,
                 "reappeared_at": {str(i): f for i, f in sorted(back.items())},
                 "max_global_change": round(self.max_global, 4),
                 "absent_at_start": absent_at_start, "transition_frames": frames,
                 "ink_removed": round(gone, 3),
                 "transition_band": [round(float(b), 3) for b in band], "hard_cut": bool(cut),
-                "pass": bool(self.max_step <= self.gate and not reappeared
+                "pass": bool(step <= self.gate and not reappeared
                              and self.max_global <= mc["max_global_change"]
                              and not absent_at_start and not cut)}
+
+    def _teleports(self, present) -> list[dict]:
+        """Kept objects that were lost for good in the frame an object of their colour and
+        about their area (:data:`detect.REACQUIRE_RATIO_RANGE` of their drawn area, under the
+        camera's zoom) appeared elsewhere, farther than the motion threshold, and stayed (an
+        added object in ``accounting``'s sense): a jump the tracker could not follow because the
+        codec blurred the object's shape where it landed. ``{"id", "frame", "from", "to"}``
+        each, with its ``step`` (canvas px)."""
+        m, out = self.model, []
+        frames = len(self.present)
+        added = self.ledger.added(frames)
+        for k in np.flatnonzero(~m.removed & self.visible & ~present[-1]):
+            seen = np.flatnonzero(present[:, k])
+            if not seen.size:
+                continue
+            t = int(seen[-1]) + 1
+            x, y = self.positions[t - 1][k]
+            expected = m.area[k] * self.cameras[t][0] ** 2
+            for a in added:
+                step = float(np.hypot(a["at"][0] - x, a["at"][1] - y))
+                ratio = a["area"] / expected
+                if abs(a["frame"] - t) <= 1 and a["color"] == m.color[k] and step > self.gate \
+                        and REACQUIRE_RATIO_RANGE[0] <= ratio <= REACQUIRE_RATIO_RANGE[1]:
+                    out.append({"id": int(m.ids[k]), "frame": a["frame"],
+                                "from": [int(round(x)), int(round(y))], "to": a["at"],
+                                "step": step})
+                    break
+        return out
 
     def _added(self) -> dict:
         """The ``added_objects`` metric: unexplained ink that stayed (``accounting``)."""

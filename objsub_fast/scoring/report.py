@@ -101,7 +101,10 @@ def _why_motion(c: dict, name) -> list[str]:
             f"{_capital(name(oid))} was removed and came back"
             + (f" at frame {back[str(oid)]}." if str(oid) in back else ".")
             for oid in c["reappeared"])),
-        (c["max_step_px"] > c["step_limit_px"],
+        (c.get("teleported"), " ".join(
+            f"{_capital(name(j['id']))} vanished at frame {j['frame']} as one of its colour "
+            f"and size appeared {_step(j)} px away: it jumped." for j in c.get("teleported", []))),
+        (c["max_step_px"] > c["step_limit_px"] and not c.get("teleported"),
          f"An object jumped {c['max_step_px']:.0f} px between two frames (allowed "
          f"{c['step_limit_px']:.0f} px)."),
         (c["max_global_change"] > th["max_global_change"],
@@ -109,6 +112,11 @@ def _why_motion(c: dict, name) -> list[str]:
          "from the objects (a cut or a new scene)."),
     ]
     return [text for failed, text in checks if failed]
+
+
+def _step(jump: dict) -> int:
+    """The canvas distance of a teleport (``motion_continuity``'s ``teleported``)."""
+    return round(float(np.hypot(jump["to"][0] - jump["from"][0], jump["to"][1] - jump["from"][1])))
 
 
 def _why_added(a: dict, name) -> list[str]:
@@ -208,7 +216,7 @@ def explain(res: dict) -> list[str]:
 _NAMED_FIELDS = {"rule_accuracy": ("removed_ids", "target_ids"),
                  "kept_object_stability": ("moved", "vanished", "changed_color",
                                            "changed_shape"),
-                 "motion_continuity": ("absent_at_start", "reappeared")}
+                 "motion_continuity": ("absent_at_start", "reappeared", "teleported")}
 
 
 def named_objects(res: dict) -> set[int]:
@@ -226,7 +234,8 @@ def named_objects(res: dict) -> set[int]:
         m = (res.get("metrics") or {}).get(metric) or {}
         if m.get("pass") is False:
             for field in fields:
-                named.update(int(i) for i in m.get(field) or ())
+                named.update(int(i["id"] if isinstance(i, dict) else i)
+                             for i in m.get(field) or ())
     return named
 
 

@@ -63,12 +63,17 @@ PAD = RIM_PX + BLUR_PASSES
 
 @kernel(nogil=True, inline="always")
 def _weight(frame, labels, cls, lab, box, full, y, x):
-    """The soft silhouette of component ``lab`` (bounding box ``box``) at pixel (y, x): its
-    ink over ``full``, clipped to [0, 1], for its own pixels and background-classed ones; 0 for
-    another component's."""
+    """The soft silhouette of component ``lab`` (bounding box ``box``) at pixel (y, x): 1 inside
+    it (its pixel, and its four neighbours too), else its ink over ``full``, clipped to [0, 1],
+    for its own pixels and background-classed ones; 0 for another component's."""
     inside = box[0] <= x <= box[1] and box[2] <= y <= box[3]
-    if not ((inside and labels[y, x] == lab) or cls[y, x] == BG):
+    own = inside and labels[y, x] == lab
+    if not (own or cls[y, x] == BG):
         return 0.0
+    h, w = labels.shape
+    if own and 0 < y < h - 1 and 0 < x < w - 1 and labels[y - 1, x] == lab \
+            and labels[y + 1, x] == lab and labels[y, x - 1] == lab and labels[y, x + 1] == lab:
+        return 1.0
     ink = 255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
     return min(ink / full, 1.0)
 
@@ -269,8 +274,13 @@ def drawn_silhouette(look: str, shape: int, size: int, rgb: tuple) -> np.ndarray
     >>> sq.shape, round(float(sq.sum()))
     ((24, 24), 400)
     """
-    ink = ink_of(picture(look, shape, size, rgb))
-    out = np.pad(np.minimum(ink / typical_ink(look, shape, size, rgb), 1.0), PAD)
+    ink = np.pad(ink_of(picture(look, shape, size, rgb)), 1)
+    drawn = ink > 0
+    interior = drawn[1:-1, 1:-1] & drawn[:-2, 1:-1] & drawn[2:, 1:-1] & drawn[1:-1, :-2] \
+        & drawn[1:-1, 2:]
+    soft = np.where(interior, 1.0, np.minimum(ink[1:-1, 1:-1] / typical_ink(look, shape, size,
+                                                                             rgb), 1.0))
+    out = np.pad(soft, PAD)
     for _ in range(BLUR_PASSES):
         for axis in (0, 1):
             out = 0.5 * out + 0.25 * (np.roll(out, 1, axis) + np.roll(out, -1, axis))
