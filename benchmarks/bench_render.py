@@ -195,6 +195,8 @@ def canvas_rows(before=None, repeats=3):
         # the code before lazy sprites drew every size eagerly: minutes above 1024 px
         rows.append((side, startup_seconds(side), startup_seconds(side, before)
                      if before and side <= 1024 else None, cli))
+    # warm-up: the video encoder's kernels compile into Numba's cache on a fresh checkout
+    cli_seconds("--count", "1", "--canvas-size", "256", "--videos", "--workers", "1")
     video = cli_seconds("--count", "1", "--canvas-size", "4096", "--videos", "--workers", "1")
     return rows, video
 
