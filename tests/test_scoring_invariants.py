@@ -202,16 +202,21 @@ def test_a_kept_object_redrawn_as_another_shape_of_its_area_fails():
     # A kept 30 px sphere becomes a 27 px cube (about its area) from frame 4 on: its
     # silhouette overlaps its first one about 0.84, above the overlap floor, so only the
     # shape read-out sees it, borne out by the silhouette being nearer the cube's drawing.
-    target, other = (0, "red", "cube", 14, 14, 20), (2, "green", "pyramid", 80, 80, 30)
     sphere, cube = (1, "blue", "sphere", 20, 70, 30), (1, "blue", "cube", 21, 71, 27)
-    rec = _record([target, sphere, other], [0])
-    frames = [_frame([other] + ([target] if f < 8 else []) + [sphere if f < 4 else cube])
-              for f in range(FRAMES)]
-    kept = score_video(rec, np.stack(frames))["metrics"]["kept_object_stability"]
+    kept = _kept_object_that_becomes(sphere, cube, 4)
     assert not kept["pass"] and kept["changed_shape"] == [1], kept
     # ... and the same video without the redrawing passes
-    same = [_frame([other] + ([target] if f < 8 else []) + [sphere]) for f in range(FRAMES)]
-    assert score_video(rec, np.stack(same))["metrics"]["kept_object_stability"]["pass"]
+    assert _kept_object_that_becomes(sphere, sphere, 4)["pass"]
+
+
+def _kept_object_that_becomes(first, then, frame):
+    """``kept_object_stability`` of a video whose kept object 1 is drawn as ``first``, and as
+    ``then`` from ``frame`` on, beside a kept green pyramid and a red cube removed at frame 8."""
+    target, other = (0, "red", "cube", 14, 14, 20), (2, "green", "pyramid", 80, 80, 30)
+    rec = _record([target, first, other], [0])
+    frames = [_frame([other] + ([target] if f < 8 else []) + [first if f < frame else then])
+              for f in range(FRAMES)]
+    return score_video(rec, np.stack(frames))["metrics"]["kept_object_stability"]
 
 
 @pytest.fixture(scope="module")
@@ -246,12 +251,8 @@ def test_one_frame_of_another_colour_in_place_does_not_drop_a_kept_object(extend
 def test_a_kept_object_recoloured_in_place_fails_as_changed_colour():
     # In place, a component of another colour now keeps the object's track: a kept object
     # that really changes colour is still caught, by its colour read-out, not as vanished.
-    target, other = (0, "red", "cube", 14, 14, 20), (2, "green", "pyramid", 80, 80, 30)
     blue, orange = (1, "blue", "sphere", 20, 70, 30), (1, "orange", "sphere", 20, 70, 30)
-    rec = _record([target, blue, other], [0])
-    frames = [_frame([other] + ([target] if f < 8 else []) + [blue if f < 6 else orange])
-              for f in range(FRAMES)]
-    kept = score_video(rec, np.stack(frames))["metrics"]["kept_object_stability"]
+    kept = _kept_object_that_becomes(blue, orange, 6)
     assert not kept["pass"] and kept["changed_color"] == [1] and kept["vanished"] == [], kept
 
 
