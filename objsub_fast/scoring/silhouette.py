@@ -3,24 +3,32 @@
 The silhouette of an object is soft: each pixel of its component (outline and blended rim
 included: the footprint, not its flat colours) and each background-classed pixel within
 :data:`RIM_PX` of the component's box weighs its ink (``255 - min(R, G, B)``) over the object's
-typical ink (the median over its first component), clipped to [0, 1]. Ink is what resampling
-and codec blur conserve: a push-in, a sub-pixel shift or a smeared edge moves ink between a
-rim pixel and its neighbours but keeps its sum, where a pixel count jumps by a whole ring of
-pixels (a 20 px square gains 20% with one more row of rim). Frame by frame, each kept object's
+typical ink in that frame (the median over its component, :func:`_frame_ink`; no more than its
+first one and no less than :data:`MIN_FRAME_INK` of it), clipped to [0, 1]. Ink is what
+resampling and codec blur conserve: a push-in, a sub-pixel shift or a smeared edge moves ink
+between a rim pixel and its neighbours but keeps its sum, where a pixel count jumps by a whole
+ring of pixels (a 20 px square gains 20% with one more row of rim). The frame's own typical ink
+is there because a codec at a very low bitrate pales the whole fill of a small outlined object
+in some frames: a paler object is not another shape. Frame by frame, each kept object's
 silhouette is compared with the one it had in the first frame it was seen whole
 (:class:`Silhouettes`):
 
 - **size**: its ink area over its first one, over the square of the camera's zoom since then
-  (``area_ratio``; a push-in grows every object alike and is no change);
+  (``area_ratio``; a push-in grows every object alike and is no change). The area is read two
+  ways, and a change of size is what both readings show (the middle of the two ratios and 1):
+  every pixel's ink over the object's *first* typical ink (a paled fill reads smaller), and the
+  same with the pixels inside the component (its four neighbours its own) over its typical ink
+  *in this frame* (a solid's shaded side, scaled up with the median, reads larger when the
+  codec bleeds its colour into the rim);
 - **shape**: the soft overlap (sum of minima over sum of maxima) of the two silhouettes after
   the first one is moved onto the current ink centroid (its own small offset) and scaled to
-  the current area, so a change of size alone does not count here: what is left is a rotation,
-  a stretch or a morph (``overlap``). Both are seen through the same small blur (``[1, 2, 1] /
-  4`` each way, :func:`_patch`): a push-in's resampling or a codec softens an edge by up to a
-  pixel, which costs a sharp comparison of a 20 px object 0.10-0.15 of overlap and a blurred
-  one a third of that, while a turn or a stretch moves whole pixels. The first silhouette is
-  sampled bilinearly (:func:`_compare`), so a sub-pixel offset costs no overlap that
-  rasterising both would not.
+  the current silhouette's mass, so a change of size alone does not count here: what is left
+  is a rotation, a stretch or a morph (``overlap``). Both are seen through the same small blur
+  (``[1, 2, 1] / 4`` each way, :func:`_patch`): a push-in's resampling or a codec softens an
+  edge by up to a pixel, which costs a sharp comparison of a 20 px object 0.10-0.15 of overlap
+  and a blurred one a third of that, while a turn or a stretch moves whole pixels. The first
+  silhouette is sampled bilinearly (:func:`_compare`), so a sub-pixel offset costs no overlap
+  that rasterising both would not.
 
 ``metrics`` votes over the frames around each one (a frame or two of codec smear on a small
 object is no change) and :func:`describe` puts a change in words ("grew by 35%", "turned by
@@ -54,6 +62,11 @@ MIN_PIXELS = 16
 #: Background-classed pixels this far outside a component's box still lend it their ink: the
 #: pale rim of an anti-aliased or blurred edge, which the pixel classes call background.
 RIM_PX = 1
+#: A frame's pixels weigh their ink over the object's typical ink in that frame (the median of
+#: its own pixels there), which may fall to this fraction of its first one: at a very low bitrate
+#: the codec pales the fill of a small outlined object in some frames (to 0.73 of its first
+#: median ink), and a paler object is not a smaller one.
+MIN_FRAME_INK = 0.7
 #: Passes of the comparison's blur ``[1, 2, 1] / 4`` each way.
 BLUR_PASSES = 1
 #: The patch a silhouette is compared in: its component's box grown by the rim and one more
@@ -62,37 +75,68 @@ PAD = RIM_PX + BLUR_PASSES
 
 
 @kernel(nogil=True, inline="always")
-def _weight(frame, labels, cls, lab, box, full, y, x):
-    """The soft silhouette of component ``lab`` (bounding box ``box``) at pixel (y, x): 1 inside
-    it (its pixel, and its four neighbours too), else its ink over ``full``, clipped to [0, 1],
-    for its own pixels and background-classed ones; 0 for another component's."""
+def _ink_at(frame, labels, cls, lab, box, y, x):
+    """The ink of pixel (y, x) for the silhouette of component ``lab`` (bounding box ``box``):
+    ``255 - min(R, G, B)`` of its own pixels and background-classed ones; 0 for another
+    component's."""
     inside = box[0] <= x <= box[1] and box[2] <= y <= box[3]
-    own = inside and labels[y, x] == lab
-    if not (own or cls[y, x] == BG):
+    if not ((inside and labels[y, x] == lab) or cls[y, x] == BG):
         return 0.0
+    return float(255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2]))
+
+
+@kernel(nogil=True, inline="always")
+def _interior(labels, lab, y, x):
+    """Whether pixel (y, x) and its four neighbours are all component ``lab``'s."""
     h, w = labels.shape
-    if own and 0 < y < h - 1 and 0 < x < w - 1 and labels[y - 1, x] == lab \
-            and labels[y + 1, x] == lab and labels[y, x - 1] == lab and labels[y, x + 1] == lab:
-        return 1.0
-    ink = 255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])
-    return min(ink / full, 1.0)
+    return (0 < y < h - 1 and 0 < x < w - 1 and labels[y, x] == lab and labels[y - 1, x] == lab
+            and labels[y + 1, x] == lab and labels[y, x - 1] == lab and labels[y, x + 1] == lab)
+
+
+@kernel(nogil=True, inline="always")
+def _frame_ink(frame, labels, lab, box, full):
+    """The typical ink of component ``lab`` in this frame: the median ink of its own pixels,
+    within [:data:`MIN_FRAME_INK` × ``full``, ``full``] (``full``: its typical ink in its first
+    silhouette)."""
+    hist = np.zeros(256, np.int64)
+    n = 0
+    for y in range(box[2], box[3] + 1):
+        for x in range(box[0], box[1] + 1):
+            if labels[y, x] == lab:
+                hist[255 - min(frame[y, x, 0], frame[y, x, 1], frame[y, x, 2])] += 1
+                n += 1
+    seen, med = 0, 255
+    for v in range(256):
+        seen += hist[v]
+        if 2 * seen >= n:
+            med = v
+            break
+    return min(max(float(med), MIN_FRAME_INK * full), full)
 
 
 @kernel(nogil=True)
 def _patch(frame, labels, cls, lab, box, full):
-    """The soft silhouette of component ``lab`` (bounding box ``box``, typical ink ``full``)
-    over its box grown by ``PAD``, seen through the blur ``[1, 2, 1] / 4`` each way: (patch,
-    its left and top in the frame, its ink area, its ink centroid x and y in the patch)."""
+    """The soft silhouette of component ``lab`` (bounding box ``box``, typical ink ``full`` in
+    its first silhouette) over its box grown by ``PAD``, each pixel's ink over the component's
+    typical ink in this frame (:func:`_frame_ink`), seen through the blur ``[1, 2, 1] / 4`` each
+    way: (patch, its left and top in the frame, (ink area over ``full``, ink area with the
+    inside pixels over this frame's typical ink), the patch's mass before the blur, its
+    centroid x and y in the patch)."""
     h, w = labels.shape
     x0, y0 = box[0] - PAD, box[2] - PAD
     ph, pw = box[3] - box[2] + 1 + 2 * PAD, box[1] - box[0] + 1 + 2 * PAD
     out = np.zeros((ph, pw), np.float32)
-    area, sx, sy = 0.0, 0.0, 0.0
+    now = _frame_ink(frame, labels, lab, box, full)
+    area, inside, mass, sx, sy = 0.0, 0.0, 0.0, 0.0, 0.0
     for y in range(max(box[2] - RIM_PX, 0), min(box[3] + RIM_PX, h - 1) + 1):
         for x in range(max(box[0] - RIM_PX, 0), min(box[1] + RIM_PX, w - 1) + 1):
-            v = _weight(frame, labels, cls, lab, box, full, y, x)
+            ink = _ink_at(frame, labels, cls, lab, box, y, x)
+            v = min(ink / now, 1.0)
             out[y - y0, x - x0] = v
-            area += v
+            first = min(ink / full, 1.0)
+            area += first
+            inside += v if _interior(labels, lab, y, x) else first
+            mass += v
             sx += v * (x - x0)
             sy += v * (y - y0)
     for _ in range(BLUR_PASSES):    # the blur, in place: rows, then columns
@@ -110,23 +154,25 @@ def _patch(frame, labels, cls, lab, box, full):
                 nxt = out[y + 1, x] if y + 1 < ph else 0.0
                 out[y, x] = 0.25 * prev + 0.5 * cur + 0.25 * nxt
                 prev = cur
-    if area > 0:
-        return out, x0, y0, area, sx / area, sy / area
-    return out, x0, y0, area, 0.5 * pw, 0.5 * ph
+    if mass > 0:
+        return out, x0, y0, (area, inside), mass, sx / mass, sy / mass
+    return out, x0, y0, (area, inside), mass, 0.5 * pw, 0.5 * ph
 
 
 @kernel(nogil=True)
 def _compare(frame, labels, cls, lab, bbox, full, refs, ref_dims, ref_c, ref_area, which, out):
-    """For each row n: the ink area of component ``lab[n]`` (``out[n, 0]``) and the soft IoU of
-    its silhouette (:func:`_patch`) with reference silhouette ``which[n]`` moved onto its ink
-    centroid and scaled to its area (bilinear samples of the reference; ``out[n, 1]``)."""
+    """For each row n: the ink area of component ``lab[n]`` in its two readings (``out[n, 0]``
+    and ``out[n, 2]``, :func:`_patch`) and the soft IoU of its silhouette with reference
+    silhouette ``which[n]`` moved onto its centroid and scaled to its mass (bilinear samples of
+    the reference; ``out[n, 1]``)."""
     for n in range(lab.shape[0]):
         k = which[n]
-        cur, px, py, area, pcx, pcy = _patch(frame, labels, cls, lab[n], bbox[n], full[n])
+        cur, px, py, area, mass, pcx, pcy = _patch(frame, labels, cls, lab[n], bbox[n],
+                                                   full[n])
         ph, pw = cur.shape
         rh, rw = ref_dims[k, 0], ref_dims[k, 1]
         rcx, rcy = ref_c[k, 0], ref_c[k, 1]
-        s = np.sqrt(max(area, 1.0) / ref_area[k])
+        s = np.sqrt(max(mass, 1.0) / ref_area[k])
         cx, cy = px + pcx, py + pcy               # the centroid in the frame
         x0 = min(px, int(np.floor(cx - (rcx + 1) * s)))
         x1 = max(px + pw - 1, int(np.ceil(cx + (rw - rcx) * s)))
@@ -156,8 +202,9 @@ def _compare(frame, labels, cls, lab, bbox, full, refs, ref_dims, ref_c, ref_are
                             b += wy * (fu if dx else 1.0 - fu) * refs[k, yy, xx]
                 inter += min(a, b)
                 union += max(a, b)
-        out[n, 0] = area
+        out[n, 0] = area[0]
         out[n, 1] = inter / union if union > 0 else 1.0
+        out[n, 2] = area[1]
 
 
 def ink_of(pixels: np.ndarray) -> np.ndarray:
@@ -209,9 +256,9 @@ class Silhouettes:
     def crop(self, frame, comps, j: int, full: float) -> tuple[np.ndarray, float, float, float]:
         """(soft silhouette, ink area, cx, cy) of component ``j`` of the frame just detected
         (:func:`_patch`; the centroid in the crop)."""
-        patch, _, _, area, cx, cy = _patch(frame, comps.labels, comps.cls, comps.label[j],
-                                           comps.bbox[j], float(full))
-        return patch, float(area), float(cx), float(cy)
+        patch, _, _, area, _, cx, cy = _patch(frame, comps.labels, comps.cls, comps.label[j],
+                                              comps.bbox[j], float(full))
+        return patch, float(area[0]), float(cx), float(cy)
 
     def take(self, t: int, frame, objects, comps, idx, zoom: float) -> None:
         """Take the silhouettes of ``objects`` (matched to components ``idx``) in ``frame``
@@ -235,11 +282,14 @@ class Silhouettes:
         """(area ratio, overlap) of ``objects`` (with references, matched to components
         ``idx``) in ``frame`` against their references, under camera zoom ``zoom`` (see the
         module docstring)."""
-        out = np.empty((len(objects), 2))
+        out = np.empty((len(objects), 3))
         _compare(frame, comps.labels, comps.cls, comps.label[idx], comps.bbox[idx],
                  self.full[objects], self.refs, self.dims, self.centre, self.area, objects, out)
         grow = (zoom / self.zoom[objects]) ** 2
-        return out[:, 0] / (self.area[objects] * grow), out[:, 1]
+        base = self.area[objects] * grow
+        # The two readings of the ink area (module docstring); a change is what both show.
+        return np.median([out[:, 0] / base, out[:, 2] / base, np.ones(len(objects))],
+                         axis=0), out[:, 1]
 
     def reference(self, k: int) -> np.ndarray:
         """The first soft silhouette of object ``k`` (float crop)."""
@@ -274,13 +324,8 @@ def drawn_silhouette(look: str, shape: int, size: int, rgb: tuple) -> np.ndarray
     >>> sq.shape, round(float(sq.sum()))
     ((24, 24), 400)
     """
-    ink = np.pad(ink_of(picture(look, shape, size, rgb)), 1)
-    drawn = ink > 0
-    interior = drawn[1:-1, 1:-1] & drawn[:-2, 1:-1] & drawn[2:, 1:-1] & drawn[1:-1, :-2] \
-        & drawn[1:-1, 2:]
-    soft = np.where(interior, 1.0, np.minimum(ink[1:-1, 1:-1] / typical_ink(look, shape, size,
-                                                                             rgb), 1.0))
-    out = np.pad(soft, PAD)
+    ink = ink_of(picture(look, shape, size, rgb))
+    out = np.pad(np.minimum(ink / typical_ink(look, shape, size, rgb), 1.0), PAD)
     for _ in range(BLUR_PASSES):
         for axis in (0, 1):
             out = 0.5 * out + 0.25 * (np.roll(out, 1, axis) + np.roll(out, -1, axis))
