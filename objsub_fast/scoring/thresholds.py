@@ -32,7 +32,9 @@ kept_object_stability  max_area_change           0.20   a kept object's ink area
                                                         out), may change by this fraction: a
                                                         person notices a quarter more or less;
                                                         jitter of +-3% of the size, a push-in
-                                                        and codec blur move it by < 17%
+                                                        and codec blur move it by < 17%. Read
+                                                        over the first and over the frame's
+                                                        typical ink: a change shows in both
 kept_object_stability  min_overlap               0.78   soft overlap of its silhouette with its
                                                         first one, moved onto its ink centroid,
                                                         scaled to its area and both seen
