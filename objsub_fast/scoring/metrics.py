@@ -850,8 +850,8 @@ class Tracker:
         frames, gone, band = self._transition()
         cut = frames is not None and frames < mc["min_transition_frames"]
         jumps = self._teleports(present)
-        step = max([self.max_step] + [j.pop("step") for j in jumps])
-        return {"max_step_px": round(step / m.unit, 3), "teleported": jumps,
+        step = max([self.max_step] + [s for _, s in jumps])
+        return {"max_step_px": round(step / m.unit, 3), "teleported": [j for j, _ in jumps],
                 "step_limit_px": round(self.gate / m.unit, 3), "reappeared": reappeared,
                 "reappeared_at": {str(i): f for i, f in sorted(back.items())},
                 "max_global_change": round(self.max_global, 4),
@@ -862,13 +862,13 @@ class Tracker:
                              and self.max_global <= mc["max_global_change"]
                              and not absent_at_start and not cut)}
 
-    def _teleports(self, present) -> list[dict]:
+    def _teleports(self, present) -> list[tuple[dict, float]]:
         """Kept objects that were lost for good in the frame an object of their colour and
         about their area (:data:`detect.REACQUIRE_RATIO_RANGE` of their drawn area, under the
         camera's zoom) appeared elsewhere, farther than the motion threshold, and stayed (an
         added object in ``accounting``'s sense): a jump the tracker could not follow because the
-        codec blurred the object's shape where it landed. ``{"id", "frame", "from", "to"}``
-        each, with its ``step`` (canvas px)."""
+        codec blurred the object's shape where it landed. ``({"id", "frame", "from", "to"},
+        step in canvas px)`` each."""
         m, out = self.model, []
         frames = len(self.present)
         added = self.ledger.added(frames)
@@ -884,9 +884,8 @@ class Tracker:
                 ratio = a["area"] / expected
                 if abs(a["frame"] - t) <= 1 and a["color"] == m.color[k] and step > self.gate \
                         and REACQUIRE_RATIO_RANGE[0] <= ratio <= REACQUIRE_RATIO_RANGE[1]:
-                    out.append({"id": int(m.ids[k]), "frame": a["frame"],
-                                "from": [int(round(x)), int(round(y))], "to": a["at"],
-                                "step": step})
+                    out.append(({"id": int(m.ids[k]), "frame": a["frame"],
+                                 "from": [int(round(x)), int(round(y))], "to": a["at"]}, step))
                     break
         return out
 
