@@ -8,7 +8,8 @@ One JSON line per job (task record fields, ``model``, ``run_id``, ``error``, ``m
 undecodable video, question without metadata, a record outside the generator's limits, a video
 that does not show the task's first frame, ...) is a line with ``error`` set; the run goes on and
 the summary counts it. VBVR-Bench layouts (``vbvr``) also get ``{model}_vbvr_results.json``
-beside the JSONL; ``--report DIR`` writes the HTML report (``report``). Exit code 0 when the run
+beside the JSONL; every run also gets ``leaderboard.json`` and ``leaderboard.html`` there
+(``leaderboard``); ``--report DIR`` writes the HTML report (``report``). Exit code 0 when the run
 completed (whatever the scores), 2 for unusable arguments.
 """
 from __future__ import annotations
@@ -27,6 +28,7 @@ from ..runtime.atomic import AtomicWriter
 from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
 from .layout import find_jobs
+from .leaderboard import write_leaderboard
 from .vbvr import write_results
 from .summary import (CHECK_HEADINGS, CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS, count_line,
                       outcome)
@@ -61,8 +63,8 @@ def add_arguments(parser) -> None:
                              "{task_id}.mp4 / {task_id}/ frames (optionally one folder per "
                              "model)")
     parser.add_argument("--out", default="scores.jsonl",
-                        help="per-task JSONL (default scores.jsonl); the summary and results "
-                             "files go beside it")
+                        help="per-task JSONL (default scores.jsonl); the summary, results "
+                             "and leaderboard files go beside it")
     parser.add_argument("--summary-csv", type=Path, default=None,
                         help="summary table by model, level and rule kind "
                              "(default: --out with _summary.csv)")
@@ -283,6 +285,7 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     writer.writerows(rows)
     _write_text(Path(csv_path), buf.getvalue())
     written = [out, csv_path] + write_results(results, out.parent)
+    written += write_leaderboard(out.parent, results, report_dir)
     if report_dir is not None:
         from .report import write_index
 

@@ -22,7 +22,8 @@ from .camera import apply_camera
 from .thresholds import METRICS, THRESHOLDS
 
 __all__ = ["STATUS_COLORS", "object_status", "explain", "error_words", "named_objects",
-           "verdict", "place_label", "layout_labels", "prepare", "write_strip", "write_index"]
+           "verdict", "place_label", "layout_labels", "prepare", "write_strip", "write_index",
+           "anchor"]
 
 #: Verdict of an object -> outline colour (RGB).
 STATUS_COLORS = {"kept": (40, 110, 230), "removed as asked": (20, 160, 60),
@@ -259,6 +260,12 @@ def _name(res: dict) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "_", raw).strip("_") or "output"
 
 
+def anchor(res: dict) -> str:
+    """The id of an output's block in ``index.html`` (what ``index.html#...`` links to; the
+    leaderboard's cells do)."""
+    return _name(res)
+
+
 def _overlaps(a, b) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
@@ -445,7 +452,8 @@ def _task_block(res: dict) -> str:
     ok = bool(res.get("pass"))
     title = " / ".join(html.escape(str(res.get(k))) for k in ("model", "task_id")
                        if res.get(k))
-    lines = [f'<div class="task {"pass" if ok else "fail"}"><b>{title}</b> &mdash; '
+    lines = [f'<div class="task {"pass" if ok else "fail"}" id="{html.escape(anchor(res))}">'
+             f'<b>{title}</b> &mdash; '
              f'score {res.get("score", 0.0):.2f} &mdash; '
              f'<span class="{"ok" if ok else "why"}">{html.escape(verdict(res))}</span>']
     if res.get("report_image"):
