@@ -203,6 +203,43 @@ def test_a_lease_that_reads_back_as_another_runs_is_refused(url, monkeypatch):
         Lease(store).acquire()
 
 
+def test_a_take_over_lost_to_another_run_stops_before_writing(url, monkeypatch):
+    # both read the dead lease; the other run replaced it first: this one's conditional
+    # replace fails, and the other's lease stays (before: deleted and replaced by this run's)
+    holder = b'{"pid": 1, "host": "another-host", "started": "x"}'
+    Store(url).put_bytes(LEASE, holder)
+    real = Store.read_versioned
+    other = b'{"pid": 2, "host": "third-host", "started": "y"}'
+
+    def read_then_taken_over(self, rel):
+        found = real(self, rel)
+        if found[0] == holder:
+            self.put_bytes(rel, other)
+        return found
+
+    monkeypatch.setattr(Store, "read_versioned", read_then_taken_over)
+    with pytest.raises(StoreLeased, match="took over the dead lease at the same time.*pid 2"):
+        generate(RunConfig(count=3, shard_size=2), url, workers=1, quiet=True,
+                 take_over_lease=True)
+    assert store_tree(url) == {LEASE: other}
+
+
+def test_a_store_without_conditional_writes_refuses_a_take_over(url, monkeypatch):
+    from objsub_fast.storage import conditional
+    from objsub_fast.storage.lease import UNSAFE_ENV, LeaseUnsafe
+
+    monkeypatch.delenv(UNSAFE_ENV, raising=False)
+    monkeypatch.delitem(conditional.BACKENDS, "memory")
+    store = Store(url)
+    store.put_bytes(LEASE, b'{"pid": 1, "host": "another-host", "started": "x"}')
+    with pytest.raises(LeaseUnsafe, match="no conditional writes.*" + UNSAFE_ENV) as e:
+        Lease(store, take_over=True).acquire()
+    assert "\n" not in str(e.value)
+    monkeypatch.setenv(UNSAFE_ENV, "1")  # one writer promised: the old way
+    Lease(store, take_over=True).acquire().release()
+    assert store_tree(url) == {}
+
+
 def test_two_leases_on_one_prefix_exclude_each_other(url):
     store = Store(url)
     with Lease(store):

@@ -42,6 +42,7 @@ from objsub_fast.storage.local_s3 import LocalS3  # noqa: E402
 from objsub_fast.storage.store import Store  # noqa: E402
 
 from filetree import objects_of_run  # noqa: E402
+from lease_race import dead_lease, race_round  # noqa: E402
 
 CONFIG = RunConfig(count=6, shard_size=3, seed=3)
 CLI_OPTIONS = ["--count", "6", "--shard-size", "3", "--seed", "3", "--quiet"]
@@ -189,6 +190,33 @@ def test_of_eight_racers_exactly_one_takes_the_lease(azurite):
     assert len(winners) == 1, results
     assert Store(url, azurite.options).read(LEASE) == winners[0].text
     winners[0].release()
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.5])
+def test_eight_processes_taking_over_one_dead_lease_leave_one_holder(azurite, pause):
+    # before: 2-3 holders in 7 of 10 rounds (every round with a pause between reading the
+    # lease and deleting it); now the lease is replaced with If-Match its ETag
+    for _ in range(3):
+        url = azurite.url()
+        Store(url, azurite.options).put_bytes(LEASE, dead_lease())
+        answers = race_round(url, azurite.options, azurite.env, pause=pause)
+        assert answers.count("held") == 1, answers
+        assert all(a.startswith("refused: ") for a in answers if a != "held"), answers
+
+
+def test_a_take_over_replaces_the_lease_by_its_generation_on_gcs(gcs, monkeypatch):
+    # the emulator ignores preconditions, so this checks the request is accepted and the
+    # version read is GCS's generation (a real GCS refuses a stale one like S3 and Azure)
+    monkeypatch.setenv(UNSAFE_ENV, "1")
+    url = gcs.url()
+    store = Store(url, gcs.options)
+    store.put_bytes(LEASE, dead_lease())
+    text, tag = store.read_versioned(LEASE)
+    assert text == dead_lease() and tag.isdigit()
+    lease = Lease(Store(url, gcs.options)).acquire()
+    assert store.read(LEASE) == lease.text
+    lease.release()
+    assert LEASE not in store.listing()
 
 
 # --------------------------------------------------------------------------- faults

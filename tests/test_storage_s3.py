@@ -32,6 +32,7 @@ from objsub_fast.storage.store import PART_SIZE_ENV, Store  # noqa: E402
 
 
 from filetree import objects_of_run  # noqa: E402
+from lease_race import dead_lease, race_round  # noqa: E402
 from objsub_fast.storage.local_s3 import LocalS3  # noqa: E402
 
 CONFIG = RunConfig(count=12, shard_size=4, seed=3)
@@ -193,6 +194,21 @@ def test_of_eight_racing_runs_exactly_one_takes_the_lease(s3, url):
                                      if r is not winners[0]), results
     assert Store(url, s3.options).read(LEASE) == winners[0].text
     winners[0].release()
+
+
+@pytest.mark.parametrize("pause", [0.0, 0.5])
+def test_eight_processes_taking_over_one_dead_lease_leave_one_holder(s3, pause):
+    # before: the dead lease was read, deleted unconditionally and created again, and 2-3 of
+    # 8 racers held it (every time with a pause between reading and deleting); now it is
+    # replaced with If-Match its ETag, and the store lets exactly one racer through
+    for _ in range(3):
+        bucket = f"objsub-{uuid.uuid4().hex[:12]}"
+        s3.client().create_bucket(Bucket=bucket)
+        url = f"s3://{bucket}/datasets/objsub"
+        Store(url, s3.options).put_bytes(LEASE, dead_lease())
+        answers = race_round(url, s3.options, s3.env, pause=pause)
+        assert answers.count("held") == 1, answers
+        assert all(a.startswith("refused: ") for a in answers if a != "held"), answers
 
 
 def test_dask_workers_write_their_shards_to_the_store(s3, url, reference):

@@ -16,8 +16,13 @@ A lease outlives a killed run; it is taken over:
 - with ``--take-over-lease``, after the user has made sure the holder is gone (another
   machine's run cannot be checked from here).
 
-Taking over deletes the old lease and creates a new one the same way, so two take-overs
-racing still leave one winner.
+Taking over replaces the dead lease with a conditional write that succeeds only if the lease
+is still the very object read (S3 and Azure: ``If-Match`` its ETag; GCS: ``ifGenerationMatch``
+its generation; ``storage.conditional``): of runs taking over one dead lease at once, exactly
+one holds it and every other stops before writing a task. A store without conditional writes
+refuses a take-over in one line, unless ``OBJSUB_FAST_UNSAFE_LEASE=1`` promises one writer
+(then the old lease is deleted and a new one created). A run releases its lease the same
+way: deleted only if it is still the object this run wrote.
 
 Examples
 --------
@@ -73,20 +78,48 @@ class Lease:
         self.store, self.take_over = store, take_over
         self.text = _holder_text()  # the same text as a folder's lock file
         self.held = False
+        self.tag = None  # the version of the lease this run wrote
 
     def acquire(self) -> "Lease":
         """Take the lease or raise :class:`StoreLeased` naming its holder (``LeaseUnsafe``
         for a store that does not honour create-only writes)."""
-        holder = self._holder()
-        if holder is not None:
+        found = self._read()
+        if found is None:
+            if not self.store.create(LEASE, self.text):
+                raise self._busy(self._holder() or b"")
+        else:
+            holder, tag = found
             if not (self.take_over or _dead_here(holder)):
                 raise self._busy(holder)
-            self.store.delete([LEASE])
-        if not self.store.create(LEASE, self.text):
-            raise self._busy(self._holder() or b"")
+            self._replace(tag)
         self._verify()
         self.held = True
         return self
+
+    def _read(self) -> tuple[bytes, str | None] | None:
+        """The lease's text and version tag, None if there is none."""
+        try:
+            return self.store.read_versioned(LEASE)
+        except FileNotFoundError:
+            return None
+
+    def _replace(self, tag: str | None) -> None:
+        """Take over the dead lease of version ``tag``: replace it only if it is unchanged."""
+        if tag is None:
+            if os.environ.get(UNSAFE_ENV) != "1":
+                raise LeaseUnsafe(
+                    f"{self.store.url}: this store has no conditional writes, so a dead lease "
+                    f"cannot be taken over safely (two runs could both take it); delete "
+                    f"{LEASE} there once no run writes the prefix, or set {UNSAFE_ENV}=1 if "
+                    "no other run writes it")
+            self.store.delete([LEASE])
+            if not self.store.create(LEASE, self.text):
+                raise self._busy(self._holder() or b"")
+        elif not self.store.replace_if(LEASE, self.text, tag):
+            now = self._holder()
+            raise StoreLeased(f"{self.store.url}: another run took over the dead lease at the "
+                              f"same time ({_describe(now) if now else 'and has ended'}); "
+                              "this run stops before writing")
 
     def _holder(self) -> bytes | None:
         """The lease's text, None if there is none."""
@@ -106,7 +139,8 @@ class Lease:
     def _verify(self) -> None:
         """The lease just created must read back as this run's, and a second create-only
         write of it must be refused; otherwise the store lets two runs in."""
-        back = self._holder()
+        found = self._read()
+        back, self.tag = found if found is not None else (None, None)
         if back != self.text:
             raise LeaseUnsafe(
                 f"{self.store.url}: the lease this run created reads back as another run's "
@@ -124,12 +158,18 @@ class Lease:
                 f"make sure that no other run writes this prefix, set {UNSAFE_ENV}=1")
 
     def release(self) -> None:
-        """Delete the lease if it is still this run's."""
+        """Delete the lease if it is still this run's (a conditional delete where the store
+        has one: a lease another run took over in the meantime is left alone)."""
         if self.held:
             self.held = False
             try:
-                if self.store.read(LEASE) == self.text:
+                text, tag = self.store.read_versioned(LEASE)
+                if text != self.text:
+                    return
+                if tag is None:
                     self.store.delete([LEASE])
+                else:
+                    self.store.delete_if(LEASE, tag)
             except FileNotFoundError:
                 pass
 

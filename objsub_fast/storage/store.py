@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..runtime.errors import ParameterError, UsageError
+from . import conditional
 from .faults import (StoreError, endpoint_of, fault_message, fault_of, probe_endpoint,
                      quiet_libraries)
 from .url import require_backend
@@ -248,6 +249,25 @@ class Store:
                 return False
             self.fs.pipe_file(key, data)
             return True
+
+    @_named_faults
+    def read_versioned(self, rel: str) -> tuple[bytes, str | None]:
+        """The bytes of object ``rel`` and its version tag (ETag, generation; None on a
+        backend without conditional writes). The tag is read first, so a conditional write
+        with it fails if the object changed at any time after (``storage.conditional``)."""
+        self.fs.invalidate_cache()
+        tag = conditional.version(self.fs, self.scheme, self.key(rel))
+        return self.fs.cat_file(self.key(rel)), tag
+
+    @_named_faults
+    def replace_if(self, rel: str, data: bytes, tag: str) -> bool:
+        """Overwrite object ``rel`` only if its version is still ``tag``; whether it did."""
+        return conditional.replace(self.fs, self.scheme, self.key(rel), data, tag)
+
+    @_named_faults
+    def delete_if(self, rel: str, tag: str) -> bool:
+        """Delete object ``rel`` only if its version is still ``tag``; whether it did."""
+        return conditional.delete(self.fs, self.scheme, self.key(rel), tag)
 
     @_named_faults
     def abort_stale_uploads(self) -> int:
