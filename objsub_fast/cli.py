@@ -169,6 +169,11 @@ def _add_generate(sub) -> None:
                    help=f"frame size W or WxH, each side in [{min_canvas_side()}, {MAX_CANVAS}] "
                    "(default: 256)")
     p.add_argument("--masks", action="store_true", help="also write instance maps")
+    p.add_argument("--split", default=None,
+                   help="train | test | validation: the split this dataset is; each split "
+                   "draws its seeds from its own block, so a train and a test set of one "
+                   "configuration never share a seed (train: the seeds of a run without "
+                   "--split; recorded in the manifest and the dataset card)")
     _add_knobs(p)
     p.add_argument("--videos", action="store_true", default=None,
                    help="also write each task's ground-truth video, H.264 mp4 (always on for "
@@ -256,7 +261,7 @@ def run_config(args):
     given = {name: getattr(args, name) for name in _SCOPED if getattr(args, name) is not None}
     config = RunConfig(count=args.count, levels=args.levels, seed=args.seed, format=args.format,
                        shard_size=shard_size, canvas_size=args.canvas_size, masks=args.masks,
-                       videos=args.videos, **given, **_knobs(args))
+                       videos=args.videos, split=args.split, **given, **_knobs(args))
     config.validate()  # a bad --format is named as such first
     for name in given:
         read, why = _SCOPED[name]

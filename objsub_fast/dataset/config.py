@@ -44,7 +44,7 @@ from ..runtime.errors import ParameterError, UsageError
 from ..task.vocabulary import LEVELS
 from .formats import FORMATS
 from .manifest import MANIFEST
-from .shards import MAX_SEED
+from .shards import MAX_SEED, SPLITS, split_start, task_index, task_seeds
 
 __all__ = ["RunConfig", "load_manifest", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS",
            "MAX_CANVAS", "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
@@ -148,6 +148,7 @@ class RunConfig:
     shape_names: str | None = None
     prompt_variants: int = 1
     look: str = "flat"
+    split: str | None = None  # None: no split named (recorded only when given)
 
     def __post_init__(self):
         object.__setattr__(self, "levels", tuple(self.levels))
@@ -172,6 +173,25 @@ class RunConfig:
         if fields.get("videos") and "encoder" not in fields:
             fields["encoder"] = _ENCODER_BEFORE_OBJSUB
         return cls(**{"videos": False, **fields})
+
+    def seeds(self, start: int, stop: int):
+        """The seeds of task indices ``start .. stop-1`` of this run (its split's block).
+
+        Examples
+        --------
+        >>> train, test = RunConfig(count=4, split="train"), RunConfig(count=4, split="test")
+        >>> bool((train.seeds(0, 4) == RunConfig(count=4).seeds(0, 4)).all())
+        True
+        >>> set(train.seeds(0, 4)) & set(test.seeds(0, 4))
+        set()
+        """
+        offset = split_start(self.split)
+        return task_seeds(self.seed, offset + start, offset + stop)
+
+    def task_index(self, seed: int) -> int:
+        """The index in this run of the task with ``seed`` (``seeds`` inverted; outside
+        [0, count) for a seed of another run or split)."""
+        return (task_index(self.seed, seed) - split_start(self.split)) % 2**63
 
     def engine_options(self) -> dict:
         """The ``generate_batch`` keyword arguments of this run's knobs (``KNOBS``)."""
@@ -260,6 +280,8 @@ class RunConfig:
              f"the default objects, scaled with the canvas, are too small to show their shape), "
              f"got {'x'.join(map(str, self.canvas_size))}"),
             (isinstance(self.masks, bool), f"masks must be True or False, got {self.masks!r}"),
+            (self.split is None or self.split in SPLITS,
+             f"--split must be one of {', '.join(SPLITS)}, got {self.split!r}"),
         )
         for ok, message in checks:
             if not ok:
@@ -305,6 +327,8 @@ class RunConfig:
                                   "build": settings["encoder_build"]}
         for name in KNOBS:
             del d[name]
+        if self.split is None:
+            del d["split"]
         d.update(self.changed_knobs())
         return d
 

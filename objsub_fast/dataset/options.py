@@ -58,6 +58,7 @@ OPTIONS = {
     "encoder": ("--video-encoder", str),
     "vbvr_pack": ("--vbvr-pack", str),
     "vbvr_split": ("--vbvr-split", str),
+    "split": ("--split", str),
 }
 #: Recorded fields no option sets, and why: the generator version (the installed package's),
 #: whether VBVR's index has a parquet copy (pyarrow installed or not) and the video encoder's

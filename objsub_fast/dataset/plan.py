@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime.errors import ParameterError
-from .shards import Shard, chunks, task_levels, task_seeds
+from .shards import Shard, chunks, task_levels
 
 __all__ = ["CHUNK_FRAME_BYTES", "MAX_CHUNK_BYTES", "auto_chunk_size", "max_chunk_size",
            "check_chunk_size", "shard_batches", "range_batches"]
@@ -85,7 +85,7 @@ def range_batches(config, ranges, size: int):
     shapes = [(size, h, w, 3)] * 2 + ([(size, h, w)] if config.masks else [])
     buffers = [np.empty(shape, dtype=np.uint8) for shape in shapes]
     for start, stop in ranges:
-        yield start, generate_batch(task_seeds(config.seed, start, stop),
+        yield start, generate_batch(config.seeds(start, stop),
                                     level=task_levels(config.levels, start, stop),
                                     canvas_size=config.canvas_size, masks=config.masks,
                                     out=tuple(b[:stop - start] for b in buffers),

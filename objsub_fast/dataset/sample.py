@@ -19,7 +19,7 @@ from ..runtime.errors import OutputError
 from .formats import get_format
 from .members import encode_samples
 from .plan import auto_chunk_size, shard_batches
-from .shards import Shard, task_levels, task_seeds
+from .shards import Shard, task_levels
 
 __all__ = ["SAMPLE_TASKS", "SAMPLE_PIXELS", "SPACE_MARGIN", "RunSample", "sample_run",
            "sample_tasks", "needed_bytes", "free_bytes", "format_bytes", "check_free_space"]
@@ -81,7 +81,7 @@ def sample_run(config, out) -> RunSample:
 
     fmt = get_format(config.format)
     every_level = min(config.count, len(config.levels))
-    generate_batch(task_seeds(config.seed, 0, every_level), render=False,
+    generate_batch(config.seeds(0, every_level), render=False,
                    level=task_levels(config.levels, 0, every_level),
                    canvas_size=config.canvas_size, masks=config.masks,
                    **config.engine_options())

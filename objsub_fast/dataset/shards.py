@@ -9,6 +9,13 @@ where ``mix63`` is a bijection of [0, 2**63): three rounds of xor-shift and mult
 odd constant, all modulo 2**63. Distinct indices of one run therefore get distinct seeds, and the
 mapping depends on nothing but ``(s, i)``. Shard ``k`` holds task indices
 ``[k * shard_size, min((k + 1) * shard_size, count))``.
+
+A run of a named split (``--split``) numbers its tasks from the split's first index,
+``SPLITS[split] * SPLIT_SPAN`` (:func:`split_start`): task ``i`` of the ``test`` split gets the
+seed of index ``2**40 + i``. A run holds at most ``MAX_COUNT`` = 10**10 < 2**40 tasks, so the
+index ranges of two splits never meet and (``mix63`` being a bijection) a train and a test set
+of one configuration never share a seed. ``train`` starts at 0: its tasks are those of the same
+run without ``--split``.
 """
 from __future__ import annotations
 
@@ -19,7 +26,13 @@ import numpy as np
 from ..task.config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
 
 __all__ = ["MAX_SEED", "mix63", "unmix63", "task_index", "task_seeds", "task_levels", "Shard",
-           "num_shards", "shard_at", "plan_shards", "chunks", "task_key"]
+           "num_shards", "shard_at", "plan_shards", "chunks", "task_key", "SPLITS", "SPLIT_SPAN",
+           "split_start"]
+
+#: Split name -> its block of task indices (``split_start``); the names Hugging Face uses.
+SPLITS = {"train": 0, "test": 1, "validation": 2}
+#: Task indices per split block: more than a run's largest count (10**10).
+SPLIT_SPAN = 2**40
 
 MASK63 = np.uint64(2**63 - 1)
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -75,6 +88,17 @@ def task_seeds(base_seed: int, start: int, stop: int) -> np.ndarray:
         base = (np.uint64(base_seed) * _GOLDEN) & MASK63
         idx = np.arange(start, stop, dtype=np.uint64)
         return mix63((base + idx) & MASK63).astype(np.int64)
+
+
+def split_start(split: str | None) -> int:
+    """The first task index of ``split`` (0 without a split, and for ``train``).
+
+    Examples
+    --------
+    >>> split_start(None), split_start("train"), split_start("test") == 2**40
+    (0, 0, True)
+    """
+    return SPLITS[split] * SPLIT_SPAN if split else 0
 
 
 def task_levels(levels, start: int, stop: int) -> list[str]:

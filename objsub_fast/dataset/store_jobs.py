@@ -48,11 +48,10 @@ def _folder_roots(config) -> tuple[str, callable] | None:
     """(folder of the task folders, task folder name -> task index or None) of a folder
     format, None for a tar format."""
     from . import vbvr, vbvr_bench, vmevalkit
-    from .shards import task_index
 
     def vmevalkit_index(name):
         match = vmevalkit._TASK_ID.fullmatch(name)
-        return task_index(config.seed, int(match[2])) if match else None
+        return config.task_index(int(match[2])) if match else None
 
     def trailing_index(name):
         digits = name.rpartition("_")[2]

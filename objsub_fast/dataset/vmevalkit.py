@@ -18,7 +18,7 @@ from ..runtime.atomic import atomic_write_bytes
 from ..task.records import task_id
 from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
-from .shards import MAX_SEED, task_index, task_levels
+from .shards import MAX_SEED, task_levels
 from .vmeval_file import (
     DATASET_FILE, FILE_NAMES, FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT, TASK_ROOT,
     dataset_head, dataset_parts, pair, task_metadata,
@@ -186,5 +186,5 @@ def _is_task_of(name: str, config) -> bool:
     level, seed = match[1].upper(), int(match[2])
     if seed > MAX_SEED or task_id(level, seed) != name:
         return False
-    index = task_index(config.seed, seed)
+    index = config.task_index(seed)
     return index < config.count and task_levels(config.levels, index, index + 1) == [level]
