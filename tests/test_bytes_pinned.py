@@ -1,7 +1,9 @@
 """Output bytes are pinned: the SHA-256 of every file of three small datasets, as written by
 objsub-fast 0.1.0 before the dataset package was reshaped. Any change to a byte of output fails
-here (and must bump ``generator_version``). A dataset written by 0.1.0 (``tests/data/``) must
-still pass ``verify`` in both modes."""
+here (and must bump ``generator_version``). ``README.md`` (the Hugging Face card) and
+``metadata.jsonl`` (a folder layout's index) were added later beside the files 0.1.0 wrote,
+whose hashes they left as they were. A dataset written by 0.1.0 (``tests/data/``) must still
+pass ``verify`` in both modes."""
 import hashlib
 import json
 import shutil

@@ -19,7 +19,7 @@ MODULES = [
     "objsub_fast.ground_truth.h264.intra", "objsub_fast.ground_truth.h264.intra4", "objsub_fast.ground_truth.h264.inter",
     "objsub_fast.ground_truth.h264.motion",
     "objsub_fast.ground_truth.h264.cavlc", "objsub_fast.ground_truth.h264.residual", "objsub_fast.ground_truth.h264.encoder",
-    "objsub_fast._moved",
+    "objsub_fast._moved", "objsub_fast.dataset.card", "objsub_fast.scoring.leaderboard",
 ]
 
 

@@ -63,7 +63,7 @@ def test_folders_and_bench_hold_the_same_files_as_the_tar(runs):
         assert {f: folders[f"object_subtraction_{i:08d}/{f}"] for f in FILES} == want
         assert {f: bench[f"{i:05d}/{f}"] for f in FILES} == want
     listed = sorted(p.name for p in runs["bench"].iterdir() if not p.name.startswith("."))
-    assert listed == ["Out-of-Domain_50", "manifest.json"]
+    assert listed == ["Out-of-Domain_50", "README.md", "manifest.json", "metadata.jsonl"]
 
 
 def test_metadata_json_has_vbvr_fields_and_the_task_record(runs):

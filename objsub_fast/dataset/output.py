@@ -27,6 +27,7 @@ from pathlib import Path
 from ..runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
                               remove_stale_tmp)
 from ..runtime.errors import OutputError
+from .card import owned_files, write_files
 from .formats import get_format
 from .manifest import MANIFEST, PROGRESS_DIR, manifest_bytes, read_manifest
 from .options import generate_command, option_differences
@@ -51,7 +52,8 @@ class OutputState:
 def _our_artifacts(fmt, out: Path) -> list[Path]:
     """Every path in ``out`` that a run of this generator owns (never the lock file)."""
     state = [p for p in (out / MANIFEST, out / PROGRESS_DIR) if p.exists()]
-    return state + fmt.owned_paths(out) + sorted(out.glob(f"{TMP_PREFIX}*"))
+    return (state + fmt.owned_paths(out) + owned_files(out)
+            + sorted(out.glob(f"{TMP_PREFIX}*")))
 
 
 def check_output_path(out: Path) -> None:
@@ -173,9 +175,11 @@ def _sync_shard_folders(out: Path, entries: list[dict]) -> None:
 
 
 def finish_run(config, out: Path, entries: list[dict]) -> None:
-    """The format's dataset-level files, the complete manifest, then drop the progress folder."""
+    """The format's dataset-level files, the Hugging Face card (``card``), the complete
+    manifest, then drop the progress folder."""
     progress = out / PROGRESS_DIR
     _sync_shard_folders(out, entries)
     get_format(config.format).finalize(config, out, entries, progress)
+    write_files(config, out)
     atomic_write_bytes(out / MANIFEST, manifest_bytes(config.to_json(), entries, complete=True))
     remove_path(progress)

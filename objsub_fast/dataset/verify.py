@@ -21,6 +21,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .card import check_files
 from .config import RunConfig, load_manifest
 from .formats import get_format
 from .manifest import MANIFEST, PROGRESS_DIR
@@ -261,6 +262,10 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
             f"{finish_command(manifest['config'], target.name)}"))
     report.problems += get_format(config.format).check_dataset(config, out, plan,
                                                                report.summaries)
+    if finished:
+        problems, notes = check_files(config, out)
+        report.problems += problems
+        report.notes += notes
     return report
 
 
