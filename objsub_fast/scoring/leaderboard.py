@@ -202,7 +202,7 @@ def _cell(rate: dict) -> str:
     if not rate or not rate["total"]:
         return "<td>-</td>"
     lo, hi = rate["interval"]
-    text = (f"{_pct(rate['pass_rate'])} <small>[{_pct(lo)}, {_pct(hi)}] "
+    text = (f"{_pct(rate['pass_rate'])}<br><small>[{_pct(lo)}, {_pct(hi)}] "
             f"{rate['passed']}/{rate['total']}</small>")
     return f"<td>{_linked(text, rate.get('example'))}</td>"
 
@@ -211,7 +211,7 @@ def _linked(text: str, href: str | None) -> str:
     return f'<a href="{html.escape(href)}">{text}</a>' if href else text
 
 
-def _hbars(title: str, rows, width: int = 300, scale: float = 1.0, whiskers: bool = True):
+def _hbars(title: str, rows, width: int = 260, scale: float = 1.0, whiskers: bool = True):
     """One SVG panel of labelled horizontal bars: ``rows`` of (label, value in [0, scale],
     interval or None, text after the bar). Grey bars on white, black whiskers and text: the
     words carry the meaning, not colours."""
@@ -280,7 +280,8 @@ td.m{text-align:left;font-weight:bold}small{color:#444}a{color:#000}
 
 
 def _ranking_table(board: dict) -> str:
-    head = ("<tr><th>rank</th><th>model</th><th>pass rate [95% interval] passed/total</th>"
+    head = ("<tr><th>rank</th><th>model</th><th>pass rate<br><small>[95% interval] "
+            "passed/total</small></th>"
             + "".join(f"<th>{html.escape(lv)}</th>" for lv in board["levels"])
             + "<th>mean score</th><th>not scored</th></tr>")
     rows = "".join(
