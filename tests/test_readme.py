@@ -234,3 +234,13 @@ def test_the_readme_is_a_first_read_and_links_its_reference_pages():
     assert len(README.splitlines()) < 759 / 3 + 20
     for link in re.findall(r"\]\((docs/[^)#]+)", README):
         assert (ROOT / link).is_file(), link
+
+
+def test_hugging_face_split_snippets(tmp_path):
+    """docs/generating.md: a train and a test set made with --split, loaded with datasets,
+    share no seed."""
+    pytest.importorskip("datasets", reason="the [hf] extra")
+    for argv in _commands(_block_with("bash", "--split test", "docs/generating.md")):
+        _run(argv, tmp_path)
+    _python(_block_with("python", "load_dataset", "docs/generating.md")
+            + "\nassert train.num_rows == 40 and test.num_rows == 20\n", tmp_path)
