@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _extras import description
+
 import numpy as np
 
 from objsub_fast.dataset.pipeline import RunConfig, generate
@@ -343,7 +345,7 @@ def verify_table(args, tmp: Path) -> str:
 
 def main(argv=None) -> int:
     """Run the benchmark and print its tables."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=description(__doc__))
     ap.add_argument("--count", type=int, default=20_000,
                     help="tasks per WebDataset throughput run")
     ap.add_argument("--vmeval-count", type=int, default=6_000,

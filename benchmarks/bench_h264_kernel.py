@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _extras import description
+
 import numpy as np
 
 LEVELS = ("L1", "L2", "L3", "L4")
@@ -142,7 +144,7 @@ def child(tree: Path, path: str, repeats: int) -> dict:
 
 def main(argv=None) -> int:
     """Record, time, print the table."""
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(description=description(__doc__))
     ap.add_argument("--canvas", type=int, nargs="+", default=[256, 1024])
     ap.add_argument("--styles", nargs="+", default=["fade", "shrink", "slide"])
     ap.add_argument("--tasks", type=int, default=2, help="videos per canvas and style")

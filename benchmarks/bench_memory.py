@@ -18,6 +18,8 @@ import resource
 import time
 import tracemalloc
 
+from _extras import description
+
 import numpy as np
 
 from objsub_fast import generate_batch
@@ -112,7 +114,7 @@ def batch_rows(total: int, chunk: int, repeats: int):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     render_rows(8 if args.quick else 16, 3)

@@ -21,7 +21,7 @@ import tempfile
 import time
 import tracemalloc
 
-from _extras import require
+from _extras import description, require
 
 require("matplotlib", extra="bench")
 
@@ -266,7 +266,7 @@ def matplotlib_frames(task):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--quick", action="store_true", help="fewer repeats, 10,000 chunked")
     parser.add_argument("--only", choices=["looks,canvases"],
                         help="just the look and canvas-size rows")

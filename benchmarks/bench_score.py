@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _extras import description
+
 import numpy as np
 from joblib import Parallel, delayed
 
@@ -189,7 +191,7 @@ def _print_controls(tables, frames: int, vocabulary: str, look: str) -> None:
 
 
 def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--tasks", type=int, default=8, help="videos per throughput output")
     parser.add_argument("--frames", type=int, default=81)
     parser.add_argument("--control-frames", type=int, default=33)

@@ -36,7 +36,7 @@ import time
 import uuid
 from pathlib import Path
 
-from _extras import require  # noqa: E402
+from _extras import description, require  # noqa: E402
 
 require("s3fs", "moto", extra="test")
 
@@ -88,7 +88,7 @@ def peak_rss_mib(out: str, config: dict, options: dict) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=description(__doc__))
     parser.add_argument("--count", type=int, default=4000)
     parser.add_argument("--shard-size", type=int, default=250)
     parser.add_argument("--workers", type=int, default=2)

@@ -35,6 +35,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _extras import description
+
 import numpy as np
 
 from bench_generate import table
@@ -342,7 +344,7 @@ def peak_rss_mb(count: int, size: int, chunk: int, encoder: str = ENCODERS[0]) -
 
 def main(argv=None) -> int:
     """Run the benchmark and print its tables."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=description(__doc__))
     ap.add_argument("--tasks", type=int, default=12, help="videos per style at 256 (1024: a "
                     "third of it, at least 2)")
     ap.add_argument("--repeats", type=int, default=3)

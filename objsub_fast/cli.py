@@ -19,11 +19,11 @@ import importlib
 import os
 import sys
 
-from .cli_common import PROG, add_quiet, add_workers, error_line
+from .cli_common import PROG, add_quiet, add_workers, counted, error_line
 from .runtime.errors import UsageError
 from .task.vocabulary import LEVELS
 
-__all__ = ["PROG", "build_parser", "main", "run_config"]
+__all__ = ["PROG", "build_parser", "main", "program", "run_config"]
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 130, 143
 #: A file-system error (not the user's input, not a bug).
@@ -271,7 +271,7 @@ def run_config(args):
 
 
 def _generate(args) -> int:
-    from .dataset.formats import get_format
+    from .dataset.formats import get_format, shards_are_files
     from .dataset.sample import format_bytes
     from .dataset.pipeline import generate
 
@@ -283,11 +283,14 @@ def _generate(args) -> int:
                         storage_options=args.storage_options,
                         take_over_lease=args.take_over_lease)
     size = sum(s["bytes"] for s in manifest["shards"])
+    shards = (f" in {counted(manifest['num_shards'], 'shard')}" if shards_are_files(config)
+              else "")  # a folder format holds task folders: its shards are no files
     if manifest["tasks_written"]:
-        print(f"{PROG}: wrote {manifest['tasks_written']} tasks; {args.out} holds "
-              f"{config.count} tasks in {manifest['num_shards']} shard(s) ({format_bytes(size)})")
+        print(f"{PROG}: wrote {counted(manifest['tasks_written'], 'task')}; {args.out} holds "
+              f"{counted(config.count, 'task')}{shards} ({format_bytes(size)})")
     else:
-        print(f"{PROG}: nothing to do, {config.count} tasks already complete in {args.out}")
+        print(f"{PROG}: nothing to do, {counted(config.count, 'task')} already complete in "
+              f"{args.out}")
     pattern = getattr(get_format(config.format), "shard_pattern", None)
     if pattern is not None:
         print(f"{PROG}: shards: {os.path.join(args.out, pattern(manifest['num_shards']))}")
@@ -479,5 +482,17 @@ def _run_handler(args) -> int:
         return EXIT_TERMINATED if isinstance(e, _Terminated) else EXIT_INTERRUPTED
 
 
+def program() -> None:
+    """The ``objsub-fast`` program: :func:`main`, then exit with its status. Once the command
+    has finished (and said so), Ctrl-C and SIGTERM no longer interrupt: the interpreter is only
+    closing the worker pool's threads, and an interrupt there would print their traceback."""
+    import signal
+
+    status = main()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    program()

@@ -12,12 +12,15 @@ Examples
 Namespace(workers=3, quiet=True)
 >>> error_line("--fps must be an integer in [1, 120], got 0")
 'objsub-fast: error: --fps must be an integer in [1, 120], got 0'
+>>> counted(1, "task"), counted(1000, "task")
+('1 task', '1,000 tasks')
 """
 from __future__ import annotations
 
 import os
 
-__all__ = ["PROG", "ERROR_PREFIX", "error_line", "add_workers", "add_quiet", "not_a_folder"]
+__all__ = ["PROG", "ERROR_PREFIX", "error_line", "counted", "add_workers", "add_quiet",
+           "not_a_folder"]
 
 PROG = "objsub-fast"
 #: The start of every error line of every command.
@@ -27,6 +30,12 @@ ERROR_PREFIX = f"{PROG}: error: "
 def error_line(message: str) -> str:
     """``message`` as the one line a command prints for an error."""
     return ERROR_PREFIX + message
+
+
+def counted(n: int, word: str) -> str:
+    """``n`` and ``word``, plural unless ``n`` is 1: the one wording of counts in every line a
+    command prints."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def add_workers(parser, jobs: str, default: str = "all cores") -> None:

@@ -92,7 +92,7 @@ def generate_batch(seeds, level="L1", canvas_size=256, render=True, *, masks=Fal
     level : str or sequence of str
         "L1".."L4", or one level per seed.
     canvas_size : int or (int, int)
-        Canvas (width, height) in pixels, 16..8192, the shorter side at least 64. The scene is
+        Canvas (width, height) in pixels, each side in [64, 8192] (`check_canvas`). The scene is
         decided in 256 units (the canvas scaled so that its shorter side is 256, with every
         length of the scene model at its 256 px value) and then scaled by min(W, H) / 256, so a
         seed gives the same objects, rule, prompt and removed set at every size

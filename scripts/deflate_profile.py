@@ -52,7 +52,7 @@ def symbol_counts(images: np.ndarray, channels: int) -> np.ndarray:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     ap.add_argument("--tasks", type=int, default=200)
     args = ap.parse_args(argv)
     b = generate_batch(task_seeds(0, 0, args.tasks), level=task_levels(LEVELS, 0, args.tasks),

@@ -8,11 +8,13 @@ working folder) imports this checkout's package: its folder goes first on ``PYTH
 Before the workers start, the package's Numba kernels are compiled into their on-disk cache
 once (``warm_kernels.py``, two processes side by side), when this checkout's sources have not
 been warmed yet (the package's source stamp is kept in pytest's cache): on a fresh checkout
-each worker, and each subprocess a test starts, would otherwise compile them again.
+each worker, and each subprocess a test starts, would otherwise compile them again. The
+terminal says so before it starts (a minute or more of no other output) and when it is done.
 """
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -52,13 +54,29 @@ def pytest_sessionstart(session):
     stamp, cache = package_stamp(), getattr(config, "cache", None)
     if cache is not None and cache.get("objsub-fast/warm-kernels", None) == stamp:
         return
+    say = _say(config)
+    say("objsub-fast: compiling the Numba kernels into their cache before the tests start "
+        "(once per checkout and version of the sources; a minute or two on 2 cores)...")
+    started = time.perf_counter()
     script = str(Path(__file__).with_name("warm_kernels.py"))
     procs = [subprocess.Popen([sys.executable, script, part], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True)
              for part in ("video", "generate")]
     outputs = [p.communicate()[0] for p in procs]
     if any(p.returncode for p in procs):  # the tests will show what is wrong
-        sys.stderr.write("warm_kernels.py failed; kernels compile as the tests need them\n"
-                         + "".join(outputs)[-2000:])
-    elif cache is not None:
+        say("warm_kernels.py failed; kernels compile as the tests need them\n"
+            + "".join(outputs)[-2000:])
+        return
+    if cache is not None:
         cache.set("objsub-fast/warm-kernels", stamp)
+    say(f"objsub-fast: kernels ready in {time.perf_counter() - started:.0f} s; "
+        "starting the tests")
+
+
+def _say(config):
+    """A function writing one line to the terminal (pytest's own reporter, which shows it
+    whatever is captured)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    if reporter is None:
+        return lambda line: print(line, file=sys.stderr, flush=True)
+    return lambda line: (reporter.write_line(line), reporter.flush())

@@ -103,7 +103,7 @@ def test_generate_prints_line_progress_when_not_a_tty(tmp_path, capsys):
     lines = captured.err.splitlines()
     assert lines[-1].startswith("objsub-fast: 6/6 tasks (100.0%)") and "tasks/s" in lines[-1]
     assert "\r" not in captured.err
-    assert "wrote 6 tasks; " in captured.out and "holds 6 tasks in 2 shard(s)" in captured.out
+    assert "wrote 6 tasks; " in captured.out and "holds 6 tasks in 2 shards" in captured.out
     assert captured.out.splitlines()[-1].endswith("/objsub-{000000..000001}.tar")
 
 

@@ -118,7 +118,7 @@ def test_different_configuration_is_refused_unless_overwrite(tmp_path):
         generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, quiet=True)
     generate(RunConfig(count=3, shard_size=2), tmp_path, workers=1, overwrite=True, quiet=True)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        ".objsub-lock", "README.md", "manifest.json", "objsub-000000.tar", "objsub-000001.tar"]
+        "README.md", "manifest.json", "objsub-000000.tar", "objsub-000001.tar"]
 
 
 def test_rerun_of_a_complete_run_changes_nothing(tmp_path):

@@ -191,7 +191,7 @@ def test_progress_is_plain_lines_when_stderr_is_not_a_terminal(batch, tmp_path, 
     parser = argparse.ArgumentParser()
     command.add_arguments(parser)
     args = parser.parse_args(["--questions", str(qroot), "--outputs", str(out), "--out",
-                              str(tmp_path / "s.jsonl"), "--workers", "1"])
+                              str(tmp_path / "s.jsonl"), "--workers", "1", "--progress"])
     assert command.run(args) == 0
     err = capsys.readouterr().err.splitlines()
     assert err[-1].startswith("objsub-fast: 4/4 tasks (100.0%)"), err

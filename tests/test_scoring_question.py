@@ -26,8 +26,8 @@ def _with(path, value):
 
 DATA = "object_subtraction_data"
 CASES = [
-    (("canvas_size",), [30000, 30000], "canvas_size must be in [16, 8192]"),
-    (("canvas_size",), [0, 0], "canvas_size must be in [16, 8192]"),
+    (("canvas_size",), [30000, 30000], "canvas_size must be in [64, 8192]"),
+    (("canvas_size",), [0, 0], "canvas_size must be in [64, 8192]"),
     (("canvas_size",), "big", "canvas_size must be an int or a (width, height) pair"),
     ((DATA, "remove_object_ids"), [99], "names object 99, which is not in the task"),
     ((DATA, "remove_object_ids"), [-1], "names object -1"),
@@ -90,7 +90,7 @@ def test_any_value_anywhere_is_accepted_or_refused_cleanly(value, field):
     except TaskError as exc:
         assert str(exc)
     else:
-        assert 16 <= q.canvas_size[0] <= 8192 and q.remove_ids
+        assert 64 <= q.canvas_size[0] <= 8192 and q.remove_ids
 
 
 def test_generated_records_are_all_valid():

@@ -34,3 +34,46 @@ def test_workers_and_their_subprocesses_import_this_checkout(tmp_path):
     where = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True,
                            text=True, check=True).stdout
     assert Path(where.strip()).resolve().parent == ROOT / "objsub_fast"
+
+
+def test_the_kernel_warm_up_says_what_it_is_doing(monkeypatch):
+    """A fresh checkout: the warm-up before the tests names itself, then says it is done."""
+    import conftest
+
+    said, started = [], []
+
+    class Reporter:
+        def write_line(self, line):
+            said.append(line)
+
+        def flush(self):
+            pass
+
+    class Finished:
+        returncode = 0
+
+        def __init__(self, argv, **kwargs):
+            started.append(argv[-1])
+            assert len(said) == 1  # the first line is out before the compiling starts
+
+        def communicate(self):
+            return "", None
+
+    class Cache(dict):
+        def get(self, key, default):
+            return dict.get(self, key, default)
+
+        def set(self, key, value):
+            self[key] = value
+
+    config = type("Config", (), {})()
+    config.option = type("Options", (), {"numprocesses": 2})()
+    config.cache = Cache()
+    config.pluginmanager = type("Plugins", (), {"get_plugin": lambda self, name: Reporter()})()
+    monkeypatch.setattr(conftest.subprocess, "Popen", Finished)
+    conftest.pytest_sessionstart(type("Session", (), {"config": config})())
+    assert sorted(started) == ["generate", "video"]
+    assert "compiling the Numba kernels" in said[0] and "before the tests" in said[0]
+    assert said[1].startswith("objsub-fast: kernels ready in ") and len(said) == 2
+    conftest.pytest_sessionstart(type("Session", (), {"config": config})())
+    assert len(said) == 2  # warmed: nothing more to say

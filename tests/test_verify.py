@@ -100,7 +100,7 @@ def test_deleted_task_is_caught(copy, fmt, problems):
         shutil.rmtree(out / VMEVAL_TASK_DIR / pair["id"])
     found = problems(out)
     assert "task 11 " in found and "missing" in found
-    assert "1 tasks present, manifest says 2" in found
+    assert "1 task present, manifest says 2" in found
 
 
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
@@ -182,7 +182,8 @@ def test_flipped_byte_in_a_tar_header_is_caught(copy, problems):
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
 def test_deep_mode_from_the_command_line(clean, fmt, capsys):
     assert main(["verify", "--deep", "--quiet", "--workers", "1", str(clean[fmt])]) == 0
-    assert "verified 12 tasks in 3 shards" in capsys.readouterr().out
+    shards = " in 3 shards" if fmt == "webdataset" else ""  # folder formats have no files
+    assert f"verified 12 tasks{shards} of " in capsys.readouterr().out
 
 
 # --------------------------------------------------------------------------- vmeval_dataset.json

@@ -6,7 +6,7 @@ format and shard size, and it is what ``manifest.json`` records.
 
 Limits of a run (each named in its error message):
 
-- canvas: each side in [``min_canvas_side()``, 4096]. The engine accepts any side in [16, 8192]
+- canvas: each side in [``min_canvas_side()``, 4096]. The engine accepts any side in [64, 8192]
   for library use (one batch in memory). A run's default objects scale with the canvas (5-8
   objects of 20-40 px at 256, 10-20 px at 128); below 128 they shrink under 10 px, too small to
   show a shape, so 128 is the floor, and the engine's own geometry check must accept it too.

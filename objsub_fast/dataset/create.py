@@ -8,12 +8,20 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from ..runtime.errors import ParameterError
 from ..task.vocabulary import LEVELS
 from .config import RunConfig
+from .parallel import worker_count
 from .pipeline import generate
 from .vmevalkit import DATASET_FILE, NAME
 
 __all__ = ["create_dataset"]
+
+#: The start of a command-line error of ``generate`` -> the same error in the words of
+#: ``create_dataset``'s parameters (a library call has no command-line flags).
+_PARAMETER_WORDS = (("--count must", "num_samples must"), ("--levels must", "levels must"),
+                    ("--seed must", "random_seed must"), ("--workers must", "workers must"),
+                    ("--canvas-size must be W or WxH with", "canvas_size must be (W, H) with"))
 
 
 def _process_temp_folder() -> Path:
@@ -21,6 +29,20 @@ def _process_temp_folder() -> Path:
     folder = tempfile.mkdtemp(prefix="objsub_fast_")
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
     return Path(folder)
+
+
+def _check(config: RunConfig, workers) -> None:
+    """Raise ParameterError naming the first bad parameter of ``create_dataset`` (not the
+    command-line flag ``generate`` names)."""
+    try:
+        config.validate()
+        worker_count(workers)
+    except ParameterError as exc:
+        message = str(exc)
+        for flag, parameter in _PARAMETER_WORDS:
+            if message.startswith(flag):
+                raise ParameterError(parameter + message[len(flag):]) from None
+        raise
 
 
 def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
@@ -69,9 +91,10 @@ def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
     ...         "first_frame.png")
     (['L1', 'L1', 'L4'], True)
     """
-    out = Path(output_dir) if output_dir is not None else _process_temp_folder()
     config = RunConfig(count=num_samples, levels=tuple(levels), seed=random_seed,
                        format=NAME, canvas_size=canvas_size)
+    _check(config, workers)
+    out = Path(output_dir) if output_dir is not None else _process_temp_folder()
     generate(config, out, workers=workers, quiet=True)
     dataset = json.loads((out / DATASET_FILE).read_text())
     order = {lv: i for i, lv in enumerate(config.levels)}

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 from . import vbvr, vbvr_bench, vmevalkit, webdataset
 
-__all__ = ["FORMATS", "get_format"]
+__all__ = ["FORMATS", "get_format", "shards_are_files"]
 
 FORMATS = {
     webdataset.NAME: webdataset,
@@ -64,3 +64,17 @@ def get_format(name: str):
     'objsub-000000.tar'
     """
     return FORMATS[name]
+
+
+def shards_are_files(config) -> bool:
+    """Whether a run's shards are files a reader lists (the tar archives of WebDataset and of
+    VBVR's default packing); the other layouts are task folders, with no shard to name.
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> shards_are_files(RunConfig()), shards_are_files(RunConfig(format="vmevalkit"))
+    (True, False)
+    """
+    return config.format == webdataset.NAME or (config.format == vbvr.NAME
+                                                and config.vbvr_pack == "tar")

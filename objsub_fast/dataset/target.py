@@ -42,7 +42,9 @@ def open_target(out, storage_options: dict | None = None, take_over_lease: bool 
 
 def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
     """The manifest of the dataset at ``out`` (a folder or a store URL) as a dict; None if
-    there is none or it cannot be read (one object read, no listing)."""
+    there is none or it cannot be read (one object read, no listing). A store whose endpoint
+    does not answer, or that has no such bucket, is a StoreError at once (``Store.check``),
+    not after the client's retries."""
     import json
 
     from .manifest import MANIFEST, read_manifest
@@ -50,8 +52,10 @@ def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
     path = local_path(out)
     if path is not None:
         return read_manifest(path)
+    store = Store(str(out), storage_options)
+    store.check()
     try:
-        return json.loads(Store(str(out), storage_options).read(MANIFEST))
+        return json.loads(store.read(MANIFEST))
     except Exception:  # noqa: BLE001 - none, unreadable, or no access: the run says which
         return None
 

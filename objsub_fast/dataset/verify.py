@@ -21,9 +21,10 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..cli_common import counted
 from .card import check_files
 from .config import RunConfig, load_manifest
-from .formats import get_format
+from .formats import get_format, shards_are_files
 from .manifest import MANIFEST, PROGRESS_DIR
 from .members import MEMBERS, encode_samples, wanted_members
 from .options import generate_command
@@ -51,6 +52,7 @@ class Report:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     summaries: dict = field(default_factory=dict)
+    shard_files: bool = True  # the shards are files (``formats.shards_are_files``)
 
     @property
     def ok(self) -> bool:
@@ -179,7 +181,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
         if entry.get("count") != shard.count or entry.get("start") != shard.start:
             report.problems.append(f"{label}: manifest entry does not match the shard plan")
         if found != entry.get("count"):
-            report.problems.append(f"{label}: {found} tasks present, manifest says "
+            report.problems.append(f"{label}: {counted(found, 'task')} present, manifest says "
                                    f"{entry.get('count')}")
         if reader.digest() not in (None, entry["sha256"]):
             report.problems.append(f"{label}: sha256 differs from the manifest")
@@ -255,6 +257,7 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
     finally:
         progress.close()
     report.expected = config.count
+    report.shard_files = shards_are_files(config)
     if not finished:
         report.problems.insert(0, (
             f"{MANIFEST}: the run is incomplete ({report.tasks} of {config.count} tasks "
@@ -306,8 +309,10 @@ def installed_generator_version(config: RunConfig) -> str:
 
 def format_report(report: Report, out) -> str:
     """Human-readable summary, the notes, then one line per problem."""
-    of = f" of {report.expected}" if report.expected not in (None, report.tasks) else ""
-    head = (f"verified {report.tasks}{of} tasks in {report.shards} shards of {out}: "
-            + ("OK" if report.ok else f"{len(report.problems)} problem(s)"))
+    of = f" of {report.expected:,}" if report.expected not in (None, report.tasks) else ""
+    tasks = f"{report.tasks:,}{of} task" + ("" if report.tasks == 1 and not of else "s")
+    shards = f" in {counted(report.shards, 'shard')}" if report.shard_files else ""
+    head = (f"verified {tasks}{shards} of {out}: "
+            + ("OK" if report.ok else counted(len(report.problems), "problem")))
     return "\n".join([head] + [f"  note: {n}" for n in report.notes]
                      + [f"  - {p}" for p in report.problems])

@@ -125,6 +125,14 @@ def remove_stale_tmp(folder: Path, locked: bool) -> int:
     return len(stale)
 
 
+def _naming(error: OSError, path: Path) -> OSError:
+    """``error`` with ``path`` as its file name when it names none (a write or an fsync on a
+    full disk), so that its message says which file could not be written."""
+    if error.filename is None:
+        error.filename = str(path)
+    return error
+
+
 class AtomicWriter:
     """Binary file written under a temp name and renamed to ``final`` on success.
 
@@ -150,7 +158,10 @@ class AtomicWriter:
 
     def write(self, data) -> None:
         """Append ``data`` to the file and the hash."""
-        self._file.write(data)
+        try:
+            self._file.write(data)
+        except OSError as e:  # a full disk: the error names the file
+            raise _naming(e, self.final)
         self.sha.update(data)
         self.size += len(data)
 
@@ -164,10 +175,13 @@ class AtomicWriter:
                 self._file.flush()
                 os.fsync(self._file.fileno())
             self._file.close()
-        except BaseException:
-            self._file.close()
+        except BaseException as e:
+            try:
+                self._file.close()
+            except OSError:
+                pass  # the buffered rest cannot be written either: the first error says it
             self.tmp.unlink(missing_ok=True)
-            raise
+            raise _naming(e, self.final) if isinstance(e, OSError) else e
         if exc_type is not None:
             self.tmp.unlink(missing_ok=True)
             return

@@ -8,6 +8,11 @@ releases it when the client goes away. The file's text names the holder (pid, ho
 so that a refused run can say which run holds the folder; that text is information, never the
 lock itself.
 
+A run removes the file when it releases the lock (still holding it), so a finished dataset, and
+the folders handed to other tools, hold only the dataset. A run that opened the file just before
+it was removed finds, once it holds the lock, that the folder's ``.objsub-lock`` is no longer the
+file it locked, and starts again on the new one: two runs never hold the folder at once.
+
 Examples
 --------
 >>> import tempfile
@@ -68,6 +73,19 @@ class FolderLock:
 
     def acquire(self) -> "FolderLock":
         """Take the lock or raise :class:`FolderLocked`."""
+        while True:
+            fd = self._lock_file()
+            if self._still_the_folders(fd):
+                break
+            os.close(fd)  # removed by the run that held it: lock the folder's file afresh
+        text = _holder_text()
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, text, 0)
+        self._fd = fd
+        return self
+
+    def _lock_file(self) -> int:
+        """Open (or create) the lock file and lock it; raise FolderLocked when held."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -80,17 +98,23 @@ class FolderLock:
         except BaseException:
             os.close(fd)
             raise
-        text = _holder_text()
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, text, 0)
-        self._fd = fd
-        return self
+        return fd
+
+    def _still_the_folders(self, fd: int) -> bool:
+        """Whether the locked file ``fd`` is still the folder's ``.objsub-lock``."""
+        try:
+            on_disk = os.stat(self.path)
+        except FileNotFoundError:
+            return False
+        mine = os.fstat(fd)
+        return (mine.st_dev, mine.st_ino) == (on_disk.st_dev, on_disk.st_ino)
 
     def release(self) -> None:
-        """Drop the lock (the file stays, emptied: removing it could race with a run taking
-        it, and an empty file makes the folders of two runs identical byte for byte)."""
+        """Remove the lock file and drop the lock (removed while held, so no run can have
+        taken it in between; see the module's notes)."""
         if self._fd >= 0:
-            os.ftruncate(self._fd, 0)
+            if self._still_the_folders(self._fd):
+                os.unlink(self.path)
             os.close(self._fd)
             self._fd = -1
 

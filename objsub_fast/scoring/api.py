@@ -6,7 +6,9 @@ import os
 from ..runtime.errors import TaskError, VideoError
 from .continuous import continuous_score
 from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
+from .question import as_task_record
 from .register import register
+from .report import verdict
 from .video import FrameStream
 
 __all__ = ["score_video", "score_video_tracked", "task_fields", "error_record", "object_names",
@@ -24,14 +26,16 @@ def task_fields(record) -> dict:
 
 def error_record(out: dict, message: str) -> dict:
     """``out`` completed as the record of an output that could not be scored."""
-    return {**out, "error": message, "frames": 0, "metrics": {}, "pass": False, "score": 0.0,
-            "dimensions": {}}
+    res = {**out, "error": message, "frames": 0, "metrics": {}, "pass": False, "score": 0.0,
+           "dimensions": {}}
+    return {**res, "verdict": verdict(res)}
 
 
 def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
                         keep_samples: int = 0):
     """:func:`score_video`, also returning the ``metrics.Tracker`` (None on an error record),
     which holds the sampled frames, positions and cameras a report draws."""
+    task_record = as_task_record(task_record)  # as loaded from any record file we write
     out = task_fields(task_record)
     out["source"] = (os.fspath(frames_or_path) if isinstance(frames_or_path, (str, os.PathLike))
                      else type(frames_or_path).__name__)
@@ -53,8 +57,9 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
     frame = {"kind": stream.kind, "size": [int(v) for v in warp.source_size],
              "content_box": [x0, y0, x1, y1]}
     score, dims = continuous_score(res["metrics"])
-    return {**out, "error": None, "input": frame, "registration": warp.mapping.to_dict(), **res,
-            "score": score, "dimensions": dims, "objects": object_names(model)}, tracker
+    res = {**out, "error": None, "input": frame, "registration": warp.mapping.to_dict(), **res,
+           "score": score, "dimensions": dims, "objects": object_names(model)}
+    return {**res, "verdict": verdict(res)}, tracker
 
 
 def object_names(model: TaskModel) -> dict:
@@ -69,7 +74,9 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     Parameters
     ----------
     task_record : dict
-        The task record (``question_metadata.json`` / ``batch.task(i)``), validated by
+        The task record (``batch.task(i)``), or the JSON of any record file the project
+        writes as loaded (VMEvalKit's ``question_metadata.json``, VBVR's ``metadata.json``,
+        a WebDataset sample's ``.json``; ``question.find_record``), validated by
         ``question.check_question``.
     frames_or_path : path-like or array
         A video file, a folder of frame images, a single final image, or frames in memory
@@ -86,8 +93,9 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
         its measurements, see ``thresholds.THRESHOLDS``), ``pass``, ``score`` in [0, 1] and its
         ``dimensions`` (``continuous``), ``registration`` (the mapping found and its residual)
         and ``input``: the source kind, its frame size (W, H) and the frame region (x0, y0, x1,
-        y1) that covers the canvas. An unscorable input gives ``error`` set, ``pass`` False,
-        ``score`` 0 and empty ``metrics``; it never raises.
+        y1) that covers the canvas; ``verdict``, one line: "PASS: every check passed." or
+        "FAIL: " and the most telling reason (``report.verdict``). An unscorable input gives
+        ``error`` set, ``pass`` False, ``score`` 0 and empty ``metrics``; it never raises.
 
     Examples
     --------
@@ -98,6 +106,8 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     >>> result = score_video(batch.task(0), video)
     >>> result["pass"], result["score"], result["metrics"]["rule_accuracy"]["pass"]
     (True, 1.0, True)
+    >>> result["verdict"]
+    'PASS: every check passed.'
     >>> still = score_video(batch.task(0), video[:1].repeat(8, axis=0))   # a static video
     >>> still["pass"], still["score"]
     (False, 0.0)

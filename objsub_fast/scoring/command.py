@@ -7,10 +7,14 @@ One JSON line per job (task record fields, ``model``, ``run_id``, ``error``, ``m
 ``pass``, ``score``, ``dimensions``, ``registration``). An unscorable job (missing/empty/
 undecodable video, question without metadata, a record outside the generator's limits, a video
 that does not show the task's first frame, ...) is a line with ``error`` set; the run goes on and
-the summary counts it. VBVR-Bench layouts (``vbvr``) also get ``{model}_vbvr_results.json``
-beside the JSONL; every run also gets ``leaderboard.json`` and ``leaderboard.html`` there
-(``leaderboard``); ``--report DIR`` writes the HTML report (``report``). Exit code 0 when the run
-completed (whatever the scores), 2 for unusable arguments.
+the summary counts it. Beside the JSONL go the full summary tables (``_summary.txt`` to read,
+``_summary.csv``), ``leaderboard.json`` and ``leaderboard.html`` (``leaderboard``) and, for
+VBVR-Bench layouts (``vbvr``), ``{model}_vbvr_results.json``; ``--report DIR`` writes the HTML
+report (``report``). What is printed: the pass rate of each model by level
+(``summary.level_table``), where the files went, and the closing count line. Exit code 0 when
+the run completed (whatever the scores); 2 for unusable arguments, outputs of which none has a
+question, or a run in which no output could be scored (one line saying why; nothing is
+written).
 """
 from __future__ import annotations
 
@@ -27,15 +31,15 @@ from ..dataset.parallel import worker_count
 from ..runtime.atomic import AtomicWriter
 from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
-from .layout import find_jobs
+from .layout import find_jobs, why_nothing_to_score
 from .leaderboard import write_leaderboard
 from .vbvr import write_results
 from .summary import (CHECK_HEADINGS, CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS, count_line,
-                      outcome)
+                      level_table, outcome)
 from .thresholds import METRICS
 
 __all__ = ["add_arguments", "run", "score_job", "summarize", "format_table", "count_line",
-           "outcome", "HEADINGS", "CHECK_HEADINGS"]
+           "level_table", "nothing_scored", "outcome", "HEADINGS", "CHECK_HEADINGS"]
 
 ALL = "*"
 #: Frames drawn per output in the HTML report.
@@ -70,6 +74,9 @@ def add_arguments(parser) -> None:
                              "(default: --out with _summary.csv)")
     add_workers(parser, "outputs")
     add_quiet(parser)
+    parser.add_argument("--progress", action="store_true",
+                        help="a progress line every 1%% of the outputs also when standard error "
+                             "is not a terminal (default there: none; a terminal shows a bar)")
     parser.add_argument("--report", type=Path, default=None, metavar="DIR",
                         help="write an HTML report (index.html and one image strip per output) "
                              "into DIR")
@@ -156,8 +163,8 @@ def format_table(rows) -> str:
 
 
 def _results(jobs, workers: int, progress: bool, report_dir=None):
-    """Yield the result of every job as it finishes; progress as ``generate`` shows it: a bar
-    on a terminal, a plain line every 1% (and at the end) otherwise."""
+    """Yield the result of every job as it finishes; with ``progress``, as ``generate`` shows
+    it: a bar on a terminal, a plain line every 1% (and at the end) otherwise."""
     from joblib import Parallel, delayed
 
     from ..dataset.progress import Progress
@@ -202,9 +209,9 @@ def _prepare(args, questions, outputs, out) -> list:
     published when given as URLs), once every argument is checked (UsageError otherwise)."""
     worker_count(args.workers)
     jobs = find_jobs(questions, outputs)
-    if not any(job.output is not None for job in jobs):
-        raise UsageError(f"no outputs to score under {args.outputs} (see 'objsub-fast score "
-                         "--help' for the layouts understood)")
+    why = why_nothing_to_score(jobs, args.questions, args.outputs)
+    if why is not None:
+        raise UsageError(why)
     _check_writable(out, "--out")
     if args.summary_csv is not None:
         _check_writable(args.summary_csv, "--summary-csv")
@@ -257,6 +264,33 @@ def run(args) -> int:
         return _run(args, questions, outputs, out, as_given)
 
 
+def _shows_progress(args) -> bool:
+    """A bar on a terminal; plain progress lines elsewhere only with ``--progress``."""
+    if args.quiet:
+        return False
+    return bool(getattr(args, "progress", False)) or sys.stderr.isatty()
+
+
+def nothing_scored(results) -> str | None:
+    """One line saying why no output of ``results`` could be scored (the counts and the first
+    unscorable output's reason); None when one was.
+
+    Examples
+    --------
+    >>> nothing_scored([{"model": "m", "task_id": "7", "output": "7.mp4", "error": "empty file",
+    ...                  "question_source": "question_metadata.json"}])
+    'no output could be scored (1 output for 1 question: 0 scored, 1 unreadable, 0 missing); 7.mp4: the output file is empty'
+    """
+    from .report import error_words
+
+    if any(outcome(r) == "scored" for r in results):
+        return None
+    first = next((r for r in results if r.get("output") is not None), results[0])
+    where = first.get("output") or first.get("task_id")
+    return (f"no output could be scored ({count_line(results)}); {where}: "
+            f"{error_words(first.get('error') or '')}")
+
+
 def _run(args, questions, outputs, out: Path, as_given) -> int:
     """``run`` on local folders; ``as_given`` writes a local path of an input or output
     given as a URL as that URL (in the records and the printed lines)."""
@@ -272,25 +306,37 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
         if report_dir is not None:
             made += _make_folders(Path(report_dir) / "img")
         results = [{**r, **{k: as_given(r[k]) for k in ("question", "output") if r.get(k)}}
-                   for r in _results(jobs, workers, not args.quiet, report_dir)]
+                   for r in _results(jobs, workers, _shows_progress(args), report_dir)]
     except BaseException:  # Ctrl-C, SIGTERM: no empty or half-filled folders of this run
         _remove_folders(made)
         raise
+    why = nothing_scored(results)
+    if why is not None:  # nothing to write: results of zeros would read as scores
+        _remove_folders(made)
+        print(error_line(why), file=sys.stderr)
+        return 2
     _write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
     rows = summarize(results)
-    csv_path = args.summary_csv or out.with_name(out.stem + "_summary.csv")
+    csv_path = Path(args.summary_csv or out.with_name(out.stem + "_summary.csv"))
+    text_path = out.with_name(out.stem + "_summary.txt")
+    if text_path == csv_path:
+        text_path = csv_path.with_name(csv_path.name + ".txt")
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     writer.writeheader()
     writer.writerows(rows)
-    _write_text(Path(csv_path), buf.getvalue())
-    written = [out, csv_path] + write_results(results, out.parent)
-    written += write_leaderboard(out.parent, results, report_dir)
+    _write_text(csv_path, buf.getvalue())
+    _write_text(text_path, format_table(rows) + "\n")
+    tables = [text_path, csv_path]
     if report_dir is not None:
         from .report import write_index
 
-        written.append(write_index(report_dir, results, rows))
-    print(format_table(rows))
+        tables.append(write_index(report_dir, results, rows))
+    written = [out] + write_results(results, out.parent)
+    written += write_leaderboard(out.parent, results, report_dir)
+    print(level_table(results))
+    print("full tables (by model, level and rule kind, every check): "
+          + ", ".join(as_given(str(p)) for p in tables))
     print(f"wrote {', '.join(as_given(str(p)) for p in written)}")
     print(count_line(results))
     return 0

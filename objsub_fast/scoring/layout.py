@@ -31,7 +31,7 @@ from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from ..runtime.errors import UsageError
 from .video import IMAGE_EXTS, VIDEO_EXTS
 
-__all__ = ["Job", "find_jobs", "question_index"]
+__all__ = ["Job", "find_jobs", "question_index", "why_nothing_to_score"]
 
 QUESTION_FILES = (METADATA, FIRST_FRAME, PROMPT, FINAL_FRAME)
 
@@ -210,3 +210,42 @@ def find_jobs(questions, outputs) -> list[Job]:
     if not jobs and index:
         jobs = _plain_jobs(outputs, index)
     return jobs
+
+
+#: What ``find_jobs`` looks for under ``--outputs``, in the words of an error line.
+OUTPUT_LAYOUTS = (f"VMEvalKit runs {{model}}/{TASK_DIR}/{{task_id}}/{{run_id}}/video/, "
+                  "VBVR-Bench videos [{model}/]{split}/O-43_object_subtraction_data-generator/"
+                  "{index:05d}.mp4, or {task_id}.mp4 / {task_id}/ frames")
+
+
+def why_nothing_to_score(jobs, questions, outputs) -> str | None:
+    """Why none of ``jobs`` can be scored, in one line that says what was looked for: no
+    output found, or outputs none of which has its question. None when a job can be scored.
+
+    Examples
+    --------
+    >>> why_nothing_to_score([Job("m", "00000", "", None, Path("00000.mp4"), "In-Domain_50")],
+    ...                      None, "videos")  # doctest: +ELLIPSIS
+    'found 1 VBVR-Bench video under videos but no question for it: give --questions, the ...'
+    """
+    from .vbvr import TASK_NAME
+
+    found = [j for j in jobs if j.output is not None]
+    if not found:
+        asked = (f" for the {len({j.task_id for j in jobs})} questions under {questions}"
+                 if questions is not None else "")
+        return f"no outputs to score under {outputs}{asked}: looked for {OUTPUT_LAYOUTS}"
+    if any(j.question is not None for j in found):
+        return None
+    them = "it" if len(found) == 1 else "any of them"
+    if found[0].split_folder is not None:
+        what = "VBVR-Bench video" + ("" if len(found) == 1 else "s")
+        folders = f"{{split}}/{TASK_NAME}/{{index:05d}}/"
+    else:
+        what = "VMEvalKit run" + ("" if len(found) == 1 else "s") + " without a question/ copy"
+        folders = f"[{TASK_DIR}/]{{task_id}}/{METADATA}"
+    head = f"found {len(found)} {what} under {outputs}"
+    if questions is None:
+        return (f"{head} but no question for {them}: give --questions, the folder that holds "
+                f"{folders}")
+    return f"{head} but no question for {them} under {questions}: looked for {folders}"

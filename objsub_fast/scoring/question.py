@@ -4,7 +4,7 @@ Every scoring path (``score_video``, the ``score`` command, the VBVR-Bench reade
 record through :func:`check_question`. A record the generator could not have written is refused
 with a :class:`~objsub_fast.runtime.errors.TaskError` that names the field and the allowed values; the
 scorer turns it into that task's error record. The limits are the generator's:
-``config.check_canvas`` (16..8192 px a side), ``config.MAX_OBJECTS``, object sizes
+``config.check_canvas`` (64..8192 px a side), ``config.MAX_OBJECTS``, object sizes
 :data:`OBJECT_SIZE_LIMITS` (``config.make_config``'s ``object_size`` range), the colour and
 shape names of ``vocabulary``; every task removes at least one object and keeps at least one.
 
@@ -31,7 +31,7 @@ from ..runtime.errors import ParameterError, TaskError
 from ..task.config import MAX_OBJECTS, check_canvas
 from ..task.vocabulary import LOOKS, Vocabulary
 
-__all__ = ["Question", "check_question", "OBJECT_SIZE_LIMITS"]
+__all__ = ["Question", "check_question", "find_record", "as_task_record", "OBJECT_SIZE_LIMITS"]
 
 #: Object sizes the generator accepts (``object_size`` in ``config.make_config``).
 OBJECT_SIZE_LIMITS = (4, 4096)
@@ -121,6 +121,48 @@ def _check_ids(value, ids, name) -> tuple:
     if len(set(value)) != len(value):
         raise TaskError(f"{name} lists an object twice: {list(value)}")
     return tuple(sorted(int(v) for v in value))
+
+
+#: The key every task record has (and nothing else the project writes around one).
+RECORD_KEY = "object_subtraction_data"
+#: How deep inside another file's JSON a task record is looked for.
+RECORD_DEPTH = 3
+
+
+def find_record(data) -> dict | None:
+    """The task record in the JSON ``data`` of any file the project writes: ``data`` itself
+    (VMEvalKit's ``question_metadata.json``, a WebDataset sample's ``.json``,
+    ``batch.task(i)``), or the record inside it (VBVR's ``metadata.json`` holds it as
+    ``task``, beside ``parameters``, the record without its id): the shallowest dict with
+    ``object_subtraction_data``, a whole record (one with an ``id``) first. None when there
+    is none.
+
+    Examples
+    --------
+    >>> record = {"id": "t1", "object_subtraction_data": {}}
+    >>> find_record(record) is record
+    True
+    >>> find_record({"task_id": "t1", "parameters": {"object_subtraction_data": {}},
+    ...              "task": record}) is record
+    True
+    >>> find_record({"prompt": "Remove ..."}) is None
+    True
+    """
+    layer, found = [data], []
+    for _ in range(RECORD_DEPTH + 1):
+        found = [d for d in layer if isinstance(d, dict) and RECORD_KEY in d]
+        if found:
+            break
+        layer = [v for d in layer if isinstance(d, dict) for v in d.values()]
+    whole = [d for d in found if "id" in d]
+    return (whole or found or [None])[0]
+
+
+def as_task_record(data):
+    """The task record in ``data`` (:func:`find_record`), or ``data`` unchanged when it holds
+    none (:func:`check_question` then says what is missing)."""
+    record = find_record(data)
+    return data if record is None else record
 
 
 def check_question(record) -> Question:

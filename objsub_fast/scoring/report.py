@@ -1,37 +1,60 @@
 """The HTML report of a scoring run (``objsub-fast score ... --report DIR``).
 
 ``DIR/index.html`` opens with a compact summary (how many outputs pass, fail or were not
-scored; each model's pass rate and mean score), then every output, failures first: its one-line
-verdict (:func:`verdict`), a strip of frames evenly spaced over the video, the last one always
-included (``DIR/img/*.png``), with every task object outlined where the camera puts it, in the
-colour of its verdict (:data:`STATUS_COLORS`) and labelled in words ("blue sphere (3)") where
-no label overlaps another (:func:`place_label`), then the other failing checks in words
-(:func:`explain`), the prompt, the registration and camera motion found. The full summary table
-(by model, level and rule kind) ends the page. A static page: no scripts, only relative links
-to the images written beside it.
+scored; each model's pass rate and mean score) and the legend, then every output, failures
+first: its one-line verdict (:func:`verdict`), a strip of frames evenly spaced over the video,
+the last one always included (``DIR/img/*.png``), with every task object outlined where the
+camera puts it, in the colour and line style of its verdict (:data:`STATUS_STYLES`: one colour
+and one dash pattern each, so the strips read in greyscale too) and labelled in words ("blue
+sphere (3)", :data:`LABEL_PX` high) where no label overlaps another (:func:`place_label`), then
+the other failing checks in words (:func:`explain`), the prompt, the registration and camera
+motion found. Only the first :data:`OPEN_FAILURES` failures are shown open; every other output
+is one line that opens on a click (``<details>``), the passing ones under one line of their
+own, so the page stays short for hundreds of outputs. The full summary table (by model, level
+and rule kind) ends the page. A static page: no scripts, only relative links to the images
+written beside it.
 """
 from __future__ import annotations
 
 import html
+import io
 import re
 from pathlib import Path
 
 import numpy as np
 
+from ..runtime.atomic import AtomicWriter, atomic_write_bytes
 from .camera import apply_camera
 from .thresholds import METRICS, THRESHOLDS
 
-__all__ = ["STATUS_COLORS", "object_status", "explain", "error_words", "named_objects",
-           "verdict", "place_label", "layout_labels", "prepare", "write_strip", "write_index",
-           "anchor"]
+__all__ = ["STATUS_STYLES", "STATUS_COLORS", "object_status", "explain", "error_words",
+           "named_objects", "verdict", "place_label", "layout_labels", "prepare", "write_strip",
+           "write_index", "anchor"]
 
+#: Verdict of an object -> (outline colour RGB, dash pattern): one colour and one pattern
+#: each. A pattern is the lengths (px) of the drawn and the skipped runs along the outline, in
+#: turn; () is a solid line.
+STATUS_STYLES = {
+    "kept": ((0, 114, 178), ()),
+    "removed as asked": ((0, 158, 115), (10, 4)),
+    "wrongly removed": ((213, 94, 0), (5, 3)),
+    "not removed": ((170, 0, 40), (8, 3, 2, 3)),
+    "moved": ((230, 159, 0), (2, 3)),
+    "changed": ((204, 121, 167), (8, 2, 2, 2, 2, 2)),
+    "not found": ((110, 110, 110), (2, 6)),
+    "not visible": ((86, 180, 233), (12, 2, 4, 2)),
+    "added": ((160, 0, 200), (4, 2, 4, 6)),
+}
 #: Verdict of an object -> outline colour (RGB).
-STATUS_COLORS = {"kept": (40, 110, 230), "removed as asked": (20, 160, 60),
-                 "wrongly removed": (220, 20, 60), "not removed": (220, 20, 60),
-                 "moved": (255, 120, 0), "changed": (255, 120, 0), "not found": (120, 120, 120),
-                 "not visible": (170, 170, 170), "added": (200, 0, 200)}
-#: Height of each frame in a strip (px).
+STATUS_COLORS = {status: colour for status, (colour, _) in STATUS_STYLES.items()}
+#: Height of each frame in a strip (px); the page shows strips at their own size.
 STRIP_HEIGHT = 256
+#: Height of the labels' text in a strip (px): legible at 100% zoom.
+LABEL_PX = 14
+#: Outline width (px) of the boxes around objects.
+OUTLINE_PX = 2
+#: Failures shown open (strip and all); the rest, and every passing output, are one line each.
+OPEN_FAILURES = 6
 
 
 def object_status(res: dict, object_id: int, removed: bool, seen: bool) -> str:
@@ -320,6 +343,54 @@ def layout_labels(labels, bounds, keep_clear=(), avoid=()):
     return rects
 
 
+def _dashes(start, end, pattern):
+    """The drawn pieces [(from, to), ...] of the segment ``start``-``end`` under ``pattern``
+    (:data:`STATUS_STYLES`), the pattern starting at ``start``.
+
+    Examples
+    --------
+    >>> _dashes((0, 0), (10, 0), (4, 2))
+    [((0.0, 0.0), (4.0, 0.0)), ((6.0, 0.0), (10.0, 0.0))]
+    """
+    (x0, y0), (x1, y1) = start, end
+    length = float(np.hypot(x1 - x0, y1 - y0))
+    if not pattern or length == 0:
+        return [((float(x0), float(y0)), (float(x1), float(y1)))]
+    at, k, pieces = 0.0, 0, []
+    while at < length:
+        run = min(pattern[k % len(pattern)], length - at)
+        if k % 2 == 0:
+            a, b = at / length, (at + run) / length
+            pieces.append(((x0 + a * (x1 - x0), y0 + a * (y1 - y0)),
+                           (x0 + b * (x1 - x0), y0 + b * (y1 - y0))))
+        at, k = at + run, k + 1
+    return pieces
+
+
+def _outline(draw, box, status) -> None:
+    """Draw ``box`` (x0, y0, x1, y1) in the colour and dash pattern of ``status``."""
+    colour, pattern = STATUS_STYLES[status]
+    if not pattern:
+        draw.rectangle(box, outline=colour, width=OUTLINE_PX)
+        return
+    x0, y0, x1, y1 = box
+    for start, end in (((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)),
+                       ((x0, y1), (x0, y0))):
+        for a, b in _dashes(start, end, pattern):
+            draw.line([a, b], fill=colour, width=OUTLINE_PX)
+
+
+def label_font():
+    """The labels' font, :data:`LABEL_PX` high (Pillow's bundled FreeType font; the small
+    bitmap font where Pillow has no FreeType)."""
+    from PIL import ImageFont
+
+    try:
+        return ImageFont.load_default(size=LABEL_PX)
+    except (TypeError, ImportError, OSError):  # Pillow < 10.1, or built without FreeType
+        return ImageFont.load_default()
+
+
 def _draw_frame(frame, index, res, tracker, font):
     from PIL import Image, ImageDraw
 
@@ -333,7 +404,8 @@ def _draw_frame(frame, index, res, tracker, font):
     seen_ever = np.array(tracker.present).any(axis=0)
     name = _namer(res)
     footer = f"frame {index}" + (" (last)" if index == len(tracker.present) - 1 else "")
-    footer_box = draw.textbbox((4, STRIP_HEIGHT - 14), footer, font=font)
+    footer_at = (4, STRIP_HEIGHT - LABEL_PX - 4)
+    footer_box = draw.textbbox(footer_at, footer, font=font)
     named = named_objects(res)
     named_boxes, other_boxes = [footer_box], []
     labels = []
@@ -343,7 +415,7 @@ def _draw_frame(frame, index, res, tracker, font):
         half = cam[0] * m.size[k] / 2 + 3
         x, y = centre[k]
         box = [(x - half) * scale, (y - half) * scale, (x + half) * scale, (y + half) * scale]
-        draw.rectangle(box, outline=colour, width=2)
+        _outline(draw, box, status)
         (named_boxes if oid in named else other_boxes).append(tuple(box))
         if tracker.present[index][k]:
             px, py = tracker.positions[index][k] * scale
@@ -356,7 +428,7 @@ def _draw_frame(frame, index, res, tracker, font):
             half = np.sqrt(a["area"]) / 2 + 3
             x, y = a["at"]
             box = [(x - half) * scale, (y - half) * scale, (x + half) * scale, (y + half) * scale]
-            draw.rectangle(box, outline=STATUS_COLORS["added"], width=2)
+            _outline(draw, box, "added")
             named_boxes.append(tuple(box))  # added ink: the verdict names it too
             labels.append((box, f"added {a['color']} {a['shape']}", STATUS_COLORS["added"]))
     bbox = [draw.textbbox((0, 0), label, font=font) for _, label, _ in labels]
@@ -366,18 +438,19 @@ def _draw_frame(frame, index, res, tracker, font):
         if rect is not None:
             draw.rectangle(rect, fill=(255, 255, 255))
             draw.text((rect[0] + 1 - l, rect[1] + 1 - t), label, fill=colour, font=font)
-    draw.text((4, STRIP_HEIGHT - 14), footer, fill=(0, 0, 0), font=font)
+    draw.rectangle(footer_box, fill=(255, 255, 255))
+    draw.text(footer_at, footer, fill=(0, 0, 0), font=font)
     return img
 
 
 def write_strip(folder, res: dict, tracker) -> str | None:
     """Draw the sampled frames of one scored output into ``folder/img/``; return the path
     relative to ``folder`` (None for an error record: nothing to draw)."""
-    from PIL import Image, ImageFont
+    from PIL import Image
 
     if tracker is None or res.get("error") or not tracker.samples:
         return None
-    font = ImageFont.load_default()
+    font = label_font()
     tiles = [_draw_frame(f, i, res, tracker, font) for i, f in tracker.sampled()]
     gap = 6
     strip = Image.new("RGB", (sum(t.width for t in tiles) + gap * (len(tiles) - 1),
@@ -387,28 +460,34 @@ def write_strip(folder, res: dict, tracker) -> str | None:
         strip.paste(t, (x, 0))
         x += t.width + gap
     rel = f"img/{_name(res)}.png"
-    from ..runtime.atomic import tmp_path
-
-    path = Path(folder) / rel
-    tmp = tmp_path(path)
-    strip.save(tmp, format="PNG")
-    tmp.replace(path)
+    png = io.BytesIO()
+    strip.save(png, format="PNG")
+    atomic_write_bytes(Path(folder) / rel, png.getvalue(), sync_rename=False)
     return rel
 
 
 _CSS = """body{font:14px sans-serif;margin:20px;color:#222}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:3px 7px;text-align:right}th{background:#eee}
 td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
-.task{margin:18px 0;padding:10px;border-left:6px solid #999}.pass{border-color:#2a2}
-.fail{border-color:#d22}.strip{max-width:100%;display:block;margin:6px 0}
+.task{margin:4px 0;padding:4px 10px;border-left:6px solid #999}.pass{border-color:#2a2}
+.fail{border-color:#d22}.task[open]{margin:18px 0;padding:10px}
+.frames{overflow-x:auto}.strip{max-width:none;display:block;margin:6px 0}
+summary{cursor:pointer}.group>summary{font-weight:bold;margin:12px 0}
 .why{color:#b00}.ok{color:#181}.meta{color:#555}.top{font-size:16px}
-.legend span{display:inline-block;margin-right:14px}"""
+.legend span{display:inline-block;margin-right:14px;white-space:nowrap}
+.legend svg{vertical-align:middle;margin-right:4px}"""
 
 
 def _legend() -> str:
-    items = "".join(f'<span style="color:rgb{c}">&#9632; {html.escape(s)}</span>'
-                    for s, c in STATUS_COLORS.items())
-    return f'<p class="legend">{items}</p>'
+    """One entry per verdict: a box drawn as the strips draw it (colour and dash pattern)."""
+    items = []
+    for status, (colour, pattern) in STATUS_STYLES.items():
+        dash = f' stroke-dasharray="{" ".join(map(str, pattern))}"' if pattern else ""
+        items.append(
+            f'<span><svg width="30" height="18" aria-hidden="true"><rect x="2" y="2" '
+            f'width="26" height="14" fill="none" stroke="rgb{colour}" '
+            f'stroke-width="{OUTLINE_PX}"{dash}/></svg>{html.escape(status)}</span>')
+    return f'<p class="legend">Outlines: {"".join(items)}</p>'
 
 
 def _summary_table(rows) -> str:
@@ -448,17 +527,21 @@ def _compact_summary(results, rows) -> str:
     return "\n".join(lines)
 
 
-def _task_block(res: dict) -> str:
+def _task_block(res: dict, shown: bool) -> str:
+    """One output: a line with its verdict that opens (``shown``: open from the start) on its
+    frame strip and details."""
     ok = bool(res.get("pass"))
     title = " / ".join(html.escape(str(res.get(k))) for k in ("model", "task_id")
                        if res.get(k))
-    lines = [f'<div class="task {"pass" if ok else "fail"}" id="{html.escape(anchor(res))}">'
-             f'<b>{title}</b> &mdash; '
-             f'score {res.get("score", 0.0):.2f} &mdash; '
-             f'<span class="{"ok" if ok else "why"}">{html.escape(verdict(res))}</span>']
+    lines = [f'<details class="task {"pass" if ok else "fail"}" '
+             f'id="{html.escape(anchor(res))}"{" open" if shown else ""}>'
+             f'<summary><b>{title}</b> &mdash; score {res.get("score", 0.0):.2f} &mdash; '
+             f'<span class="{"ok" if ok else "why"}">{html.escape(verdict(res))}</span>'
+             '</summary>']
     if res.get("report_image"):
-        lines.append(f'<img class="strip" src="{html.escape(res["report_image"])}" '
-                     f'alt="sampled frames of {title}">')
+        lines.append(f'<div class="frames"><img class="strip" loading="lazy" '
+                     f'src="{html.escape(res["report_image"])}" '
+                     f'alt="sampled frames of {title}"></div>')
     for sentence in explain(res)[1:]:
         lines.append(f'<div class="why">{html.escape(sentence)}</div>')
     if res.get("error") and error_words(res["error"]) != res["error"]:
@@ -477,21 +560,31 @@ def _task_block(res: dict) -> str:
     if res.get("question_source") and res["question_source"] != "question_metadata.json":
         lines.append(f'<div class="meta">Task record: {html.escape(res["question_source"])}'
                      "</div>")
-    lines.append("</div>")
+    lines.append("</details>")
     return "\n".join(lines)
+
+
+def _outputs(results) -> str:
+    """Every output, failures first: the first :data:`OPEN_FAILURES` open, the other
+    failures one line each, then the passing ones, one line each under one line."""
+    ordered = sorted(results, key=lambda r: (bool(r.get("pass")), str(r.get("model")),
+                                             str(r.get("task_id"))))
+    failed = [r for r in ordered if not r.get("pass")]
+    passed = [r for r in ordered if r.get("pass")]
+    parts = [_task_block(r, i < OPEN_FAILURES) for i, r in enumerate(failed)]
+    if passed:
+        parts.append(f'<details class="group"><summary>{len(passed)} passing output'
+                     f'{"" if len(passed) == 1 else "s"} (one line each)</summary>'
+                     + "\n".join(_task_block(r, False) for r in passed) + "</details>")
+    return "\n".join(parts)
 
 
 def write_index(folder, results, rows) -> Path:
     """Write ``folder/index.html``: a compact summary, then every output (failures first, each
     with its one-line verdict and frame strip), then the full summary table; return its path."""
-    from ..runtime.atomic import AtomicWriter
-
-    ordered = sorted(results, key=lambda r: (bool(r.get("pass")), str(r.get("model")),
-                                             str(r.get("task_id"))))
     page = ("<!DOCTYPE html><html><head><meta charset='utf-8'><title>objsub-fast scores"
             f"</title><style>{_CSS}</style></head><body><h1>Object Subtraction scores</h1>"
-            f"{_compact_summary(results, rows)}{_legend()}"
-            + "\n".join(_task_block(r) for r in ordered)
+            f"{_compact_summary(results, rows)}{_legend()}{_outputs(results)}"
             + f"<h2>Summary by model, level and rule kind</h2>{_summary_table(rows)}"
             "</body></html>\n")
     path = Path(folder) / "index.html"

@@ -1,15 +1,16 @@
-"""The words of a scoring summary: its columns, their headings, and the closing line that counts
-outputs and questions apart. The printed table (``command``) and the HTML report (``report``)
-both read them from here.
+"""The words of a scoring summary: its columns, their headings, the short table by model and
+level that ``score`` prints, and the closing line that counts outputs and questions apart. The
+full tables (``command``) and the HTML report (``report``) read them from here.
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
+from ..cli_common import counted
 from .thresholds import METRICS
 
 __all__ = ["SUMMARY_COLUMNS", "CHECK_HEADINGS", "HEADINGS", "CHECKS_HEADING", "outcome",
-           "count_line"]
+           "count_line", "level_table"]
 
 SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate",
                    "mean_score") + tuple(f"{m}_pass" for m in METRICS) + ("mean_iou",)
@@ -41,10 +42,6 @@ def outcome(result: dict) -> str:
     return "unreadable" if "question_source" in result else "unusable question"
 
 
-def _counted(n: int, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def count_line(results) -> str:
     """Outputs and questions counted apart, and what became of them.
 
@@ -70,5 +67,37 @@ def count_line(results) -> str:
     if kinds["unusable question"]:
         said.append(f"{kinds['unusable question']} with an unusable question")
     of = f" of {models} models" if models > 1 else ""
-    return (f"{_counted(outputs, 'output')}{of} for {_counted(questions, 'question')}: "
+    return (f"{counted(outputs, 'output')}{of} for {counted(questions, 'question')}: "
             + ", ".join(said))
+
+
+def level_table(results) -> str:
+    """The short table ``score`` prints: one row per model, the pass rate of each level with
+    its counts (passed/outputs; an output that could not be scored, or is missing, fails).
+
+    Examples
+    --------
+    >>> rs = [{"model": "m", "level": lv, "pass": ok} for lv, ok in
+    ...       [("L1", True), ("L1", False), ("L2", True)]]
+    >>> print(level_table(rs))
+    pass rate by level (passed/outputs):
+    model  L1         L2          all
+    m      50% (1/2)  100% (1/1)  67% (2/3)
+    """
+    models = sorted({str(r.get("model")) for r in results})
+    levels = sorted({r.get("level") or "?" for r in results})
+    tally = defaultdict(lambda: [0, 0])
+    for r in results:
+        for key in ((str(r.get("model")), r.get("level") or "?"), (str(r.get("model")), "all")):
+            tally[key][0] += bool(r.get("pass"))
+            tally[key][1] += 1
+
+    def cell(model, level):
+        passed, n = tally.get((model, level), (0, 0))
+        return f"{100 * passed / n:.0f}% ({passed}/{n})" if n else "-"
+
+    grid = [["model", *levels, "all"]]
+    grid += [[m, *(cell(m, lv) for lv in levels), cell(m, "all")] for m in models]
+    widths = [max(len(row[i]) for row in grid) for i in range(len(grid[0]))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in grid]
+    return "\n".join(["pass rate by level (passed/outputs):", *lines])

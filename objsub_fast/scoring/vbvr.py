@@ -34,6 +34,7 @@ import numpy as np
 
 from ..runtime.errors import TaskError
 from ..task.vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
+from .question import find_record
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
            "write_results", "results_for_model", "question_order"]
@@ -47,18 +48,6 @@ SPLITS = {"In-Domain_50": "In_Domain", "Out-of-Domain_50": "Out_of_Domain"}
 DEFAULT_SPLIT = "Out_of_Domain"
 RECOVERED = "recovered from first_frame.png and prompt.txt (metadata.json has no objsub-fast " \
             "task record)"
-
-
-def _find_record(data, depth: int = 0):
-    if isinstance(data, dict):
-        if "object_subtraction_data" in data:
-            return data
-        if depth < 3:
-            for value in data.values():
-                found = _find_record(value, depth + 1)
-                if found is not None:
-                    return found
-    return None
 
 
 def recover_record(folder) -> dict:
@@ -115,7 +104,7 @@ def load_question(folder) -> tuple[dict, str]:
     meta = folder / "metadata.json"
     if meta.is_file():
         try:
-            record = _find_record(json.loads(meta.read_text()))
+            record = find_record(json.loads(meta.read_text()))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise TaskError(f"unreadable {meta}: {exc}") from None
         if record is not None:

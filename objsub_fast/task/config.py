@@ -33,7 +33,7 @@ __all__ = [
     "Config", "Lengths", "make_config", "check_seeds", "check_levels", "check_canvas",
     "check_range", "check_look", "check_weights", "check_vocabulary", "is_classic", "check_out", "scale_lengths",
     "default_object_size", "parse_range", "parse_kind_weights", "active_kinds",
-    "MAX_SEED", "MIN_SIDE", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
+    "MAX_SEED", "MIN_SIDE", "MAX_SIDE", "MIN_OBJECTS", "DEFAULT_OBJECTS", "DEFAULT_SIZE", "MAX_OBJECTS", "MAX_COVERAGE",
 ]
 
 MAX_SEED = 2**63 - 1
@@ -50,6 +50,8 @@ MAX_COVERAGE = 0.4
 #: The shortest canvas side: the scene is built at 256 units and scaled; below 64 px (a quarter
 #: of a unit per pixel) rounding could close the 10-unit spacing between two objects.
 MIN_SIDE = 64
+#: The longest canvas side of one batch held in memory (a 8192x8192 frame is 192 MiB).
+MAX_SIDE = 8192
 
 
 @dataclass(frozen=True)
@@ -179,14 +181,27 @@ def check_levels(level, count: int) -> np.ndarray:
 
 
 def check_canvas(canvas_size) -> tuple[int, int]:
-    """Return (W, H) from an int or a pair of ints."""
+    """Return (W, H) from an int or a pair of ints, each side in [MIN_SIDE, MAX_SIDE] (the one
+    canvas range of the engine and the scorer).
+
+    Examples
+    --------
+    >>> check_canvas(256), check_canvas((320, 200))
+    ((256, 256), (320, 200))
+    >>> check_canvas(32)
+    Traceback (most recent call last):
+    ...
+    objsub_fast.runtime.errors.ParameterError: canvas_size must be in [64, 8192] on each side (the scene is built at 256 px and scaled; below 64 px its 10 px spacing could round away); got (32, 32)
+    """
     pair = _pair(canvas_size)
     if pair is None or len(pair) != 2 or not all(_is_int(v) for v in pair):
         raise ParameterError("canvas_size must be an int or a (width, height) pair; "
                          f"got {canvas_size!r}")
     w, h = (int(v) for v in pair)
-    if not (16 <= w <= 8192 and 16 <= h <= 8192):
-        raise ParameterError(f"canvas_size must be in [16, 8192] on each side; got {(w, h)}")
+    if not (MIN_SIDE <= w <= MAX_SIDE and MIN_SIDE <= h <= MAX_SIDE):
+        raise ParameterError(f"canvas_size must be in [{MIN_SIDE}, {MAX_SIDE}] on each side (the "
+                             f"scene is built at 256 px and scaled; below {MIN_SIDE} px its 10 px "
+                             f"spacing could round away); got {(w, h)}")
     return w, h
 
 
@@ -316,15 +331,7 @@ def make_config(level_codes, canvas_size, num_objects, object_size, kind_weights
     lengths = scale_lengths(width, height)
     given_size = object_size
     if object_size is None:
-        object_size = default_object_size(width, height)
-        if object_size[0] < 4:
-            raise ParameterError(f"canvas_size {(width, height)} is too small: the default "
-                                 f"object_size scales to {object_size}, below the minimum 4 px; "
-                                 "pass object_size or use a canvas of at least 52 px")
-    if min(width, height) < MIN_SIDE:
-        raise ParameterError(f"canvas_size {(width, height)} is too small: the shorter side must "
-                             f"be at least {MIN_SIDE} px (the scene is built at 256 px and "
-                             "scaled; below that its 10 px spacing could round away)")
+        object_size = default_object_size(width, height)  # at least (5, 10): MIN_SIDE is 64
     s_lo, s_hi = check_range("object_size", object_size, 4, 4096)
     units = DEFAULT_SIZE if given_size is None else unit_size_range((s_lo, s_hi), width, height)
     scale = scale_factor(width, height)
