@@ -107,8 +107,11 @@ def test_report_of_error_records_has_no_dangling_images(batch, tmp_path):
     folder.mkdir(parents=True)
     (folder / "00000.mp4").write_bytes(b"")
     report = tmp_path / "rep"
-    assert _run(["--questions", str(gt), "--outputs", str(tmp_path / "m"), "--out",
-                 str(tmp_path / "s.jsonl"), "--report", str(report)]) == 0
+    args = ["--questions", str(gt), "--outputs", str(tmp_path / "m"), "--out",
+            str(tmp_path / "s.jsonl"), "--report", str(report)]
+    assert _run(args) == 2 and not report.exists()  # nothing could be scored: nothing written
+    write_video(folder / "00001.mp4", control_frames(batch, 1, "ground_truth", 12, style="fade"))
+    assert _run(args) == 0
     page = (report / "index.html").read_text()
     assert "Not scored" in page and "empty" in page
     assert all((report / r).is_file() for r in re.findall(r'src="([^"]+)"', page))
