@@ -545,3 +545,13 @@ def test_readme_set_up_gives_the_environment_the_python_and_the_system_packages(
         row = next((line for line in setup.splitlines() if line.startswith(f"| `{package}`")),
                    None)
         assert row and "tests/test_" in row, package  # and what is skipped without it
+
+
+def test_performance_md_tables_hold_figures_and_the_prose_is_beside_them():
+    text = (ROOT / "docs" / "performance.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("|")]
+    assert rows
+    for row in rows:
+        for cell in row.strip("|").split(" | "):
+            assert len(cell.split()) <= 20, cell
+    assert "1. **`generate --videos`, 1 worker, vs the bare encoder" in text
