@@ -34,12 +34,12 @@ output (``_version.generator_version``), the one its task records carry.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from ..runtime.jsonfile import loads as loads_json
 from ..runtime.errors import ParameterError, UsageError
 from ..task.vocabulary import LEVELS
 from .formats import FORMATS
@@ -394,10 +394,10 @@ def load_manifest(out: Path, other_version_ok: bool = False):
     ``RunConfig.validate``)."""
     path = Path(out) / MANIFEST
     try:
-        manifest = json.loads(path.read_text())
+        manifest = loads_json(path.read_text())
         config = RunConfig.from_json(manifest["config"]).validate(other_version_ok)
     except OSError as e:
         raise UsageError(f"cannot read {path}: {e.strerror}") from e
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
         raise UsageError(f"{path} is not a valid objsub-fast manifest: {e}") from e
     return config, manifest

@@ -3,12 +3,12 @@ run of ``objsub_fast.dataset.pipeline.generate``, returned as VMEvalKit's datase
 from __future__ import annotations
 
 import atexit
-import json
 import shutil
 import tempfile
 from pathlib import Path
 
 from ..runtime.errors import ParameterError
+from ..runtime.jsonfile import loads as loads_json
 from ..task.vocabulary import LEVELS
 from .config import RunConfig
 from .parallel import worker_count
@@ -96,7 +96,7 @@ def create_dataset(num_samples: int = 50, levels=LEVELS, random_seed: int = 42,
     _check(config, workers)
     out = Path(output_dir) if output_dir is not None else _process_temp_folder()
     generate(config, out, workers=workers, quiet=True)
-    dataset = json.loads((out / DATASET_FILE).read_text())
+    dataset = loads_json((out / DATASET_FILE).read_text())
     order = {lv: i for i, lv in enumerate(config.levels)}
     dataset["pairs"].sort(key=lambda p: (order[p["level"]], p["task_index"]))
     for p in dataset["pairs"]:

@@ -9,8 +9,10 @@ tar shard.
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import os
+import re
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,10 +21,11 @@ from typing import Callable
 
 from ..runtime import crashpoint
 from ..runtime.atomic import remove_path, tmp_name
+from ..runtime.links import refuse_links
 from .manifest import shard_entry
 
 __all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",
-           "FolderShardWriter", "FolderShardReader"]
+           "folders_present", "FolderShardWriter", "FolderShardReader"]
 
 
 @dataclass(frozen=True)
@@ -88,6 +91,30 @@ def folder_blocks(layout: FolderLayout, samples: list[dict], block: int) -> int:
                for s in samples)
 
 
+def folders_present(root: Path, index_of: re.Pattern, start: int, stop: int) -> bool:
+    """Whether ``root`` holds the task folder of every task in [start, stop): folders whose
+    name ``index_of`` matches with the task index as its last group (a deleted folder makes
+    its shard "not done", so a rerun writes it again). The listing is read once per change of
+    the folder (its mtime), not once per shard."""
+    try:
+        present = _indices(str(root), index_of, os.stat(root).st_mtime_ns)
+    except OSError:
+        return False
+    return all(i in present for i in range(start, stop))
+
+
+@functools.lru_cache(maxsize=4)
+def _indices(root: str, index_of: re.Pattern, mtime_ns: int) -> frozenset:
+    """The task indices of the folders in ``root`` (as of ``mtime_ns``)."""
+    found = set()
+    with os.scandir(root) as entries:
+        for entry in entries:
+            match = index_of.fullmatch(entry.name)
+            if match and entry.is_dir(follow_symlinks=False):
+                found.add(int(match[match.lastindex]))
+    return frozenset(found)
+
+
 class FolderShardWriter:
     """Writes one shard's tasks as folders, each renamed into place when complete.
 
@@ -105,6 +132,7 @@ class FolderShardWriter:
         self.layout, self.out, self.shard = layout, Path(out), shard
         self.root = self.out / layout.root
         self.root.mkdir(parents=True, exist_ok=True)
+        refuse_links(self.out, [self.root])
         self.sha = hashlib.sha256()
         self.count = self.size = 0
         self._pending: list[str] = []

@@ -27,9 +27,12 @@ from pathlib import Path
 from ..runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
                               remove_stale_tmp)
 from ..runtime.errors import OutputError
+from ..runtime.links import refuse_links
+from ..runtime.lock import LOCK_FILE
 from .card import owned_files, write_files
 from .formats import get_format
-from .manifest import MANIFEST, PROGRESS_DIR, manifest_bytes, read_manifest
+from .manifest import (MANIFEST, PROGRESS_DIR, manifest_bytes, read_entries, read_manifest,
+                       valid_entry)
 from .options import generate_command, option_differences
 from .shards import shard_at
 
@@ -71,15 +74,25 @@ def check_output_path(out: Path) -> None:
         raise OutputError(f"{what} {str(parent)!r} is not writable")
 
 
+def dataset_paths(fmt, out: Path) -> list[Path]:
+    """Every path of ``out`` a run writes or reads before its shards: the lock, manifest,
+    progress folder and records, temp files, and the format's folders and files (where a
+    planted link is refused, ``runtime.links``)."""
+    progress = out / PROGRESS_DIR
+    records = sorted(progress.iterdir()) if progress.is_dir() and not progress.is_symlink() \
+        else []
+    return [out / LOCK_FILE, out / MANIFEST, progress, *records, *out.glob(f"{TMP_PREFIX}*"),
+            *fmt.temp_folders(out), *fmt.owned_paths(out)]
+
+
 def _complete_shards(fmt, out: Path, previous: dict) -> dict[int, dict]:
     """Entries of the shards a previous run completed that are still complete on disk."""
     progress = out / PROGRESS_DIR
     done = {}
-    if previous.get("complete"):
-        done = {e["shard"]: e for e in previous.get("shards", [])}
-    for rec in sorted(progress.glob("*.json")):
-        entry = json.loads(rec.read_text())
-        done[entry["shard"]] = entry
+    shards = previous.get("shards")
+    if previous.get("complete") and isinstance(shards, list):
+        done = {e["shard"]: e for e in shards if valid_entry(e)}
+    done.update(read_entries(sorted(progress.glob("*.json"))))
     return {k: e for k, e in done.items() if fmt.shard_present(out, e, progress)}
 
 
@@ -102,6 +115,7 @@ def read_output(config, out: Path, overwrite: bool) -> OutputState:
     check_output_path(out)
     if not out.exists():
         return OutputState("new")
+    refuse_links(out, dataset_paths(fmt, out))
     if overwrite:
         return OutputState("replace")
     previous = read_manifest(out)

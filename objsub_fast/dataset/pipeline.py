@@ -11,11 +11,12 @@ an uninterrupted run whatever the worker count, backend or chunk size.
 from __future__ import annotations
 
 import errno
+import os
 import gc
-import json
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..runtime.jsonfile import loads as loads_json
 from ..runtime.atomic import final_path
 from ..runtime.errors import ParameterError, UsageError
 from ..runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
@@ -73,9 +74,25 @@ _REMEDY = {errno.EACCES: "fix the permissions of that path",
            errno.EROFS: "make that file system writable"}
 
 
+def _out_of_inodes(path) -> bool:
+    """Whether the file system holding ``path`` (or its nearest existing folder) has no free
+    inodes left (an ext4 disk full of small files says ENOSPC with bytes to spare)."""
+    path = os.path.abspath(final_path(str(path)))
+    while not os.path.exists(path) and os.path.dirname(path) != path:
+        path = os.path.dirname(path)
+    try:
+        found = os.statvfs(path)
+    except OSError:
+        return False
+    return found.f_files > 0 and found.f_favail == 0
+
+
 def _resumable(e: OSError, out, need: int, tasks: int) -> GenerationError:
     where = f" ({final_path(e.filename) if e.filename else out})"
-    if e.errno in (errno.ENOSPC, errno.EDQUOT):
+    if e.errno == errno.ENOSPC and _out_of_inodes(e.filename or out):
+        hint = ("that file system has no free inodes (file entries) left, though it may have "
+                "free bytes; delete files there, then rerun the same command to resume")
+    elif e.errno in (errno.ENOSPC, errno.EDQUOT):
         hint = (f"the {tasks:,} tasks not yet written need about {format_bytes(need)} more; "
                 "free some space, then rerun the same command to resume")
     else:
@@ -232,6 +249,6 @@ def _run(config, target, sample, workers, backend, scheduler, chunk_size, overwr
         raise _resumable(e, target.name, needed_bytes(sample, left), left) from e
     finally:
         progress.close()
-    manifest = json.loads((out / MANIFEST).read_text())
+    manifest = loads_json((out / MANIFEST).read_text())
     manifest["tasks_written"] = progress.written
     return manifest

@@ -20,6 +20,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
+from ..runtime.jsonfile import loads as loads_json
 from ..runtime.errors import UsageError
 from ..storage.lease import Lease
 from ..storage.store import Store
@@ -45,8 +46,6 @@ def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
     there is none or it cannot be read (one object read, no listing). A store whose endpoint
     does not answer, or that has no such bucket, is a StoreError at once (``Store.check``),
     not after the client's retries."""
-    import json
-
     from .manifest import MANIFEST, read_manifest
 
     path = local_path(out)
@@ -55,7 +54,7 @@ def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
     store = Store(str(out), storage_options)
     store.check()
     try:
-        return json.loads(store.read(MANIFEST))
+        return loads_json(store.read(MANIFEST))
     except Exception:  # noqa: BLE001 - none, unreadable, or no access: the run says which
         return None
 

@@ -30,13 +30,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from pathlib import Path
 
+from ..runtime.jsonfile import loads as loads_json
 from ..runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
+from ..runtime.links import NOFOLLOW, inside, refuse_links
 from . import webdataset
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folders_present
 from .manifest import PROGRESS_DIR
-from .shards import task_key
+from .shards import shard_at, task_key
 from .tar import tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",
@@ -61,11 +64,14 @@ FILE_NAMES = {"first.png": "first_frame.png", "final.png": "final_frame.png",
 INDEX_COLUMNS = ("id", "generator", "task", "sample_id", "prompt", "metadata_json",
                  "first_frame_path", "final_frame_path", "ground_truth_video_path", "tar_file")
 INDEX_JSONL = "data/metadata.jsonl"
+#: The index columns that name files (each must stay inside the dataset).
+_PATH_COLUMNS = ("first_frame_path", "final_frame_path", "ground_truth_video_path", "tar_file")
 INDEX_PARQUET = "data/metadata.parquet"
 PACKS = ("tar", "folders")
 #: Record keys that are not task parameters (identity, seed, provenance).
 _NOT_PARAMETERS = ("id", "seed", "task_index", "generator", "generator_version")
 _FOLDER_ROOT = f"{QUESTIONS}/{GENERATOR}/{TASK_FOLDER}"
+_SAMPLE_ID = re.compile(f"{TASK}_([0-9]{{8,}})")
 
 
 def sample_id(index: int) -> str:
@@ -178,6 +184,7 @@ class ShardWriter:
         self.tar = _tar_name(shard) if config.vbvr_pack == "tar" else ""
         if self.tar:
             (self.out / QUESTIONS).mkdir(exist_ok=True)
+            refuse_links(self.out, [self.out / QUESTIONS])
             self._inner = webdataset.ShardWriter(out, shard, config, name=self.tar,
                                                  chunk=webdataset.joined(_tar_sample_parts))
         else:
@@ -205,12 +212,53 @@ class ShardWriter:
         return self._inner.__exit__(exc_type, exc, tb)
 
 
-def ShardReader(out: Path, entry: dict, problems: list[str], config=None):
+class _IndexedReader:
+    """A shard's reader (tar or folders) that also hashes the shard's index rows as the seeds
+    give them (``summary``, compared with ``data/metadata.jsonl`` and ``.parquet`` by
+    ``check_dataset``), and names a tar shard by its file."""
+
+    def __init__(self, inner, config):
+        self._inner, self._config = inner, config
+        self._rows = hashlib.sha256()
+
+    def _shard(self, k: int):
+        return shard_at(k, self._config.count, self._config.shard_size)
+
+    def _tar(self, index: int) -> str:
+        if self._config.vbvr_pack != "tar":
+            return ""
+        return _tar_name(self._shard(index // self._config.shard_size))
+
+    def label(self, k: int) -> str:
+        """The shard's tar file, or ``shard k`` (a set of folders)."""
+        return self._tar(self._shard(k).start) or self._inner.label(k)
+
+    def get(self, expected: dict) -> dict | None:
+        """The task's actual members (the inner reader's); hashes its expected index row."""
+        self._rows.update(_row_line(index_row(expected, self._tar(expected["__index__"]))))
+        return self._inner.get(expected)
+
+    def summary(self) -> str:
+        """SHA-256 of the shard's expected index rows, each a JSONL line."""
+        return self._rows.hexdigest()
+
+    def __getattr__(self, name):
+        return getattr(self._inner, name)
+
+
+def _row_line(row: dict) -> bytes:
+    """One index row as a line of ``metadata.jsonl`` (with its newline)."""
+    return json.dumps(row).encode() + b"\n"
+
+
+def ShardReader(out: Path, entry: dict, problems: list[str], config):
     """Reader of one shard (for ``verify``), tar or folders as the run packed it."""
-    if config is not None and config.vbvr_pack == "folders":
-        return FolderShardReader(FOLDERS, out)
-    return webdataset.ShardReader(out, entry, problems, config, parts=_tar_sample_parts,
-                                  member_key=_tar_member_key)
+    if config.vbvr_pack == "folders":
+        inner = FolderShardReader(FOLDERS, out)
+    else:
+        inner = webdataset.ShardReader(out, entry, problems, config, parts=_tar_sample_parts,
+                                       member_key=_tar_member_key)
+    return _IndexedReader(inner, config)
 
 
 def owned_paths(out: Path) -> list[Path]:
@@ -234,6 +282,9 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
     if entry["name"].endswith(".tar") and not (tar.is_file()
                                                and tar.stat().st_size == entry["bytes"]):
         return False
+    if not entry["name"].endswith(".tar") and not folders_present(
+            out / _FOLDER_ROOT, _SAMPLE_ID, entry["start"], entry["stop"]):
+        return False
     return _index_file(progress, entry["shard"]).exists() or (out / INDEX_JSONL).exists()
 
 
@@ -241,7 +292,7 @@ def _parquet_rows(lines):
     """Index rows (dicts) of JSONL lines, as a pyarrow table with VBVR's column types."""
     import pyarrow as pa
 
-    rows = [json.loads(line) for line in lines]
+    rows = [loads_json(line) for line in lines]
     schema = pa.schema([("id", pa.int64())] + [(c, pa.string()) for c in INDEX_COLUMNS[1:]])
     return pa.Table.from_pylist(rows, schema=schema)
 
@@ -253,6 +304,7 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
     if not all(p.exists() for p in files):
         return
     (Path(out) / "data").mkdir(exist_ok=True)
+    refuse_links(out, [Path(out) / INDEX_JSONL, Path(out) / INDEX_PARQUET])
     with AtomicWriter(Path(out) / INDEX_JSONL) as jsonl:
         for p in files:
             data = p.read_bytes()
@@ -261,20 +313,28 @@ def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
         _write_parquet(Path(out) / INDEX_PARQUET, files)
 
 
+def _write_parquet_to(sink, shards) -> None:
+    """Write ``metadata.parquet`` into ``sink`` (a binary file), one row group per shard;
+    ``shards`` yields each shard's index lines (JSONL bytes, or a list of lines)."""
+    import pyarrow.parquet as pq
+
+    writer = None
+    for data in shards:
+        lines = data if isinstance(data, list) else (data.split(b"\n") if data else [])
+        table = _parquet_rows(lines)
+        writer = writer or pq.ParquetWriter(sink, table.schema)
+        writer.write_table(table)
+    writer.close()
+
+
 def _write_parquet(final: Path, files: list[Path]) -> None:
     """``metadata.parquet`` from the shards' index rows, one row group per shard (memory
     stays one shard's rows), written under a temp name and renamed."""
-    import pyarrow.parquet as pq
-
     tmp = tmp_path(final)
     try:
-        writer = None
-        for p in files:
-            data = p.read_bytes()
-            table = _parquet_rows(data.split(b"\n") if data else [])
-            writer = writer or pq.ParquetWriter(str(tmp), table.schema)
-            writer.write_table(table)
-        writer.close()
+        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644),
+                       "wb") as f:
+            _write_parquet_to(f, (p.read_bytes() for p in files))
         with open(tmp, "rb+") as f:
             os.fsync(f.fileno())
     except BaseException:
@@ -284,32 +344,105 @@ def _write_parquet(final: Path, files: list[Path]) -> None:
     fsync_dir(final.parent)
 
 
+def _compare_rows(name: str, lines: list[bytes], plan, summaries: dict, problems) -> bool:
+    """Compare each shard's index lines with the rows the seeds give (the shard readers'
+    ``summary``); add one problem per differing shard; whether all are the same."""
+    right = True
+    for shard in plan:
+        got = hashlib.sha256(b"".join(lines[shard.start:shard.stop])).hexdigest()
+        if summaries.get(shard.index) not in (None, got):
+            right = False
+            problems.append(f"{name}: rows {shard.start}-{shard.stop - 1} differ from the "
+                            "rows the seeds give")
+    return right
+
+
+def _check_parquet(out: Path, lines, plan, summaries: dict, problems) -> None:
+    """``metadata.parquet``: its rows against the seeds' (as ``_compare_rows``), then its
+    bytes against the file the (right) JSONL rows give."""
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(out / INDEX_PARQUET)
+        rows = [_row_line(r) for r in table.to_pylist()]
+    except ImportError:
+        problems.append(f"{INDEX_PARQUET}: not checked: pyarrow (the [vbvr] extra) is not "
+                        "installed")
+        return
+    except Exception as e:  # noqa: BLE001 - pyarrow's many errors for a damaged file
+        problems.append(f"{INDEX_PARQUET}: cannot be read: {type(e).__name__}: {e}")
+        return
+    if not _compare_rows(INDEX_PARQUET, rows, plan, summaries, problems) or lines is None:
+        return
+    sink = _HashSink()
+    _write_parquet_to(sink, ([line.rstrip(b"\n") for line in lines[s.start:s.stop]]
+                             for s in plan))
+    with open(out / INDEX_PARQUET, "rb") as f:
+        actual = hashlib.file_digest(f, "sha256").hexdigest()
+    if sink.sha.hexdigest() != actual:
+        problems.append(f"{INDEX_PARQUET}: its rows are right but its bytes differ from the "
+                        "file those rows give")
+
+
+class _HashSink:
+    """A write-only file that keeps only the SHA-256 of what is written (pyarrow's sink)."""
+
+    closed = False
+
+    def __init__(self):
+        self.sha, self.size = hashlib.sha256(), 0
+
+    def write(self, data) -> int:
+        self.sha.update(data)
+        self.size += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.size
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        self.closed = True
+
+    def writable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+
 def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
     """Dataset-level problems for ``verify``: the index missing, of the wrong length or
     naming files that do not exist; shard files or sample folders not part of the dataset."""
     out = Path(out)
     try:
-        rows = [json.loads(line) for line in (out / INDEX_JSONL).read_text().splitlines()]
+        rows = [loads_json(line) for line in (out / INDEX_JSONL).read_text().splitlines()]
     except (OSError, ValueError) as e:
         return [f"{INDEX_JSONL}: missing or unreadable: {e}"]
     problems = []
     if [r.get("id") for r in rows] != list(range(config.count)):
         problems.append(f"{INDEX_JSONL}: {len(rows)} rows, expected ids 0..{config.count - 1}")
     tars = {_tar_name(s) for s in plan}
-    for r in rows:
+    for n, r in enumerate(rows):
+        if not isinstance(r, dict):
+            problems.append(f"{INDEX_JSONL}: row {n}: not a JSON object")
+            continue
+        outside = [f"{k} {r[k]!r}" for k in _PATH_COLUMNS if r.get(k) and not inside(r[k])]
+        if outside:
+            problems.append(f"{INDEX_JSONL}: row {n}: {', '.join(outside)} points outside "
+                            "the dataset")
+            continue
         tar = r.get("tar_file")
         where = out / tar if tar else out / str(r.get("first_frame_path"))
         if (tar and tar not in tars) or not where.exists():
-            problems.append(f"{INDEX_JSONL}: row {r.get('id')}: {where.relative_to(out)} "
+            problems.append(f"{INDEX_JSONL}: row {n}: {where.relative_to(out)} "
                             "does not exist")
+    lines = (out / INDEX_JSONL).read_bytes().splitlines(keepends=True)
+    jsonl_right = _compare_rows(INDEX_JSONL, lines, plan, summaries, problems)
     if config.vbvr_parquet:
-        try:
-            import pyarrow.parquet as pq
-
-            if pq.read_metadata(out / INDEX_PARQUET).num_rows != config.count:
-                problems.append(f"{INDEX_PARQUET}: row count differs from {config.count}")
-        except (ImportError, OSError) as e:
-            problems.append(f"{INDEX_PARQUET}: cannot be read: {e}")
+        _check_parquet(out, lines if jsonl_right else None, plan, summaries, problems)
     if config.vbvr_pack == "tar":
         problems += [f"{p.relative_to(out)}: shard not part of the dataset"
                      for p in sorted((out / QUESTIONS).glob(f"{GENERATOR}_*.tar"))

@@ -8,9 +8,10 @@ project's scorer side by side.
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folders_present
 from .vbvr import FILE_NAMES, GENERATOR, task_metadata
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_name",
@@ -20,6 +21,7 @@ __all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_n
 NAME = "vbvr-bench"
 VIDEOS_REQUIRED = True
 DEFAULT_SPLIT = "Out-of-Domain_50"
+_SAMPLE = re.compile("([0-9]{5,})")
 
 
 def shard_name(k: int) -> str:
@@ -57,8 +59,9 @@ def temp_folders(out: Path) -> list[Path]:
 
 
 def shard_present(out: Path, entry: dict, progress: Path) -> bool:
-    """A folder shard recorded as done stays done (``verify`` checks its folders)."""
-    return True
+    """Whether every sample folder of a shard recorded as done is there (in a split)."""
+    return any(folders_present(root, _SAMPLE, entry["start"], entry["stop"])
+               for root in owned_paths(out))
 
 
 def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:

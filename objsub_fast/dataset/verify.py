@@ -17,15 +17,17 @@ object list (``objsub_fast.task.interpret.interpret_prompt``), independently of 
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..cli_common import counted
+from ..runtime.jsonfile import loads as loads_json
+from ..runtime.links import links_in
 from .card import check_files
 from .config import RunConfig, load_manifest
 from .formats import get_format, shards_are_files
-from .manifest import MANIFEST, PROGRESS_DIR
+from .manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
+from .output import dataset_paths
 from .members import MEMBERS, encode_samples, wanted_members
 from .options import generate_command
 from .parallel import run_jobs, worker_count
@@ -97,7 +99,7 @@ def _check_prompt(actual: dict, canvas_size) -> str | None:
     from ..task.interpret import interpret_prompt
 
     try:
-        record = json.loads(actual["json"])
+        record = loads_json(actual["json"])
         record = record.get("task", record)  # VBVR's metadata.json nests the task record
         data = record["object_subtraction_data"]
         derived = interpret_prompt(actual["txt"].decode(), data["objects"], canvas_size)
@@ -223,6 +225,11 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
     config, manifest = load_manifest(out, other_version_ok=True)
     worker_count(workers)
     report = Report()
+    linked = links_in(out, dataset_paths(get_format(config.format), out))
+    if linked:  # never followed: the dataset is not checked through them
+        report.problems += [f"{rel}: a symbolic link inside the dataset (objsub-fast never "
+                            "follows one); remove it" for rel in linked]
+        return report
     recorded = manifest["config"].get("video_encoder")
     if config.videos and recorded != config.to_json()["video_encoder"]:
         report.problems.append(f"{MANIFEST}: the videos were encoded with "
@@ -231,7 +238,9 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
                                "settings): video bytes are expected to differ")
     plan = plan_shards(config.count, config.shard_size)
     finished = bool(manifest.get("complete"))
-    entries = {e["shard"]: e for e in manifest.get("shards", [])}
+    shards = manifest.get("shards")
+    entries = {e["shard"]: e for e in (shards if isinstance(shards, list) else [])
+               if valid_entry(e)}
     if not finished:
         entries.update(_progress_entries(out))
     installed = installed_generator_version(config)
@@ -273,15 +282,8 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
 
 
 def _progress_entries(out: Path) -> dict[int, dict]:
-    """Entries of the shards an unfinished run has finished (its progress records)."""
-    entries = {}
-    for record in sorted((out / PROGRESS_DIR).glob("*.json")):
-        try:
-            entry = json.loads(record.read_text())
-            entries[int(entry["shard"])] = entry
-        except (OSError, ValueError, KeyError, TypeError):
-            continue  # a record that cannot be read: its shard counts as not finished
-    return entries
+    """Entries of the shards an unfinished run has finished (its valid progress records)."""
+    return read_entries(sorted((out / PROGRESS_DIR).glob("*.json")))
 
 
 def finish_command(config: dict, out) -> str:

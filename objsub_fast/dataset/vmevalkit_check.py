@@ -11,8 +11,8 @@ tasks up to the first differing pair and names it and its first differing field.
 from __future__ import annotations
 
 import hashlib
-import json
 
+from ..runtime.jsonfile import loads as loads_json
 from .plan import shard_batches
 from .vmeval_file import (
     DATASET_FILE, PAIR_SEP, PAIRS_CLOSE, PAIRS_OPEN, dataset_head, task_metadata,
@@ -101,10 +101,10 @@ def _pair_difference(pair: bytes | None, raw: bytes, expected: bytes, last: bool
                     else "ends the pair list (no ',' after it): the file lists fewer pairs "
                     "than the configuration's count")
     try:
-        actual = json.loads(pair)
+        actual = loads_json(pair)
     except ValueError:
         return "not a JSON pair on one line (the file holds one pair per line)"
-    return _difference(actual, json.loads(expected)) or "formatted differently"
+    return _difference(actual, loads_json(expected)) or "formatted differently"
 
 
 def _head_difference(line: bytes, head: bytes) -> str:
@@ -112,10 +112,10 @@ def _head_difference(line: bytes, head: bytes) -> str:
     if not line.endswith(PAIRS_OPEN):
         return "is not the head line objsub-fast writes (name, ..., then one pair per line)"
     try:
-        actual = json.loads(line[:-len(PAIRS_OPEN)] + b"}")
+        actual = loads_json(line[:-len(PAIRS_OPEN)] + b"}")
     except ValueError:
         return "is not valid JSON"
-    return _difference(actual, json.loads(head[:-len(PAIRS_OPEN)] + b"}")) or \
+    return _difference(actual, loads_json(head[:-len(PAIRS_OPEN)] + b"}")) or \
         "formatted differently"
 
 

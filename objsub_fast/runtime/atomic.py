@@ -17,6 +17,7 @@ import socket
 from pathlib import Path
 
 from . import crashpoint
+from .links import NOFOLLOW
 
 __all__ = ["TMP_PREFIX", "tmp_name", "tmp_path", "tmp_writer", "final_path", "fsync_dir",
            "remove_path", "remove_stale_tmp", "AtomicWriter", "atomic_write_bytes"]
@@ -153,7 +154,10 @@ class AtomicWriter:
         self._file = None
 
     def __enter__(self) -> "AtomicWriter":
-        self._file = open(self.tmp, "wb")
+        # never through a link planted under the temp name (runtime.links)
+        fd = os.open(self.tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW
+                     | getattr(os, "O_CLOEXEC", 0), 0o644)
+        self._file = os.fdopen(fd, "wb")
         return self
 
     def write(self, data) -> None:

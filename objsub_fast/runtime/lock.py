@@ -27,6 +27,7 @@ refused
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
@@ -34,7 +35,8 @@ import socket
 import time
 from pathlib import Path
 
-from .errors import UsageError
+from .errors import OutputError, UsageError
+from .links import NOFOLLOW, link_message
 
 __all__ = ["LOCK_FILE", "FolderLock", "FolderLocked"]
 
@@ -86,7 +88,13 @@ class FolderLock:
 
     def _lock_file(self) -> int:
         """Open (or create) the lock file and lock it; raise FolderLocked when held."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o644)
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | NOFOLLOW
+                         | getattr(os, "O_CLOEXEC", 0), 0o644)
+        except OSError as e:
+            if e.errno != errno.ELOOP:
+                raise
+            raise OutputError(link_message(self.path.parent, LOCK_FILE)) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

@@ -22,10 +22,10 @@ Layouts understood (first match wins):
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..runtime.jsonfile import loads as loads_json
 from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
 from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from ..runtime.errors import UsageError
@@ -71,8 +71,8 @@ class Job:
         if not path.is_file():
             raise ValueError(f"question folder without metadata: {self.question}")
         try:
-            record = json.loads(path.read_text())
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            record = loads_json(path.read_text())
+        except (OSError, ValueError) as exc:  # undecodable, malformed, nested too deeply
             raise ValueError(f"unreadable {path}: {exc}") from None
         if not isinstance(record, dict):
             raise ValueError(f"{path} does not hold a task record")

@@ -71,7 +71,17 @@ def _is_int(v) -> bool:
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+    """A finite real number that a float can hold (not 10**400: too large for a float)."""
+    try:
+        return isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
+    except OverflowError:
+        return False
+
+
+def _shown(value) -> str:
+    """``repr(value)``, its middle cut out when long (a 400-digit number)."""
+    text = repr(value)
+    return text if len(text) <= 40 else f"{text[:18]}...{text[-18:]} ({len(text)} characters)"
 
 
 def _field(mapping, key, where):
@@ -100,7 +110,7 @@ def _check_object(obj, k, canvas, vocab) -> dict:
     for key, extent in (("x", canvas[0]), ("y", canvas[1])):
         value = _field(obj, key, where)
         if not _is_number(value):
-            raise TaskError(f"{where}.{key} must be a finite number; got {value!r}")
+            raise TaskError(f"{where}.{key} must be a finite number; got {_shown(value)}")
         if not (size / 2 <= value <= extent - size / 2):
             raise TaskError(f"{where}.{key} = {value} puts the object (size {size}) outside the "
                             f"canvas: it must be in [{size / 2}, {extent - size / 2}]")

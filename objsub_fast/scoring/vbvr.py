@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..runtime.jsonfile import loads as loads_json
 from ..runtime.errors import TaskError
 from ..task.vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
 from .question import find_record
@@ -104,8 +105,8 @@ def load_question(folder) -> tuple[dict, str]:
     meta = folder / "metadata.json"
     if meta.is_file():
         try:
-            record = find_record(json.loads(meta.read_text()))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            record = find_record(loads_json(meta.read_text()))
+        except (OSError, ValueError) as exc:  # undecodable, malformed, nested too deeply
             raise TaskError(f"unreadable {meta}: {exc}") from None
         if record is not None:
             return record, "metadata.json"

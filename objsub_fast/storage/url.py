@@ -17,9 +17,9 @@ Examples
 from __future__ import annotations
 
 import importlib.util
-import json
 import re
 
+from ..runtime.jsonfile import loads as loads_json
 from ..runtime.errors import UsageError
 
 __all__ = ["BACKENDS", "is_url", "local_path", "require_backend", "parse_storage_options",
@@ -120,6 +120,10 @@ def require_backend(url: str, option: str = "--out") -> str:
         supported = ", ".join(f"{s}://" for s in BACKENDS)
         raise UsageError(f"{option} {url!r}: unsupported URL scheme {scheme!r}; use a local "
                          f"path, file://, or one of {supported}")
+    bucket = str(url).split("://", 1)[1].split("/", 1)[0]
+    if scheme != "memory" and not bucket:
+        raise UsageError(f"{option} {url!r} names no bucket (container): write "
+                         f"{scheme}://BUCKET/PREFIX")
     module, extra = BACKENDS[scheme]
     if importlib.util.find_spec("fsspec") is None or importlib.util.find_spec(module) is None:
         what = f"-e \".[{extra}]\" (in the objsub-fast checkout)" if extra else "fsspec"
@@ -131,17 +135,41 @@ def require_backend(url: str, option: str = "--out") -> str:
 def parse_storage_options(text: str | None) -> dict:
     """``--storage-options``: a JSON object of fsspec options for the store (None: {}).
 
+    The text may hold credentials (``secret``, ``account_key``, a token), so an error never
+    echoes it: it names the position of the fault and the option's type, nothing more.
+
     Examples
     --------
     >>> parse_storage_options('{"anon": false}'), parse_storage_options(None)
     ({'anon': False}, {})
+    >>> try:
+    ...     parse_storage_options('{"secret": "hunter2"')
+    ... except UsageError as e:
+    ...     print(e)
+    --storage-options must be a JSON object (its text is not shown: it may hold credentials); \
+it is not valid JSON: Expecting ',' delimiter at character 20
     """
     if text is None:
         return {}
+    hidden = "--storage-options must be a JSON object (its text is not shown: it may hold " \
+             "credentials)"
     try:
-        value = json.loads(text)
+        value = loads_json(text)
     except ValueError as e:
-        raise UsageError(f"--storage-options must be a JSON object, got {text!r} ({e})") from None
+        where = f" at character {e.pos}" if getattr(e, "pos", None) is not None else ""
+        reason = getattr(e, "msg", None) or str(e)
+        raise UsageError(f"{hidden}; it is not valid JSON: {reason}{where}") from None
     if not isinstance(value, dict):
-        raise UsageError(f"--storage-options must be a JSON object, got {text!r}")
+        raise UsageError(f"{hidden}; it is a JSON {type(value).__name__}")
+    bad = [k for k, v in value.items() if k in _STRING_OPTIONS and not isinstance(v, str)]
+    if bad:
+        raise UsageError(f"--storage-options option {bad[0]!r} must be a string, got a JSON "
+                         f"{type(value[bad[0]]).__name__}")
     return value
+
+
+#: fsspec options of the three stores whose value must be a string (a number or a list there
+#: ends deep inside a client in a traceback).
+_STRING_OPTIONS = ("endpoint_url", "key", "secret", "account_name", "account_key",
+                   "connection_string", "sas_token", "project", "client_id", "client_secret",
+                   "tenant_id", "region_name", "profile")
