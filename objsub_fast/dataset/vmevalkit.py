@@ -16,8 +16,7 @@ from pathlib import Path
 
 from ..runtime.atomic import atomic_write_bytes
 from ..task.records import task_id
-from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks,
-                      folders_present)
+from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
 from .manifest import PROGRESS_DIR
 from .shards import MAX_SEED, task_levels
 from .vmeval_file import (
@@ -123,11 +122,8 @@ def temp_folders(out: Path) -> list[Path]:
 
 
 def shard_present(out: Path, entry: dict, progress: Path) -> bool:
-    """Whether a shard recorded as done still has its pair lines (or the run was finalized)
-    and every one of its task folders."""
-    return ((_pairs_file(progress, entry["shard"]).exists()
-             or (Path(out) / DATASET_FILE).exists())
-            and folders_present(Path(out) / TASK_ROOT, _TASK_ID, entry["start"], entry["stop"]))
+    """Whether a shard recorded as done still has its pair lines (or the run was finalized)."""
+    return _pairs_file(progress, entry["shard"]).exists() or (Path(out) / DATASET_FILE).exists()
 
 
 def extend(out: Path, kept: list[dict], progress: Path) -> None:
