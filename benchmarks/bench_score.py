@@ -33,6 +33,7 @@ again in a fraction of its first run's time, since making and encoding the video
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import tempfile
@@ -137,13 +138,13 @@ def _control_one(batch, i, control, shape, frames, folder, bitrate="", kept=Fals
         try:
             canvas_frames = control_frames(batch, i, control, frames, window=window)
         except ValueError:
-            return name, control, None, [], None
+            return name, control, None, [], None, path.name
         part = path.with_name(path.stem + ".part.mp4")
         write_video(part, reshape(canvas_frames, shape), options=BITRATES[bitrate])
         os.replace(part, path)
     res = score_video(batch.task(i), path)
     failed = [m for m in METRICS if res["metrics"].get(m, {}).get("pass") is False]
-    return name, control, caught(res, control), failed, res["error"]
+    return name, control, caught(res, control), failed, res["error"], path.name
 
 
 def controls(args, folder: Path, look: str) -> dict:
@@ -158,6 +159,13 @@ def controls(args, folder: Path, look: str) -> dict:
     results = Parallel(n_jobs=args.workers)(
         delayed(_control_one)(batch, i, c, shape, args.frames, folder, bitrate, kept)
         for bitrate in bitrates for shape in args.shapes for i in tasks for c in CONTROLS)
+    if args.verdicts is not None:
+        with open(args.verdicts, "a") as fh:
+            for name, control, right, failed, error, video in results:
+                if right is not None:
+                    fh.write(json.dumps({"look": look, "vocabulary": args.vocabulary,
+                                         "video": video, "right": bool(right),
+                                         "failed": failed, "error": error}) + "\n")
     out = {}
     for shape in [f"{s}, {b}" if b else s for b in bitrates for s in args.shapes]:
         table = {}
@@ -219,6 +227,10 @@ def main(argv=None) -> None:
                              "already there as they are: a scorer change is measured again in "
                              "a fraction of the time (encoding is most of it). Empty DIR when "
                              "the controls themselves change")
+    parser.add_argument("--verdicts", type=Path, metavar="FILE",
+                        help="append each control video's verdict to FILE (JSON lines: look, "
+                             "vocabulary, video, right, failed metrics, error), to compare two "
+                             "versions of the scorer video by video (scripts/compare_verdicts.py)")
     parser.add_argument("--skip-controls", action="store_true")
     parser.add_argument("--skip-speed", action="store_true")
     args = parser.parse_args(argv)
