@@ -17,8 +17,8 @@ included). The table prints the bitrate and frames per CPU second of each, and t
 scoring / bare decode; median of ``--repeats``, the three taking turns.
 
 Controls: every rule kind (21 tasks, all levels) x every control of
-``objsub_fast.scoring.controls.CONTROLS``, made into each output shape of
-``objsub_fast.scoring.outputs.OUTPUT_SHAPES`` (256x256; 1280x720 letterboxed; 1280x720
+``objsub_fast.testing.controls.CONTROLS``, made into each output shape of
+``objsub_fast.testing.outputs.OUTPUT_SHAPES`` (256x256; 1280x720 letterboxed; 1280x720
 centre-cropped; 832x480 stretched; a 4% push-in), encoded to H.264 (at the default quality and
 again at a very low bitrate, ``controls.LOW_BITRATE``: heavy block artefacts) and scored. A crop
 shows part
@@ -47,9 +47,9 @@ from joblib import Parallel, delayed
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import METRICS, render_transition, score_video, write_video
-from objsub_fast.scoring.controls import (CONTROLS, LOW_BITRATE, caught, control_frames,
+from objsub_fast.testing.controls import (CONTROLS, LOW_BITRATE, caught, control_frames,
                                           control_tasks)
-from objsub_fast.scoring.outputs import (OUTPUT_SHAPES, centre_cropped, grainy, reshape,
+from objsub_fast.testing.outputs import (OUTPUT_SHAPES, centre_cropped, grainy, reshape,
                                         visible_window)
 from objsub_fast.scoring.thresholds import SHORT_NAMES
 

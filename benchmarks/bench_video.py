@@ -173,7 +173,7 @@ def bench_paths(size: int, tasks: int, repeats: int) -> list[list]:
 def bench_tradeoff(repeats: int, tmp: Path) -> list[list]:
     """Rows of the encoder-setting trade-off table (21 control tasks x 3 styles at 256)."""
     from objsub_fast.scoring import score_video
-    from objsub_fast.scoring.controls import control_tasks
+    from objsub_fast.testing.controls import control_tasks
 
     batch = control_tasks()
     rows = []

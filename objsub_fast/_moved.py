@@ -28,6 +28,11 @@ __all__ = ["MOVED", "new_name", "MovedFinder", "install"]
 
 #: Old module (or package, with everything in it) -> where it is now.
 MOVED = {
+    # the known-answer fixtures left the parts for objsub_fast.testing (issue #37)
+    "objsub_fast.scoring.controls": "objsub_fast.testing.controls",
+    "objsub_fast.scoring.outputs": "objsub_fast.testing.outputs",
+    "objsub_fast.ground_truth.h264.openh264": "objsub_fast.testing.openh264",
+    "objsub_fast.ground_truth.h264.browser": "objsub_fast.testing.browser",
     "objsub_fast.errors": "objsub_fast.runtime.errors",
     "objsub_fast.atomic": "objsub_fast.runtime.atomic",
     "objsub_fast.lock": "objsub_fast.runtime.lock",

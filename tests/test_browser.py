@@ -1,6 +1,6 @@
 """A real browser plays the ground-truth mp4: headless Chromium loads it in a ``<video>``,
 seeks to the end and draws the last frame on a canvas, which matches the task's final frame
-within codec tolerance (``objsub_fast.ground_truth.h264.browser``). CI installs Debian's ``chromium``
+within codec tolerance (``objsub_fast.testing.browser``). CI installs Debian's ``chromium``
 (``.ci/run``), which decodes H.264; elsewhere the test skips saying so."""
 import io
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
-from objsub_fast.ground_truth.h264.browser import (BrowserError, find_chromium,
+from objsub_fast.testing.browser import (BrowserError, find_chromium,
                                                    last_frame_in_browser)
 from objsub_fast.ground_truth.video import MAX_MEAN_ERROR, MIN_PSNR, VideoSpec, encode_transitions
 

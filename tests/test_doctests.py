@@ -14,12 +14,15 @@ MODULES = [
     "objsub_fast.dataset.create", "objsub_fast.task.record_json",
     "objsub_fast.ground_truth.video", "objsub_fast.ground_truth.transitions", "objsub_fast.ground_truth.yuv",
     "objsub_fast.ground_truth.transition_video",
-    "objsub_fast.ground_truth.h264.mp4", "objsub_fast.ground_truth.h264.browser",
+    "objsub_fast.ground_truth.h264.mp4", "objsub_fast.testing.browser",
     "objsub_fast.ground_truth.h264.bitstream", "objsub_fast.ground_truth.h264.params", "objsub_fast.ground_truth.h264.transform",
     "objsub_fast.ground_truth.h264.intra", "objsub_fast.ground_truth.h264.intra4", "objsub_fast.ground_truth.h264.inter",
     "objsub_fast.ground_truth.h264.motion",
     "objsub_fast.ground_truth.h264.cavlc", "objsub_fast.ground_truth.h264.residual", "objsub_fast.ground_truth.h264.encoder",
     "objsub_fast._moved", "objsub_fast.dataset.card", "objsub_fast.scoring.leaderboard",
+    "objsub_fast.scoring.api", "objsub_fast.scoring.appearance", "objsub_fast.scoring.votes",
+    "objsub_fast.scoring.colour_change", "objsub_fast.scoring.final_match",
+    "objsub_fast.scoring.metrics", "objsub_fast.scoring.track", "objsub_fast.scoring.video",
 ]
 
 

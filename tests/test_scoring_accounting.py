@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from objsub_fast.scoring import score_video, write_video
-from objsub_fast.scoring.controls import caught, control_frames, control_tasks
-from objsub_fast.scoring.outputs import blurred, centre_cropped, stretched
+from objsub_fast.testing.controls import caught, control_frames, control_tasks
+from objsub_fast.testing.outputs import blurred, centre_cropped, stretched
 
 FRAMES = 16
 
@@ -78,7 +78,7 @@ def test_small_kept_objects_off_by_a_pixel_or_two_match_the_final_frame(tasks):
     # Every kept object ends 2 px off its place (each its own way) for the last three frames:
     # within the stability tolerance, so the final match must not fail on overlap alone;
     # one moved 8 px is not given that slack.
-    from objsub_fast.scoring.controls import _move
+    from objsub_fast.testing.controls import _move
     from objsub_fast.ground_truth.transitions import task_arrays
 
     i = 2                            # objects of 20-39 px

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from objsub_fast.scoring import score_video, write_video
-from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
+from objsub_fast.testing.controls import CONTROLS, caught, control_frames, control_tasks
 from objsub_fast.task.vocabulary import KINDS, LEVELS
 
 FRAMES = 16

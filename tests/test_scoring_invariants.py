@@ -8,8 +8,8 @@ import pytest
 from objsub_fast import generate_batch
 from objsub_fast.draw.render import sprite
 from objsub_fast.scoring import THRESHOLDS, score_video, write_video
-from objsub_fast.scoring.controls import LOW_BITRATE, caught, control_frames, control_tasks
-from objsub_fast.scoring.outputs import reshape, visible_window
+from objsub_fast.testing.controls import LOW_BITRATE, caught, control_frames, control_tasks
+from objsub_fast.testing.outputs import reshape, visible_window
 from objsub_fast.task.vocabulary import COLOR_RGB, COLORS, OUTLINE_RGB, SHAPE_TABLE
 
 FRAMES = 16

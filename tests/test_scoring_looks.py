@@ -7,7 +7,7 @@ import pytest
 from objsub_fast import generate_batch
 from objsub_fast.runtime.errors import TaskError
 from objsub_fast.scoring import render_transition, score_video, write_video
-from objsub_fast.scoring.controls import caught, control_frames
+from objsub_fast.testing.controls import caught, control_frames
 from objsub_fast.scoring.detect import (BG, COLOR_CLASS0, OTHER, OUTLINE, Detector, class_lut,
                                         object_mask)
 from objsub_fast.ground_truth.transitions import _draw, _solid, task_arrays, whiten

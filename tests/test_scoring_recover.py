@@ -12,7 +12,7 @@ from PIL import Image
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import write_video
-from objsub_fast.scoring.controls import control_frames
+from objsub_fast.testing.controls import control_frames
 from objsub_fast.scoring.recover import read_frame
 from objsub_fast.scoring.vbvr import RECOVERED, TASK_NAME, recover_record
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 from objsub_fast.scoring import score_video, write_video
-from objsub_fast.scoring.controls import CONTROLS, caught, control_frames, control_tasks
-from objsub_fast.scoring.outputs import (blurred, centre_cropped, jittered, letterboxed, panned,
+from objsub_fast.testing.controls import CONTROLS, caught, control_frames, control_tasks
+from objsub_fast.testing.outputs import (blurred, centre_cropped, jittered, letterboxed, panned,
                                          push_in, stretched)
 
 FRAMES = 16

@@ -1,10 +1,10 @@
-"""Ground-truth transitions and the video writer (objsub_fast.scoring.transitions)."""
+"""Ground-truth transitions and the video writer (objsub_fast.ground_truth.transitions, .video)."""
 import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import render_transition, write_transition
-from objsub_fast.scoring.transitions import plan_slides, task_arrays
+from objsub_fast.ground_truth.transitions import plan_slides, task_arrays
 from objsub_fast.scoring.video import FrameStream
 
 

@@ -9,8 +9,8 @@ from PIL import Image
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import write_video
-from objsub_fast.scoring.controls import control_frames
-from objsub_fast.scoring.outputs import centre_cropped
+from objsub_fast.testing.controls import control_frames
+from objsub_fast.testing.outputs import centre_cropped
 from objsub_fast.scoring.vbvr import RECOVERED, TASK_NAME, load_question, recover_record
 
 SPLIT = "Out-of-Domain_50"

@@ -4,7 +4,7 @@ import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import write_video
-from objsub_fast.scoring.transitions import letterbox
+from objsub_fast.ground_truth.video import letterbox
 from objsub_fast.scoring.video import FrameStream, VideoError, content_box
 
 
@@ -140,7 +140,7 @@ def test_planar_yuv_sampling_matches_swscale_conversion(batch, tmp_path, pix_fmt
     import av
     from av.video.reformatter import VideoReformatter
 
-    from objsub_fast.scoring.outputs import centre_cropped
+    from objsub_fast.testing.outputs import centre_cropped
     from objsub_fast.scoring.register import bars_mapping
     from objsub_fast.scoring.video import CanvasWarp
 

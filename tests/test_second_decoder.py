@@ -1,5 +1,5 @@
 """A second decoder that shares no code with FFmpeg (Cisco's OpenH264 through ctypes,
-``objsub_fast.ground_truth.h264.openh264``) decodes the own encoder's videos to exactly the encoder's
+``objsub_fast.testing.openh264``) decodes the own encoder's videos to exactly the encoder's
 reconstruction and to exactly what FFmpeg (PyAV) decodes; the container is read without FFmpeg
 too (``mp4.read_track``). CI installs ``libopenh264-7`` (``.ci/run``); elsewhere the tests skip
 saying so."""
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.ground_truth.h264 import openh264
+from objsub_fast.testing import openh264
 from objsub_fast.ground_truth.h264.mp4 import read_track, sample_nals
 from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, transition_updates
 from objsub_fast.ground_truth.video import ObjsubEncoder, VideoSpec

@@ -7,7 +7,7 @@ import pytest
 from objsub_fast.ground_truth.transitions import STYLE_NAMES
 from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 from objsub_fast.scoring import score_video
-from objsub_fast.scoring.controls import caught, control_frames, control_tasks
+from objsub_fast.testing.controls import caught, control_frames, control_tasks
 
 
 def _failures(batch, tasks, style, tmp_path, frames=61, encoder="objsub"):

@@ -11,6 +11,13 @@ from .register import register
 from .report import verdict
 from .video import FrameStream
 
+
+def _registration(model: TaskModel):
+    """``FrameStream``'s ``register``: frame 0 registered on the task's objects; a single
+    final image shows the kept objects only, a video starts with all of them."""
+    kept = ~model.removed
+    return lambda frame, kind: register(frame, model, kept if kind == "image" else None)
+
 __all__ = ["score_video", "score_video_tracked", "task_fields", "error_record", "object_names",
            "THRESHOLDS"]
 
@@ -33,7 +40,7 @@ def error_record(out: dict, message: str) -> dict:
 
 def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
                         keep_samples: int = 0):
-    """:func:`score_video`, also returning the ``metrics.Tracker`` (None on an error record),
+    """:func:`score_video`, also returning the ``track.Tracker`` (None on an error record),
     which holds the sampled frames, positions and cameras a report draws."""
     task_record = as_task_record(task_record)  # as loaded from any record file we write
     out = task_fields(task_record)
@@ -41,12 +48,9 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
                      else type(frames_or_path).__name__)
     try:
         model = TaskModel(task_record)
-        stream = FrameStream(frames_or_path, model.canvas_size, threads=threads)
-        # A single final image shows the kept objects only; a video starts with all of them.
-        shown = ~model.removed if stream.kind == "image" else None
-        stream.register = lambda frame: register(frame, model, shown)
         tracker = Tracker(model, keep_samples=keep_samples)
-        stream.classify(tracker.detect.lut)
+        stream = FrameStream(frames_or_path, model.canvas_size, threads=threads,
+                             register=_registration(model), lut=tracker.detect.lut)
         res = score_frames(model, stream, single_image=stream.kind == "image", tracker=tracker)
     except (TaskError, VideoError) as exc:
         return error_record(out, str(exc)), None

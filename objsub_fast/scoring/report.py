@@ -448,7 +448,7 @@ def write_strip(folder, res: dict, tracker) -> str | None:
     relative to ``folder`` (None for an error record: nothing to draw)."""
     from PIL import Image
 
-    if tracker is None or res.get("error") or not tracker.samples:
+    if tracker is None or res.get("error") or not tracker.samples.frames:
         return None
     font = label_font()
     tiles = [_draw_frame(f, i, res, tracker, font) for i, f in tracker.sampled()]

@@ -25,11 +25,13 @@ import re
 from pathlib import Path
 
 import numpy as np
+from av.video.reformatter import VideoReformatter
 
 from ..runtime._numba import kernel
 from ..runtime.errors import VideoError
 from .bars import content_box
 from .detect import _lut_cell
+from .register import bars_mapping
 
 __all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS",
            "VIDEO_EXTS"]
@@ -51,6 +53,16 @@ class CanvasWarp:
     the other rows are the previous canvas's, byte for byte the same. After :meth:`classify`
     each sampled pixel is classified too (:attr:`classes`).
 
+    Parameters
+    ----------
+    mapping : register.Mapping
+    first_rgb : (H, W, 3) uint8, optional
+        Frame 0 as swscale converted it to RGB (for registration): the planes are checked
+        against it rather than converted again.
+    lut : ndarray, optional
+        The colour table (``detect.class_lut``) to classify every frame sampled from YUV planes
+        with, while it is sampled: see :attr:`classes`.
+
     Attributes
     ----------
     mapping : register.Mapping
@@ -59,7 +71,7 @@ class CanvasWarp:
         The frame region that covers the canvas (clipped to the frame).
     """
 
-    def __init__(self, mapping):
+    def __init__(self, mapping, first_rgb=None, lut=None):
         self.mapping = m = mapping
         self.source_size = tuple(m.source_size)
         self.canvas_size = tuple(m.canvas_size)
@@ -77,10 +89,10 @@ class CanvasWarp:
         # pixels are converted, not the whole frame): None until frame 0 decides, then the
         # conversion or False (swscale).
         self._yuv = None
-        self._lut = None
+        self._lut = lut
         self._prev = None      # (canvas, classes, planes, frame) of the previous video frame
         #: Frame 0 converted to RGB by swscale when the stream already has it (registration).
-        self.first_rgb = None
+        self.first_rgb = first_rgb
         #: The pixel classes of the canvas last returned (after :meth:`classify`), else None.
         self.classes = None
         #: Whether the pixel classes of the canvas last returned are exactly the previous
@@ -128,11 +140,6 @@ class CanvasWarp:
                     *self._taps)
             return out
         return self._sample_planes(frame)
-
-    def classify(self, lut: np.ndarray) -> None:
-        """Also classify the pixels of every frame sampled from YUV planes with the colour table
-        ``lut`` (``detect.class_lut``) while they are sampled: see :attr:`classes`."""
-        self._lut = lut
 
     def _sample_planes(self, frame) -> np.ndarray:
         """The canvas sampled from ``frame``'s planes. Only the canvas rows whose source rows
@@ -497,9 +504,12 @@ class FrameStream:
     threads : int
         Decoder threads per video (1 when joblib parallelises over tasks).
     register : callable, optional
-        ``register(first_frame) -> register.Mapping``, called on frame 0 at its own resolution
-        (the scorer registers on the task's objects); default: bars cut, the rest stretched
-        (:func:`register.bars_mapping`).
+        ``register(first_frame, kind) -> register.Mapping``, called on frame 0 at its own
+        resolution with the stream's :attr:`kind` (the scorer registers on the task's objects);
+        default: bars cut, the rest stretched (:func:`register.bars_mapping`).
+    lut : ndarray, optional
+        The colour table (``detect.class_lut``) to classify the pixels of video frames with
+        while they are sampled (see :meth:`canvas_frames`).
 
     Attributes
     ----------
@@ -507,45 +517,33 @@ class FrameStream:
         ``"video"``, ``"frames"``, ``"image"`` (only a final frame) or ``"array"``.
     mapper : CanvasWarp or None
         Set once the first frame is read.
+
+    Examples
+    --------
+    >>> frames = np.full((3, 32, 32, 3), 255, np.uint8)
+    >>> stream = FrameStream(frames, (32, 32))
+    >>> [frame.shape for frame in stream], stream.kind
+    ([(32, 32, 3), (32, 32, 3), (32, 32, 3)], 'array')
     """
 
-    def __init__(self, source, canvas_size, threads: int = 1, register=None):
+    def __init__(self, source, canvas_size, threads: int = 1, register=None, lut=None):
         self.canvas_size = (int(canvas_size[0]), int(canvas_size[1]))
         self.kind, self._raw = _raw_frames(source, threads)
-        self.register = register
+        self._register = register
+        self._lut = lut
         self.mapper = None
         self.count = 0
-        self._lut = None
-
-    def classify(self, lut: np.ndarray) -> None:
-        """Classify the pixels of video frames while they are sampled (see :attr:`classes`)."""
-        self._lut = lut
-
-    @property
-    def classes(self):
-        """The pixel classes of the frame last yielded, when :meth:`classify` was asked and the
-        frame was sampled from YUV planes; else None (the detector classifies)."""
-        return self.mapper.classes if self.mapper is not None else None
-
-    @property
-    def repeated(self) -> bool:
-        """Whether the pixel classes of the frame last yielded are exactly the previous frame's
-        (known with :attr:`classes` only; the colours may differ)."""
-        return self.mapper is not None and self.mapper.repeated
 
     def _first(self, rgb):
-        from .register import bars_mapping
-
-        mapping = (self.register(rgb) if self.register is not None
+        mapping = (self._register(rgb, self.kind) if self._register is not None
                    else bars_mapping(rgb, self.canvas_size))
-        self.mapper = CanvasWarp(mapping)
-        self.mapper.first_rgb = rgb
-        if self._lut is not None:
-            self.mapper.classify(self._lut)
+        self.mapper = CanvasWarp(mapping, first_rgb=rgb, lut=self._lut)
 
-    def __iter__(self):
-        from av.video.reformatter import VideoReformatter
-
+    def canvas_frames(self):
+        """Yield ``(frame, classes, repeated)`` per frame: the (H, W, 3) uint8 canvas frame;
+        its pixel classes when the stream classified them while sampling a video frame from its
+        YUV planes (else None: the detector classifies); and whether those classes are exactly
+        the previous frame's (the colours may differ, e.g. by grain)."""
         # One reformatter per stream keeps its swscale context (a new one per frame is ~10x
         # slower).
         reformatter = VideoReformatter()
@@ -555,11 +553,16 @@ class FrameStream:
                 if self.mapper is None:
                     self._first(frame)
                 out = self.mapper.from_array(frame)
+                classes, repeated = None, False
             else:
                 if self.mapper is None:
                     self._first(reformatter.reformat(raw, format="rgb24").to_ndarray())
                 out = self.mapper.from_video_frame(raw, reformatter)
+                classes, repeated = self.mapper.classes, self.mapper.repeated
             self.count += 1
-            yield out
+            yield out, classes, repeated
         if self.count == 0:
             raise VideoError("video has zero frames")
+
+    def __iter__(self):
+        return (frame for frame, _, _ in self.canvas_frames())

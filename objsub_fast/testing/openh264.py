@@ -148,7 +148,7 @@ def decode_mp4(data: bytes) -> list[tuple]:
     """Decode the mp4 this project writes (``objsub_fast.ground_truth.h264.mp4``) with OpenH264: (Y, U, V)
     per picture. The container is read by :func:`objsub_fast.ground_truth.h264.mp4.read_track`, so
     nothing of FFmpeg is involved."""
-    from .mp4 import read_track, sample_nals
+    from ..ground_truth.h264.mp4 import read_track, sample_nals
 
     track = read_track(data)
     units = [sample_nals(sample) for sample in track["samples"]]

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .transitions import letterbox
+from ..ground_truth.video import letterbox
 
 __all__ = ["OUTPUT_SHAPES", "centre_cropped", "stretched", "push_in", "panned", "jittered",
            "blurred", "grainy", "letterboxed", "visible_window", "reshape"]
@@ -104,6 +104,61 @@ def grainy(frames, sigma: float = 3.0, seed: int = 0) -> np.ndarray:
     for f, frame in enumerate(frames):
         noise = rng.normal(0.0, sigma, frame.shape)
         out[f] = np.clip(frame + noise, 0, 255).astype(np.uint8)
+    return out
+
+
+#: A cool white balance with a little more contrast and brightness: white becomes about
+#: (230, 236, 243).
+COOL_TONE = {"gain": (0.875, 0.9, 0.925), "contrast": 1.05, "brightness": 2.0}
+
+
+def toned(frames, gain=(1.0, 1.0, 1.0), contrast: float = 1.0, brightness: float = 0.0):
+    """The whole picture in another tone, as a model's camera renders it: each channel times
+    ``gain``, then contrast about mid-grey, then ``brightness`` added (levels); each may be one
+    value or one per frame (a drifting tone).
+
+    Examples
+    --------
+    >>> white = np.full((1, 1, 1, 3), 255, np.uint8)
+    >>> toned(white, **COOL_TONE)[0, 0, 0].tolist()
+    [230, 237, 243]
+    >>> toned(white, gain=0.92)[0, 0, 0].tolist()            # 8% darker
+    [235, 235, 235]
+    """
+    shape = (-1, 1, 1, 1)
+    g = np.broadcast_to(np.asarray(gain, float), (len(frames), 3)) if np.ndim(gain) == 2 \
+        else np.broadcast_to(np.asarray(gain, float), (3,))[None]
+    c = np.asarray(contrast, float).reshape(shape) if np.ndim(contrast) else float(contrast)
+    b = np.asarray(brightness, float).reshape(shape) if np.ndim(brightness) else \
+        float(brightness)
+    out = (frames * g[:, None, None, :] - 128.0) * c + 128.0 + b
+    return np.clip(np.rint(out), 0, 255).astype(np.uint8)
+
+
+#: How :func:`recoloured` changes an object's pixels by ``amount``: darker (each channel
+#: times 1 - amount), lighter (each channel that fraction of the way to white), desaturated
+#: (each channel that fraction of the way to the pixel's grey).
+RECOLOURS = {
+    "darker": lambda p, a: p * (1 - a),
+    "lighter": lambda p, a: p + a * (255.0 - p),
+    "desaturated": lambda p, a: p + a * ((p @ np.array([0.299, 0.587, 0.114]))[..., None] - p),
+}
+
+
+def recoloured(frames, mask, start: int, change: str, amount: float) -> np.ndarray:
+    """``frames`` with the pixels of ``mask`` (H, W) bool changed from frame ``start`` on by
+    :data:`RECOLOURS` ``[change]`` of ``amount`` (one object turning 20% darker, say).
+
+    Examples
+    --------
+    >>> frames = np.full((2, 2, 2, 3), 200, np.uint8)
+    >>> mask = np.array([[True, False], [False, False]])
+    >>> recoloured(frames, mask, 1, "darker", 0.25)[:, 0, 0, 0].tolist()
+    [200, 150]
+    """
+    out = frames.copy()
+    part = out[start:, mask].astype(float)
+    out[start:, mask] = np.clip(np.rint(RECOLOURS[change](part, amount)), 0, 255)
     return out
 
 

@@ -42,6 +42,13 @@ unfinished         the ground truth stopped at 60% of its progress: the     rule
 staggered          the targets removed one after another (shrinking), each  (passes everything)
                    in its own slice of the video; look-alikes among them
                    must keep their identities
+toned              ground truth, the whole picture in a cool white balance  (passes everything)
+                   with a little more contrast (``outputs.COOL_TONE``:
+                   white becomes about (230, 237, 243))
+darkened           ground truth, one kept object 30% darker from            kept_object_stability
+                   mid-video on (``outputs.recoloured``)
+lightened          the same, 25% of the way to white                        kept_object_stability
+desaturated        the same, 60% of the way to its grey                     kept_object_stability
 =================  ======================================================  ======================
 
 :data:`LOW_BITRATE` are the encoder options of the benchmark's very low bitrate (heavy block
@@ -56,13 +63,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ground_truth.transitions import SolidSprite
-from ..task.vocabulary import KINDS, OUTLINE_RGB
-from .transitions import STYLE_NAMES, _draw, task_arrays, task_frames, whiten
+from ..engine import generate_batch
+from ..ground_truth.transitions import (STYLE_NAMES, SolidSprite, _draw, _progress, task_arrays,
+                                        task_frames, whiten)
+from ..task.vocabulary import KINDS, LEVEL_KINDS, OUTLINE_RGB
+from .outputs import COOL_TONE, recoloured, toned
 
 __all__ = ["CONTROLS", "LOW_BITRATE", "control_tasks", "control_frames", "caught"]
 
 DRIFT_PX = 6
+#: How much the recoloured controls change one kept object (``outputs.RECOLOURS``).
+DARKENED, LIGHTENED, DESATURATED = 0.3, 0.25, 0.6
 JUMP_MIN_FRACTION = 0.25
 
 
@@ -112,9 +123,6 @@ def control_tasks(seed: int = 0, canvas_size=256, search: int = 400, **options):
     >>> len(batch), batch.config.vocabulary.shape_names
     (21, 'flat')
     """
-    from ..engine import generate_batch
-    from ..task.vocabulary import LEVEL_KINDS
-
     seeds, levels = [], []
     for level, codes in LEVEL_KINDS.items():
         pool = generate_batch(np.arange(seed, seed + search), level=level,
@@ -317,7 +325,6 @@ def _late_cut_jitter(first, arrs, num_frames, style, window):
 
 
 def _jitter(first, arrs, num_frames, style, window):
-    from ..ground_truth.transitions import _progress
 
     return _jittered_scene(first, arrs, _progress(num_frames), num_frames)
 
@@ -432,7 +439,6 @@ def _scaled_scene(first, arrs, scales, fades=None):
 
 def _shrink_to(first, arrs, num_frames, ends):
     """The targets shrink (ground-truth timing) to ``ends[n]`` of their size and stay."""
-    from ..ground_truth.transitions import _progress
 
     p = _progress(num_frames)[:, None]
     return _scaled_scene(first, arrs, 1 - p * (1 - np.asarray(ends)[None]))
@@ -477,6 +483,23 @@ def _staggered(first, arrs, num_frames, style, window):
 
 
 #: control name -> (frame builder, metric that must fail; None = must pass everything)
+def _toned(first, arrs, num_frames, style, window):
+    return toned(_ground_truth(first, arrs, num_frames, style, window), **COOL_TONE)
+
+
+def _recoloured(change: str, amount: float):
+    """A control builder: the ground truth, and the largest kept object inside the window
+    changed by ``outputs.recoloured`` (``change``, ``amount``) from mid-video on."""
+    def build(first, arrs, num_frames, style, window):
+        frames = _ground_truth(first, arrs, num_frames, style, window)
+        k = _kept_object(arrs, window)
+        s, x0, y0 = int(arrs["size"][k]), int(arrs["left"][k]), int(arrs["top"][k])
+        mask = np.zeros(first.shape[:2], bool)
+        mask[y0:y0 + s, x0:x0 + s] = (first[y0:y0 + s, x0:x0 + s] != 255).any(axis=-1)
+        return recoloured(frames, mask, num_frames // 2, change, amount)
+    return build
+
+
 CONTROLS = {
     "ground_truth": (_ground_truth, None),
     "wrong_object": (_wrong_object, "rule_accuracy"),
@@ -498,6 +521,10 @@ CONTROLS = {
     "half_shrink": (_half_shrink, "rule_accuracy"),
     "unfinished": (_unfinished, "rule_accuracy"),
     "staggered": (_staggered, None),
+    "toned": (_toned, None),
+    "darkened": (_recoloured("darker", DARKENED), "kept_object_stability"),
+    "lightened": (_recoloured("lighter", LIGHTENED), "kept_object_stability"),
+    "desaturated": (_recoloured("desaturated", DESATURATED), "kept_object_stability"),
 }
 
 

@@ -1,0 +1,189 @@
+"""A kept object's own colour, judged in the video's own colours.
+
+A model may render the whole picture warmer, darker or with more contrast, at once or drifting
+slowly: that is the camera, and it passes. One kept object changing its lightness or saturation
+against the rest of the scene is a change to that object. So each kept object's mean colour in
+each frame (``appearance.object_colours``) is compared with its own colour in its first frames
+brought through the scene's tone change since then: per channel, a line fitted through the
+background's and the *other* kept objects' colours then and now (:func:`tone_map`). The
+difference is measured in CIEDE2000 and as lightness and saturation ratios, and voted over the
+frames around each (``kept_object_stability``'s ``vote_frames``), against
+``max_colour_delta_e``, ``max_lightness_change`` and ``max_saturation_change``
+(:func:`colour_changes`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from skimage.color import deltaE_ciede2000, rgb2lab
+
+from .thresholds import THRESHOLDS
+from .votes import change_start, voted
+
+__all__ = ["tone_map", "colour_changes"]
+
+#: A channel's tone is a line (gain and offset) when its references span at least this many
+#: levels in the first frames; else a gain from the background alone.
+MIN_SPAN = 48.0
+#: A reference whose colour is this many levels off the line of the others is left out of the
+#: fit (a second changed object must not bend the scene's tone).
+MAX_REFERENCE_OFF = 12.0
+#: Gains of a fitted tone line are kept within this range.
+GAIN_RANGE = (0.5, 2.0)
+_LUMA = np.array([0.299, 0.587, 0.114])
+#: Lightness and saturation ratios are read only where the expected luma or chroma is at
+#: least this many levels.
+MIN_RATIO_BASE = 40.0
+
+
+def _fit(before: np.ndarray, after: np.ndarray, use: np.ndarray):
+    """Per frame and channel, the (gain, offset) lines taking reference colours ``before``
+    (J, 3) to ``after`` (F, J, 3), least squares over the references ``use`` (F, J) holds;
+    a gain through reference 0 (the background) where those span less than
+    :data:`MIN_SPAN` levels. Returns (gain, offset), each (F, 3)."""
+    w = use[..., None].astype(float)
+    x = np.broadcast_to(before, after.shape)
+    n, sx, sy = w.sum(1), (w * x).sum(1), (w * after).sum(1)
+    sxx, sxy = (w * x * x).sum(1), (w * x * after).sum(1)
+    den = n * sxx - sx * sx
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.clip((n * sxy - sx * sy) / den, *GAIN_RANGE)
+        offset = (sy - gain * sx) / n
+        span = np.where(w > 0, x, -np.inf).max(1) - np.where(w > 0, x, np.inf).min(1)
+        flat = ~(span >= MIN_SPAN) | ~np.isfinite(gain)
+        bg_gain = np.where(before[0] > 0, after[:, 0] / np.maximum(before[0], 1.0), 1.0)
+    return np.where(flat, bg_gain, gain), np.where(flat, 0.0, offset)
+
+
+def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = None):
+    """Per frame, the scene's tone: per channel (gain, offset) lines taking the reference
+    colours ``before`` (J, 3; row 0 the background) to ``after`` (F, J, 3), fitted on the
+    references ``use`` (F, J; default all) with the worst one left out, twice, while it is
+    more than :data:`MAX_REFERENCE_OFF` levels off and three or more remain (a second changed
+    object must not bend the scene's tone). Returns (gain, offset, used), (F, 3), (F, 3) and
+    (F, J).
+
+    Examples
+    --------
+    >>> before = np.array([[255., 255, 255], [255, 0, 0], [0, 0, 255], [255, 165, 0]])
+    >>> after = before[None] * 0.9
+    >>> after[0, 3] = (180, 115, 0)              # the orange one turned darker
+    >>> gain, offset, used = tone_map(before, after)
+    >>> np.round(gain, 2).tolist(), used.tolist()
+    ([[0.9, 0.9, 0.9]], [[True, True, True, False]])
+    """
+    use = np.ones(after.shape[:2], bool) if use is None else use.copy()
+    for _ in range(2):
+        gain, offset = _fit(before, after, use)
+        off = np.abs(gain[:, None] * before + offset[:, None] - after).max(axis=2)
+        off[:, 0] = -1                              # the background always stays
+        off[~use] = -1
+        worst = off.argmax(axis=1)
+        rows = np.flatnonzero((off[np.arange(len(off)), worst] > MAX_REFERENCE_OFF)
+                              & (use.sum(axis=1) > 3))
+        use[rows, worst[rows]] = False
+    gain, offset = _fit(before, after, use)
+    return gain, offset, use
+
+
+def _first_colours(series: np.ndarray, window: int) -> np.ndarray:
+    """(M, 3) each object's median colour over the first ``window`` frames it is seen in."""
+    out = np.full(series.shape[1:], np.nan)
+    for k in range(series.shape[1]):
+        seen = np.flatnonzero(np.isfinite(series[:, k, 0]))[:window]
+        if seen.size:
+            out[k] = np.median(series[seen, k], axis=0)
+    return out
+
+
+def expected_colours(track) -> np.ndarray:
+    """(F, M, 3): each kept object's first colour through the scene's tone in each frame
+    (:func:`tone_map`), fitted on the background and the *other* kept objects seen there
+    (NaN: not seen)."""
+    m = track.model
+    window = THRESHOLDS["kept_object_stability"]["vote_frames"]
+    colours = track.colours
+    first = _first_colours(colours, window)
+    kept = ~m.removed & track.visible & np.isfinite(first[:, 0])
+    before = np.vstack([np.median(track.background[:window], axis=0), np.nan_to_num(first)])
+    after = np.concatenate([track.background[:, None], np.nan_to_num(colours)], axis=1)
+    seen = np.concatenate([np.ones((len(colours), 1), bool),
+                           kept[None] & np.isfinite(colours[..., 0])], axis=1)
+    _, _, used = tone_map(before, after, seen)
+    out = np.full(colours.shape, np.nan)
+    for k in np.flatnonzero(kept).tolist():
+        others = used.copy()
+        others[:, 1 + k] = False
+        gain, offset = _fit(before, after, others)
+        out[:, k] = np.clip(gain * first[k] + offset, 0, 255)
+        out[~seen[:, 1 + k], k] = np.nan
+    return out
+
+
+def _words(luma: float, chroma: float) -> tuple[str, int]:
+    """A colour change in words and its size in percent, from its lightness and saturation
+    ratios (seen over expected): lightness first, then saturation, else hue.
+
+    Examples
+    --------
+    >>> _words(0.7, 1.0), _words(1.0, 0.4), _words(1.02, 0.97)
+    (('turned 30% darker', 30), ('turned 60% less saturated', 60), ('changed hue', 0))
+    """
+    if abs(luma - 1) >= 0.1:
+        pct = round(abs(luma - 1) * 100)
+        return f"turned {pct}% {'darker' if luma < 1 else 'lighter'}", pct
+    if abs(chroma - 1) >= 0.1:
+        pct = round(abs(chroma - 1) * 100)
+        return f"turned {pct}% {'less' if chroma < 1 else 'more'} saturated", pct
+    return "changed hue", 0
+
+
+def _ratios(seen: np.ndarray, expected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lightness, saturation) ratios of ``seen`` over ``expected`` colours (..., 3): luma
+    (Rec. 601) and chroma (max - min channel); NaN where the expected one is under
+    :data:`MIN_RATIO_BASE` (a ratio of a near-black or near-grey colour is noise)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        luma_e, chroma_e = expected @ _LUMA, np.ptp(expected, axis=-1)
+        luma = np.where(luma_e >= MIN_RATIO_BASE, (seen @ _LUMA) / luma_e, np.nan)
+        chroma = np.where(chroma_e >= MIN_RATIO_BASE, np.ptp(seen, axis=-1) / chroma_e, np.nan)
+    return luma, chroma
+
+
+def colour_changes(track) -> list[dict]:
+    """The kept objects whose own colour changed against the scene's tone: ``{"id", "change":
+    "turned 30% darker", "kind": "tone", "value": 30, "delta_e": 14.2, "frame": 16}`` each.
+
+    A frame reads changed when the object's colour is more than ``max_colour_delta_e``
+    (CIEDE2000) from its expected colour (:func:`expected_colours`), or its lightness or its
+    saturation is off by more than ``max_lightness_change`` / ``max_saturation_change`` of
+    the expected one (CIEDE2000 compresses differences among light, saturated colours: a
+    green a quarter of the way to white is 2.2 from it, yet a third less saturated); the
+    object changed where most of the ``vote_frames`` frames around read changed.
+    """
+    m, st = track.model, THRESHOLDS["kept_object_stability"]
+    expected = expected_colours(track)
+    ok = np.isfinite(expected[..., 0])
+    if not ok.any():
+        return []
+    seen = np.where(ok[..., None], track.colours, 0.0)
+    diff = np.zeros(ok.shape)
+    lab = rgb2lab(np.stack([seen[ok], expected[ok]])[:, None] / 255.0)[:, 0]
+    diff[ok] = deltaE_ciede2000(lab[0], lab[1])
+    luma, chroma = _ratios(seen, np.where(ok[..., None], expected, 0.0))
+    with np.errstate(invalid="ignore"):
+        flags = ok & ((diff > st["max_colour_delta_e"])
+                      | (np.abs(luma - 1) > st["max_lightness_change"])
+                      | (np.abs(chroma - 1) > st["max_saturation_change"]))
+    out = []
+    for k in np.flatnonzero(ok.any(axis=0)).tolist():
+        frames = np.flatnonzero(ok[:, k])
+        bad = voted(flags[frames, k].astype(float), st["vote_frames"]) > 0.5
+        if not bad.any():
+            continue
+        at = frames[bad]
+        worst = int(at[np.argmax(diff[at, k])])
+        words, pct = _words(np.nan_to_num(luma[worst, k], nan=1.0),
+                            np.nan_to_num(chroma[worst, k], nan=1.0))
+        out.append({"id": int(m.ids[k]), "change": words, "kind": "tone", "value": pct,
+                    "delta_e": round(float(diff[worst, k]), 1),
+                    "frame": int(frames[change_start(bad, flags[frames, k])])})
+    return out

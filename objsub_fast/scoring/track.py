@@ -1,0 +1,511 @@
+"""One pass over a video's canvas frames: :class:`Tracker` reads each frame once and fills a
+:class:`Track`, what every invariant (``invariants``) is then measured on.
+
+Per frame the tracker detects the frame's components (``detect``), matches them to the task's
+objects (identity follows place: a lost removed object is looked for only near where it was),
+estimates the camera from the kept objects (``camera``), and records for every object its
+place, presence, colour and shape read-outs, the ink over its square (``appearance``), its
+footprint against its first silhouette (``silhouette``) and its mean colour; for the frame, the
+camera, the background's colour and the ink no task object explains (``accounting``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..runtime._numba import kernel
+from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
+from .appearance import background_colour, object_colours, square_ink
+from .camera import apply_camera, estimate_camera
+from .detect import Detector, classify_shapes, match
+from .model import TaskModel
+from .silhouette import MIN_PIXELS, Silhouettes, drawn_silhouette, overlap_of
+from .thresholds import THRESHOLDS
+
+__all__ = ["Track", "Tracker"]
+
+#: Object zones (left out of the global-change test) are their boxes grown by this many px.
+ZONE_MARGIN = 3
+#: Removed objects vote for the camera (when few kept objects are seen) while their area is
+#: within this range of the drawn area: they have not started to change.
+WHOLE_RANGE = (0.75, 1.33)
+#: ... and while each stays within this many px (at 256) of where frame 0 showed it.
+NEAR_PX = 1.5
+_ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
+
+
+@dataclass(eq=False)
+class Track:
+    """Everything one pass over a video saw, as plain arrays (F frames, M task objects).
+
+    Attributes
+    ----------
+    model : TaskModel
+    visible : (M,) bool, the objects the frames show (a crop may cut some off)
+    rect : (u0, v0, u1, v1), the part of the canvas the frames show
+    positions : (F, M, 2) float, each object's centroid (NaN where not seen)
+    present : (F, M) bool, matched to a component
+    color_read, shape_read : (F, M) int, colour and shape read-outs (-1: uncertain, not seen)
+    shape_confirmed : (F, M) bool, a shape read-out the silhouette bears out
+    cameras : (F, 3), (scale, tx, ty) of each frame about the canvas centre
+    ink : (F, V) float, ink over each visible object's square where the camera puts it
+    footprint : (F, M, 2), (area ratio, overlap) of each kept object's silhouette against its
+        first one (NaN where not measured)
+    colours : (F, M, 3) float, each object's mean colour inside its outline (NaN: not seen)
+    background : (F, 3) float, the colour of the frame's background
+    last_seen : (M,) int, the last frame each object was seen in (-1: never)
+    last_position : (M, 2), where each object was last seen
+    last_area : (M,) its area there
+    max_step, max_global : the largest step of a tracked object (px) and the largest fraction
+        of the canvas changing class between two frames outside every object's zone
+    final_classes, final_frame : the last frame's pixel classes and colours
+    added : list of dict, ink no task object explains that stayed (``accounting``)
+    silhouettes : ``silhouette.Silhouettes``, the kept objects' first silhouettes
+    changed_masks : {object: {"first": (t, mask), "worst": (overlap, t, mask)}}, the
+        silhouettes of the frames where an object's footprint read changed
+    """
+
+    model: TaskModel
+    visible: np.ndarray
+    rect: tuple
+    positions: np.ndarray
+    present: np.ndarray
+    color_read: np.ndarray
+    shape_read: np.ndarray
+    shape_confirmed: np.ndarray
+    cameras: np.ndarray
+    ink: np.ndarray
+    footprint: np.ndarray
+    colours: np.ndarray
+    background: np.ndarray
+    last_seen: np.ndarray
+    last_position: np.ndarray
+    last_area: np.ndarray
+    max_step: float
+    max_global: float
+    final_classes: np.ndarray
+    final_frame: np.ndarray
+    added: list
+    silhouettes: Silhouettes
+    changed_masks: dict = field(default_factory=dict)
+
+    @property
+    def frames(self) -> int:
+        return len(self.present)
+
+    @property
+    def gate(self) -> float:
+        """The largest step an object may take between two frames (canvas px)."""
+        w, h = self.model.canvas_size
+        return THRESHOLDS["motion_continuity"]["max_step_fraction"] * float(np.hypot(w, h))
+
+    @property
+    def visible_ids(self) -> np.ndarray:
+        """Indices of the visible objects: the columns of :attr:`ink`."""
+        return np.flatnonzero(self.visible)
+
+
+@kernel(nogil=True)
+def _changed_outside(prev, cur, zones) -> float:
+    """Fraction of the pixels whose class differs between ``prev`` and ``cur`` outside every
+    (x0, x1, y0, y1) zone (inclusive, clipped to the frame)."""
+    h, w = prev.shape
+    diff = np.zeros((h, w), np.bool_)
+    count = 0
+    for y in range(h):
+        for x in range(w):
+            if prev[y, x] != cur[y, x]:
+                diff[y, x] = True
+                count += 1
+    if count == 0:
+        return 0.0
+    for z in range(zones.shape[0]):
+        for y in range(max(zones[z, 2], 0), min(zones[z, 3] + 1, h)):
+            for x in range(max(zones[z, 0], 0), min(zones[z, 1] + 1, w)):
+                if diff[y, x]:
+                    diff[y, x] = False
+                    count -= 1
+    return count / (h * w)
+
+
+def _sample_frames(count: int, keep: int) -> np.ndarray:
+    """Indices of ``keep`` frames spread evenly over ``count`` (first and last included).
+
+    Examples
+    --------
+    >>> _sample_frames(10, 3).tolist()
+    [0, 4, 9]
+    """
+    return np.unique(np.rint(np.linspace(0, count - 1, min(keep, count))).astype(int))
+
+
+class FrameSamples:
+    """About ``keep`` frames of a video spread over it, kept as they stream by (for reports):
+    every frame while few, then every second, fourth, ... one; the latest always."""
+
+    def __init__(self, keep: int):
+        self.keep = int(keep)
+        self.frames = {}            # frame index -> canvas frame (decimated as frames come)
+        self.last = None            # (index, frame) of the latest frame
+        self._step = 1
+
+    def add(self, t: int, frame) -> None:
+        if not self.keep:
+            return
+        if t % self._step == 0:
+            self.frames[t] = frame.copy()
+            self.last = (t, self.frames[t])
+        else:
+            self.last = (t, frame.copy())     # the final frame is always drawn
+        if len(self.frames) > 4 * self.keep:
+            self._step *= 2
+            self.frames = {i: f for i, f in self.frames.items() if i % self._step == 0}
+
+    def picked(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
+        """About ``keep`` of the kept frames, evenly spread: list of (index, frame)."""
+        if not self.frames:
+            return []
+        frames = {**self.frames, self.last[0]: self.last[1]}
+        idx = np.array(sorted(frames))
+        want = _sample_frames(idx[-1] + 1, keep or self.keep)
+        pick = np.unique(idx[np.abs(idx[None, :] - want[:, None]).argmin(axis=1)])
+        return [(int(i), frames[int(i)]) for i in pick]
+
+
+class Tracker:
+    """Read canvas frames of one video, one at a time (:meth:`update`), into a :class:`Track`
+    (:meth:`track`).
+
+    Parameters
+    ----------
+    model : TaskModel
+    mapping : register.Mapping, optional
+        The registration (visible objects and canvas part); default: everything visible.
+    keep_samples : int
+        Keep about this many frames (spread over the video, for reports); 0 keeps none.
+    """
+
+    def __init__(self, model: TaskModel, mapping=None, keep_samples: int = 0):
+        self.model = m = model
+        w, h = model.canvas_size
+        self.gate = THRESHOLDS["motion_continuity"]["max_step_fraction"] * float(np.hypot(w, h))
+        self.detect = Detector(model.canvas_size, model.min_area, model.palette, model.look)
+        self.set_mapping(mapping)
+        self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
+        self._drawn = np.stack([m.cx, m.cy], axis=1)
+        self.ref_area = m.area.copy()
+        self.last_seen = np.full(len(m.cx), -1)
+        # Per frame: the series of a Track (see there).
+        self.positions, self.present, self.color_read, self.shape_read = [], [], [], []
+        self.cameras, self.ink, self.footprint, self.shape_confirmed = [], [], [], []
+        self.colours, self.background = [], []
+        self.silhouettes = Silhouettes(len(m.cx), int(m.size.max() * 1.6) + 4)
+        self.changed_masks = {}
+        self._crops = {}            # this frame's soft silhouettes, by object (:meth:`_crop`)
+        self.removed_vote, self.first_seen = True, None
+        self.max_step = self.max_global = 0.0
+        self.prev_cls = None
+        self._inputs = None         # the tracking inputs the previous frame met (see update)
+        self._repeating = False     # the previous frame was a repeat (see update)
+        self.base_zones = np.stack([m.left, m.left + m.size, m.top, m.top + m.size],
+                                   axis=1) + _ZONE_GROWTH
+        self.prev_zones = self.base_zones[:0]
+        self.final_cls = self.final_frame = None
+        added = THRESHOLDS["added_objects"]
+        self.ledger = InkLedger(added["min_frames"], self.gate)
+        self._added_min_area = added["min_area_fraction"] * m.area.min()
+        self._zone_half = m.size * (0.5 + ZONE_GROWTH_FRACTION)
+        self._squares = np.stack([m.left + (m.size - 1) / 2, m.top + (m.size - 1) / 2], axis=1)
+        self.samples = FrameSamples(keep_samples)
+
+    def set_mapping(self, mapping) -> None:
+        """Take the visible objects and canvas part of a registration (None: all visible)."""
+        w, h = self.model.canvas_size
+        self.mapping = mapping
+        self.visible = (mapping.visible if mapping is not None and mapping.visible is not None
+                        else np.ones(len(self.model.cx), bool))
+        self.rect = mapping.canvas_rect() if mapping is not None else (0, 0, w, h)
+        self.detect.rect = self.rect      # a component at its border may be cut off
+        m = self.model
+        self._vis = vis = np.flatnonzero(self.visible)
+        self._vis_model = (m.color[vis], m.shape[vis], m.size[vis], m.area[vis], m.templates[vis])
+        self._ink_q = np.stack([m.cx[vis], m.cy[vis]], axis=1)
+        self._ink_half = m.size[vis] / 2
+
+    def read(self, stream) -> Track:
+        """Read every frame of ``stream`` (a ``video.FrameStream``) and return the track.
+
+        The stream's registration, known once its first frame is read, says which objects
+        are visible.
+        """
+        for n, (frame, classes, repeated) in enumerate(stream.canvas_frames()):
+            if n == 0:
+                self.set_mapping(stream.mapper.mapping)
+            self.update(frame, classes, repeated)
+        return self.track()
+
+    def track(self) -> Track:
+        """The :class:`Track` of the frames read so far."""
+        if not self.present:
+            raise ValueError("no frames")
+        return Track(
+            model=self.model, visible=self.visible, rect=self.rect,
+            positions=np.array(self.positions), present=np.array(self.present),
+            color_read=np.array(self.color_read), shape_read=np.array(self.shape_read),
+            shape_confirmed=np.array(self.shape_confirmed), cameras=np.array(self.cameras),
+            ink=np.array(self.ink).reshape(len(self.ink), -1),
+            footprint=np.array(self.footprint), colours=np.array(self.colours),
+            background=np.array(self.background), last_seen=self.last_seen.copy(),
+            last_position=np.stack([self.ref_x, self.ref_y], axis=1),
+            last_area=self.ref_area.copy(), max_step=self.max_step, max_global=self.max_global,
+            final_classes=self.final_cls, final_frame=self.final_frame,
+            added=self.ledger.added(len(self.present)), silhouettes=self.silhouettes,
+            changed_masks=self.changed_masks)
+
+    def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
+        """The kept frames, about ``keep`` of them spread evenly: list of (index, frame)."""
+        return self.samples.picked(keep)
+
+    # ------------------------------------------------------------------ one frame
+
+    def update(self, frame: np.ndarray, classes=None, repeated: bool = False) -> None:
+        """Detect and match objects in one canvas frame.
+
+        ``classes``: the frame's pixel classes when the frame source classified it;
+        ``repeated``: those classes are exactly the previous frame's (the colours may differ,
+        e.g. by grain). A repeated frame whose tracking inputs (last positions and areas, lost
+        objects, previous camera) are those the previous frame met gets the previous frame's
+        read-out (detection and matching see only the classes: the same inputs give the same
+        outputs); only what reads the colours (ink, colours, background) is measured again. A
+        repeat leaves the inputs as they were, so the frames after it that repeat it are
+        repeats too (their inputs are not compared again).
+        """
+        m = self.model
+        comps = self.detect(frame, classes, repeated)
+        if repeated and self._repeating:
+            self._repeat(frame, comps)
+            return
+        inputs = (self.ref_x.copy(), self.ref_y.copy(), self.ref_area.copy(),
+                  self.present[-1] if self.present else None,
+                  self.cameras[-1] if self.cameras else None, self.removed_vote)
+        self._repeating = repeated and self._same_inputs(inputs)
+        if self._repeating:
+            self._repeat(frame, comps)
+            return
+        self._inputs = inputs
+        t = len(self.present)
+        lost = ~self.present[-1] if t else np.zeros(len(m.cx), bool)
+        # Objects the frame does not show take no part in the matching.
+        vis = self._vis
+        comp_of, shape_of = np.full(len(m.cx), -1), np.full(len(m.cx), -1)
+        ref_x, ref_y, reach = self._reach(lost)
+        comp_of[vis], shape_of[vis] = match(
+            ref_x[vis], ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
+            comps, gate=self.gate, reach=reach[vis])
+        hit = comp_of >= 0
+        idx = comp_of[hit]
+        cam, pos = self._camera(hit, comps, idx)
+        seen = hit & (self.last_seen >= 0)
+        if seen.any():
+            step = np.hypot(pos[seen, 0] - self.ref_x[seen], pos[seen, 1] - self.ref_y[seen])
+            self.max_step = max(self.max_step, float(step.max()))
+        self.ref_x[hit], self.ref_y[hit] = pos[hit, 0], pos[hit, 1]
+        self.ref_area[hit] = comps.area[idx]
+        self.last_seen[hit] = t
+        col = np.full(len(comp_of), -1)
+        col[hit] = comps.color[idx]
+        self.positions.append(pos)
+        self.present.append(hit)
+        self.color_read.append(col)
+        self.shape_read.append(shape_of)
+        self.cameras.append(cam)
+        self._read_colours(frame, comps, comp_of)
+        self.footprint.append(self._footprint(t, frame, hit, comp_of, comps, cam))
+        self.shape_confirmed.append(self._shape_evidence(frame, shape_of, comp_of, comps))
+        zones = comps.bbox[idx] + _ZONE_GROWTH
+        if self.prev_cls is not None:
+            changed = _changed_outside(self.prev_cls, comps.cls,
+                                       np.concatenate([self.base_zones, self.prev_zones, zones]))
+            self.max_global = max(self.max_global, changed)
+        self.prev_cls, self.prev_zones = comps.cls, zones
+        self.final_cls, self.final_frame = comps.cls, frame
+        self._comp_of = comp_of
+        self._account(t, comps, idx, cam)
+        self.samples.add(t, frame)
+
+    def _read_colours(self, frame, comps, comp_of) -> None:
+        """This frame's background colour, each seen object's mean colour and the ink over
+        each visible object's square where the camera puts it (``appearance``)."""
+        bg = background_colour(frame, comps.cls)
+        self.background.append(bg)
+        # An object cut off by the frame's border shows part of its colours only.
+        whole = np.where(comp_of >= 0, ~comps.edge[np.maximum(comp_of, 0)], False)
+        self.colours.append(object_colours(frame, comps, np.where(whole, comp_of, -1)))
+        c = self.model.center
+        cam = self.cameras[-1]
+        self.ink.append(square_ink(frame, self._ink_q, self._ink_half, cam, c, bg))
+
+    def _camera(self, hit, comps, idx):
+        """This frame's camera from the kept objects (see ``camera``)."""
+        m = self.model
+        prev = self.cameras[-1] if self.cameras else (1.0, 0.0, 0.0)
+        p = np.full((len(hit), 2), np.nan)
+        p[hit, 0], p[hit, 1] = comps.cx[idx], comps.cy[idx]
+        q = self._drawn
+        if self.first_seen is None:      # frame 0: where each object starts
+            self.first_seen = p.copy()
+        kept = hit & ~m.removed & self.visible
+        vote = kept
+        if kept.sum() < 3 and self.removed_vote:
+            # Removed objects vote only until the first of them changes (moves off its frame-0
+            # place, changes size or goes): after that they could drag the camera along.
+            area = np.full(len(hit), np.nan)
+            area[hit] = comps.area[idx]
+            ratio = area / m.area
+            rem = m.removed & self.visible & np.isfinite(self.first_seen[:, 0])
+            still = hit & (np.hypot(*(p - self.first_seen).T) <= NEAR_PX * m.unit) \
+                & (ratio >= WHOLE_RANGE[0]) & (ratio <= WHOLE_RANGE[1])
+            self.removed_vote = bool(still[rem].all())
+            if self.removed_vote:
+                vote = kept | rem
+        if vote.sum() == 2 and (vote & m.removed).any():
+            return prev, p      # two points decide a camera only when both are kept objects
+        return estimate_camera(p[vote], q[vote], m.center, prev, m.unit), p
+
+    def _reach(self, lost):
+        """(ref_x, ref_y, reach) for matching: a lost removed object is looked for only within
+        the motion threshold of where it was last seen, moved by the camera since then (identity
+        follows place); a lost kept object anywhere (a teleport is then seen as a jump)."""
+        m = self.model
+        reach = np.full(len(m.cx), np.inf)
+        away = lost & m.removed & (self.last_seen >= 0)
+        if not away.any() or not self.cameras:
+            return self.ref_x, self.ref_y, reach
+        reach[away] = self.gate
+        ref_x, ref_y = self.ref_x.copy(), self.ref_y.copy()
+        s1, tx1, ty1 = self.cameras[-1]
+        c = m.center
+        for k in np.flatnonzero(away):
+            s0, tx0, ty0 = self.cameras[self.last_seen[k]]
+            f = s1 / s0
+            ref_x[k] = c[0] + f * (ref_x[k] - c[0] - tx0) + tx1
+            ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
+        return ref_x, ref_y, reach
+
+    def _footprint(self, t: int, frame, hit, comp_of, comps, cam) -> np.ndarray:
+        """(M, 2) of (area ratio, overlap) of each kept object's silhouette against its first
+        one (``silhouette``); NaN where not measured. The first silhouette is taken the first
+        time the object is seen whole (off the border, not a speck). Keeps the silhouettes of
+        the frames where one reads changed (the first and the worst), to put a change in words.
+        """
+        m, st = self.model, THRESHOLDS["kept_object_stability"]
+        self._crops = {}
+        out = np.full((len(m.cx), 2), np.nan)
+        ok = hit & ~m.removed
+        ok[ok] = ~comps.edge[comp_of[ok]] & (comps.area[comp_of[ok]] >= MIN_PIXELS)
+        if not ok.any():
+            return out
+        sil = self.silhouettes
+        new = ok & (sil.frame < 0)
+        if new.any():
+            sil.take(t, frame, np.flatnonzero(new), comps, comp_of[new], cam[0])
+        which = np.flatnonzero(ok & (sil.frame >= 0) & ~new)
+        out[new & (sil.frame >= 0)] = 1.0
+        if not which.size:
+            return out
+        ratio, overlap = sil.compare(frame, which, comps, comp_of[which], cam[0])
+        # Where it reads changed, the object as the task draws it may still fit: the first
+        # frame's silhouette can carry a codec's smear (an I-frame's, at 0.015 bit/pixel), and
+        # an object that looks as the task's first frame draws it is unchanged.
+        for n in np.flatnonzero(overlap < st["turn_overlap"]).tolist():
+            k = int(which[n])
+            drawn = drawn_silhouette(m.look, m.global_shape[k], int(m.size[k]), m.rgb[k])
+            overlap[n] = max(overlap[n], overlap_of(drawn, self._crop(frame, comps, comp_of, k)))
+        out[which, 0], out[which, 1] = ratio, overlap
+        bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["turn_overlap"])
+        for n in np.flatnonzero(bad).tolist():
+            k = int(which[n])
+            seen = self.changed_masks.setdefault(k, {})
+            if "first" not in seen:
+                seen["first"] = (t, self._crop(frame, comps, comp_of, k))
+            if "worst" not in seen or overlap[n] < seen["worst"][0]:
+                seen["worst"] = (float(overlap[n]), t, self._crop(frame, comps, comp_of, k))
+        return out
+
+    def _crop(self, frame, comps, comp_of, k: int) -> np.ndarray:
+        """Object ``k``'s soft silhouette in this frame (``Silhouettes.crop``), made once per
+        frame (:meth:`_footprint` starts the frame)."""
+        if k not in self._crops:
+            sil = self.silhouettes
+            self._crops[k] = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
+        return self._crops[k]
+
+    def _shape_evidence(self, frame, shape_of, comp_of, comps) -> np.ndarray:
+        """(M,) bool: the kept objects whose shape reads as another one in this frame and whose
+        silhouette bears it out: it overlaps its first silhouette less than
+        ``shape_overlap``, and the read shape drawn at its size overlaps it by ``shape_margin``
+        more than its first silhouette does. The classifier misreads a small object's blocky or
+        smeared edges (a 21 px pyramid as a cone at 0.015 bit/pixel), which leave it about as
+        near its own first silhouette as the other shape's drawing."""
+        m, st = self.model, THRESHOLDS["kept_object_stability"]
+        foot = self.footprint[-1]
+        out = np.zeros(len(m.cx), bool)
+        cand = np.flatnonzero((shape_of >= 0) & (shape_of != m.shape) & ~m.removed
+                              & (foot[:, 1] < st["shape_overlap"]))
+        for k in cand.tolist():
+            cur = self._crop(frame, comps, comp_of, k)
+            other = drawn_silhouette(m.look, int(m.question.vocabulary.shapes[shape_of[k]]),
+                                     int(m.size[k]), m.rgb[k])
+            out[k] = overlap_of(other, cur) > foot[k, 1] + st["shape_margin"]
+        return out
+
+    def _account(self, t: int, comps, idx, cam) -> None:
+        """Give the ledger this frame's ink that no task object explains (``accounting``):
+        the zones are every object's square where the camera puts it and where each visible
+        object was last tracked, grown by a quarter of its size."""
+        m = self.model
+        matched = np.zeros(len(comps), bool)
+        matched[idx] = True
+        if not (~matched & ~comps.edge & (comps.color >= 0)
+                & (comps.area >= self._added_min_area)).any():
+            self.ledger.see(t, [])          # the usual frame: nothing left to explain
+            return
+        vis = self._vis              # objects the frame does not show are not tracked
+        placed = apply_camera(self._squares, cam, m.center)
+        centres = np.concatenate([placed, np.stack([self.ref_x[vis], self.ref_y[vis]], axis=1)])
+        half = np.concatenate([self._zone_half * cam[0], self._zone_half[vis]])
+        zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,
+                          centres[:, 1] + half], axis=1)
+        ink = unexplained(comps, matched, zones, self._added_min_area)
+        if ink.size:
+            side = np.sqrt(comps.area[ink])
+            nearest = np.abs(m.size[:, None] - side[None]).argmin(axis=0)
+            shapes = classify_shapes(comps.features[ink], m.templates[nearest])
+            shapes = shapes[np.arange(ink.size), np.arange(ink.size)]
+            items = [(comps.cx[j], comps.cy[j], comps.area[j], comps.color[j], shapes[n])
+                     for n, j in enumerate(ink.tolist())]
+        else:
+            items = []
+        self.ledger.see(t, items)
+
+    def _same_inputs(self, inputs) -> bool:
+        """Whether ``inputs`` (see :meth:`update`) equal those the previous frame met."""
+        last = self._inputs
+        if last is None or last[3] is None:
+            return False
+        return all(np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
+                   for a, b in zip(inputs, last))
+
+    def _repeat(self, frame, comps) -> None:
+        """Record the previous frame's read-out again for a repeated frame, with what reads its
+        own colours measured again (ink, colours, background)."""
+        t = len(self.present)
+        for series in (self.positions, self.present, self.color_read, self.shape_read,
+                       self.cameras, self.footprint, self.shape_confirmed):
+            series.append(series[-1])
+        self._read_colours(frame, comps, self._comp_of)
+        self.final_frame = frame
+        self.last_seen[self.present[-1]] = t
+        self.ledger.repeat(t)
+        self.samples.add(t, frame)
