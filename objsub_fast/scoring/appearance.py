@@ -1,4 +1,4 @@
-"""Colours as this video renders them: the background's colour, each object's mean colour, and
+"""Colours as this video renders them: the background's colour, each object's median colour, and
 ink measured against the video's own background.
 
 Ink is how far a pixel is from background: ``255 - min(R, G, B)`` on a white background. A
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime._numba import kernel
-from .detect import BG
+from .detect import BG, COLOR_CLASS0
 
 __all__ = ["WHITE", "background_colour", "object_colours", "square_ink", "ink_over"]
 
@@ -20,9 +20,9 @@ WHITE = np.array([255.0, 255.0, 255.0])
 #: The background's colour is the median over every STRIDE-th pixel each way of the pixels
 #: classed background (a 256 canvas: 16,000 of them).
 STRIDE = 2
-#: An object's mean colour is taken over its inside pixels (whose four neighbours are its own)
-#: when it has at least this many, else over all its pixels (a speck).
-MIN_INSIDE_PX = 8
+#: An object's colour is taken over the pixels classed its colour when it has at least this
+#: many, else over all its pixels (a speck).
+MIN_FILL_PX = 8
 #: A channel of the background darker than this is taken as this (a black frame is no white).
 MIN_WHITE = 32.0
 
@@ -66,43 +66,49 @@ def background_colour(frame: np.ndarray, classes: np.ndarray) -> np.ndarray:
 
 
 @kernel(nogil=True)
-def _object_colours(frame, labels, label, bbox, comp_of, min_inside):
+def _object_colours(frame, labels, cls, label, bbox, want, comp_of, min_pixels):
     h, w = labels.shape
     out = np.full((comp_of.shape[0], 3), np.nan)
+    hist = np.zeros((2, 3, 256), np.int64)       # pixels of its colour class, every pixel
     for k in range(comp_of.shape[0]):
         j = comp_of[k]
         if j < 0:
             continue
         lab = label[j]
-        x0, x1, y0, y1 = bbox[j, 0], bbox[j, 1], bbox[j, 2], bbox[j, 3]
-        inside = np.zeros(3)
-        every = np.zeros(3)
-        n_in, n_all = 0, 0
-        for y in range(y0, y1 + 1):
-            for x in range(x0, x1 + 1):
+        hist[:] = 0
+        n_fill, n_all = 0, 0
+        for y in range(bbox[j, 2], bbox[j, 3] + 1):
+            for x in range(bbox[j, 0], bbox[j, 1] + 1):
                 if labels[y, x] != lab:
                     continue
-                n_all += 1
+                fill = cls[y, x] == want[j]
                 for c in range(3):
-                    every[c] += frame[y, x, c]
-                if 0 < y < h - 1 and 0 < x < w - 1 and labels[y - 1, x] == lab \
-                        and labels[y + 1, x] == lab and labels[y, x - 1] == lab \
-                        and labels[y, x + 1] == lab:
-                    n_in += 1
-                    for c in range(3):
-                        inside[c] += frame[y, x, c]
-        if n_in >= min_inside:
-            out[k] = inside / n_in
-        elif n_all:
-            out[k] = every / n_all
+                    hist[1, c, frame[y, x, c]] += 1
+                    if fill:
+                        hist[0, c, frame[y, x, c]] += 1
+                n_all += 1
+                n_fill += fill
+        which, n = (0, n_fill) if n_fill >= min_pixels else (1, n_all)
+        if n == 0:
+            continue
+        for c in range(3):
+            seen = 0
+            for v in range(256):
+                seen += hist[which, c, v]
+                if 2 * seen >= n:
+                    out[k, c] = v
+                    break
     return out
 
 
 def object_colours(frame: np.ndarray, comps, comp_of: np.ndarray) -> np.ndarray:
-    """(M, 3) mean colour of each object's component in ``frame`` (``comp_of[k]``, -1: not
-    seen, NaN), over its inside pixels: the rim blends with the outline and the background."""
-    return _object_colours(frame, comps.labels, comps.label, comps.bbox,
-                           np.asarray(comp_of, np.int64), MIN_INSIDE_PX)
+    """(M, 3) each object's colour in ``frame``: per channel, the median over the pixels of
+    its component (``comp_of[k]``; -1: not seen, NaN) that are classed its colour (its fill:
+    not the outline, not the rim the codec blends with the background, whatever share of the
+    object they are at its size); over all its pixels when fewer than :data:`MIN_FILL_PX`."""
+    want = np.where(comps.color >= 0, comps.color + COLOR_CLASS0, -1).astype(np.int64)
+    return _object_colours(frame, comps.labels, comps.cls, comps.label, comps.bbox, want,
+                           np.asarray(comp_of, np.int64), MIN_FILL_PX)
 
 
 @kernel(nogil=True)

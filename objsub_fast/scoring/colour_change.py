@@ -2,7 +2,7 @@
 
 A model may render the whole picture warmer, darker or with more contrast, at once or drifting
 slowly: that is the camera, and it passes. One kept object changing its lightness or saturation
-against the rest of the scene is a change to that object. So each kept object's mean colour in
+against the rest of the scene is a change to that object. So each kept object's median colour in
 each frame (``appearance.object_colours``) is compared with its own colour in its first frames
 brought through the scene's tone change since then: per channel, a line fitted through the
 background's and the *other* kept objects' colours then and now (:func:`tone_map`). The
@@ -30,9 +30,6 @@ MAX_REFERENCE_OFF = 12.0
 #: Gains of a fitted tone line are kept within this range.
 GAIN_RANGE = (0.5, 2.0)
 _LUMA = np.array([0.299, 0.587, 0.114])
-#: Lightness and saturation ratios are read only where the expected luma or chroma is at
-#: least this many levels.
-MIN_RATIO_BASE = 40.0
 
 
 def _fit(before: np.ndarray, after: np.ndarray, use: np.ndarray):
@@ -137,15 +134,14 @@ def _words(luma: float, chroma: float) -> tuple[str, int]:
     return "changed hue", 0
 
 
-def _ratios(seen: np.ndarray, expected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(lightness, saturation) ratios of ``seen`` over ``expected`` colours (..., 3): luma
-    (Rec. 601) and chroma (max - min channel); NaN where the expected one is under
-    :data:`MIN_RATIO_BASE` (a ratio of a near-black or near-grey colour is noise)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        luma_e, chroma_e = expected @ _LUMA, np.ptp(expected, axis=-1)
-        luma = np.where(luma_e >= MIN_RATIO_BASE, (seen @ _LUMA) / luma_e, np.nan)
-        chroma = np.where(chroma_e >= MIN_RATIO_BASE, np.ptp(seen, axis=-1) / chroma_e, np.nan)
-    return luma, chroma
+def _levels(seen: np.ndarray, expected: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(lightness, saturation) of ``seen`` minus those of ``expected`` colours (..., 3), in
+    levels: luma (Rec. 601) and chroma (max - min channel)."""
+    return (seen - expected) @ _LUMA, np.ptp(seen, axis=-1) - np.ptp(expected, axis=-1)
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b >= 1 else 1.0
 
 
 def colour_changes(track) -> list[dict]:
@@ -153,11 +149,12 @@ def colour_changes(track) -> list[dict]:
     "turned 30% darker", "kind": "tone", "value": 30, "delta_e": 14.2, "frame": 16}`` each.
 
     A frame reads changed when the object's colour is more than ``max_colour_delta_e``
-    (CIEDE2000) from its expected colour (:func:`expected_colours`), or its lightness or its
-    saturation is off by more than ``max_lightness_change`` / ``max_saturation_change`` of
-    the expected one (CIEDE2000 compresses differences among light, saturated colours: a
-    green a quarter of the way to white is 2.2 from it, yet a third less saturated); the
-    object changed where most of the ``vote_frames`` frames around read changed.
+    (CIEDE2000) from its expected colour (:func:`expected_colours`), or its lightness (luma)
+    or its saturation (chroma) is more than ``max_lightness_change`` /
+    ``max_saturation_change`` levels off the expected one's (CIEDE2000 compresses differences
+    among light, saturated colours: a green a quarter of the way to white is 2.2 from it, yet
+    64 levels less saturated); the object changed where most of the ``vote_frames`` frames
+    around read changed.
     """
     m, st = track.model, THRESHOLDS["kept_object_stability"]
     expected = expected_colours(track)
@@ -168,11 +165,9 @@ def colour_changes(track) -> list[dict]:
     diff = np.zeros(ok.shape)
     lab = rgb2lab(np.stack([seen[ok], expected[ok]])[:, None] / 255.0)[:, 0]
     diff[ok] = deltaE_ciede2000(lab[0], lab[1])
-    luma, chroma = _ratios(seen, np.where(ok[..., None], expected, 0.0))
-    with np.errstate(invalid="ignore"):
-        flags = ok & ((diff > st["max_colour_delta_e"])
-                      | (np.abs(luma - 1) > st["max_lightness_change"])
-                      | (np.abs(chroma - 1) > st["max_saturation_change"]))
+    luma, chroma = _levels(seen, np.where(ok[..., None], expected, 0.0))
+    flags = ok & ((diff > st["max_colour_delta_e"]) | (np.abs(luma) > st["max_lightness_change"])
+                  | (np.abs(chroma) > st["max_saturation_change"]))
     out = []
     for k in np.flatnonzero(ok.any(axis=0)).tolist():
         frames = np.flatnonzero(ok[:, k])
@@ -181,8 +176,9 @@ def colour_changes(track) -> list[dict]:
             continue
         at = frames[bad]
         worst = int(at[np.argmax(diff[at, k])])
-        words, pct = _words(np.nan_to_num(luma[worst, k], nan=1.0),
-                            np.nan_to_num(chroma[worst, k], nan=1.0))
+        e = expected[worst, k]
+        words, pct = _words(_ratio(float(seen[worst, k] @ _LUMA), float(e @ _LUMA)),
+                            _ratio(float(np.ptp(seen[worst, k])), float(np.ptp(e))))
         out.append({"id": int(m.ids[k]), "change": words, "kind": "tone", "value": pct,
                     "delta_e": round(float(diff[worst, k]), 1),
                     "frame": int(frames[change_start(bad, flags[frames, k])])})

@@ -5,7 +5,7 @@ Per frame the tracker detects the frame's components (``detect``), matches them 
 objects (identity follows place: a lost removed object is looked for only near where it was),
 estimates the camera from the kept objects (``camera``), and records for every object its
 place, presence, colour and shape read-outs, the ink over its square (``appearance``), its
-footprint against its first silhouette (``silhouette``) and its mean colour; for the frame, the
+footprint against its first silhouette (``silhouette``) and its median colour; for the frame, the
 camera, the background's colour and the ink no task object explains (``accounting``).
 """
 from __future__ import annotations
@@ -52,7 +52,7 @@ class Track:
     ink : (F, V) float, ink over each visible object's square where the camera puts it
     footprint : (F, M, 2), (area ratio, overlap) of each kept object's silhouette against its
         first one (NaN where not measured)
-    colours : (F, M, 3) float, each object's mean colour inside its outline (NaN: not seen)
+    colours : (F, M, 3) float, each object's median colour inside its rim (NaN: not seen)
     background : (F, 3) float, the colour of the frame's background
     last_seen : (M,) int, the last frame each object was seen in (-1: never)
     last_position : (M, 2), where each object was last seen
@@ -335,12 +335,13 @@ class Tracker:
         self.samples.add(t, frame)
 
     def _read_colours(self, frame, comps, comp_of) -> None:
-        """This frame's background colour, each seen object's mean colour and the ink over
+        """This frame's background colour, each seen object's median colour and the ink over
         each visible object's square where the camera puts it (``appearance``)."""
         bg = background_colour(frame, comps.cls)
         self.background.append(bg)
         # An object cut off by the frame's border shows part of its colours only.
-        whole = np.where(comp_of >= 0, ~comps.edge[np.maximum(comp_of, 0)], False)
+        whole = comp_of >= 0
+        whole[whole] = ~comps.edge[comp_of[whole]]
         self.colours.append(object_colours(frame, comps, np.where(whole, comp_of, -1)))
         c = self.model.center
         cam = self.cameras[-1]
