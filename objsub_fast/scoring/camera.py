@@ -193,3 +193,47 @@ def _pan_only(p, q, cx, cy, prev, tol):
     if k < max(2, n - 1):
         return prev[0], prev[1], prev[2]
     return s, t0 / k, t1 / k
+
+
+class CameraVote:
+    """Each frame's camera from the objects seen (:func:`estimate_camera`): the kept objects,
+    and the removed ones while fewer than three kept objects are seen and none of the removed
+    has started to change (moved off its frame-0 place, changed size or gone)."""
+
+    #: Removed objects vote while their area is within this range of the drawn area ...
+    WHOLE_RANGE = (0.75, 1.33)
+    #: ... and while each stays within this many px (at 256) of where frame 0 showed it.
+    NEAR_PX = 1.5
+
+    def __init__(self, model):
+        self.model = model
+        self.removed_vote, self.first_seen = True, None
+        self._drawn = np.stack([model.cx, model.cy], axis=1)
+
+    def __call__(self, hit, comps, idx, prev, visible):
+        """(this frame's camera, (M, 2) each object's centroid, NaN where not seen), from the
+        objects ``hit`` matched to components ``idx`` of ``comps``, ``prev`` the last frame's
+        camera, ``visible`` the objects the frames show."""
+        m = self.model
+        p = np.full((len(hit), 2), np.nan)
+        p[hit, 0], p[hit, 1] = comps.cx[idx], comps.cy[idx]
+        q = self._drawn
+        if self.first_seen is None:      # frame 0: where each object starts
+            self.first_seen = p.copy()
+        kept = hit & ~m.removed & visible
+        vote = kept
+        if kept.sum() < 3 and self.removed_vote:
+            # Removed objects vote only until the first of them changes (moves off its frame-0
+            # place, changes size or goes): after that they could drag the camera along.
+            area = np.full(len(hit), np.nan)
+            area[hit] = comps.area[idx]
+            ratio = area / m.area
+            rem = m.removed & visible & np.isfinite(self.first_seen[:, 0])
+            still = hit & (np.hypot(*(p - self.first_seen).T) <= self.NEAR_PX * m.unit) \
+                & (ratio >= self.WHOLE_RANGE[0]) & (ratio <= self.WHOLE_RANGE[1])
+            self.removed_vote = bool(still[rem].all())
+            if self.removed_vote:
+                vote = kept | rem
+        if vote.sum() == 2 and (vote & m.removed).any():
+            return prev, p      # two points decide a camera only when both are kept objects
+        return estimate_camera(p[vote], q[vote], m.center, prev, m.unit), p

@@ -74,6 +74,22 @@ kept_object_stability  vote_frames               5      every read-out of a kept
                                                         change must last 3 frames, as a
                                                         reappearance must; 1-2 frames of codec
                                                         smear on a small object are no change
+kept_object_stability  max_colour_delta_e        8.0    a kept object's colour (the median of
+                                                        its pixels classed its colour) may be
+                                                        this far (CIEDE2000) from its first
+                                                        colour brought through the scene's tone
+                                                        in that frame (``colour_change``): a
+                                                        23 px red object under a 4% push-in
+                                                        drifts 7.1 at the default quality (the
+                                                        codec's half-resolution chroma bleeds
+                                                        its outline into its fill); 20% darker
+                                                        is 11-12 for red, green, yellow, orange
+kept_object_stability  max_lightness_change      24     ... and its luma this many levels off
+                                                        (a 20% darker yellow: 45)
+kept_object_stability  max_saturation_change     48     ... and its chroma (max - min channel)
+                                                        this many levels off: CIEDE2000 puts a
+                                                        green a quarter of the way to white 2.2
+                                                        from it, 64 levels less saturated
 motion_continuity      max_step_fraction         0.10   per-frame step of any object, as a
                                                         fraction of the canvas diagonal (36 px
                                                         at 256x256); a slide-out moves < 20

@@ -17,21 +17,17 @@ import numpy as np
 from ..runtime._numba import kernel
 from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
 from .appearance import background_colour, object_colours, square_ink
-from .camera import apply_camera, estimate_camera
+from .camera import CameraVote, apply_camera
 from .detect import Detector, classify_shapes, match
 from .model import TaskModel
-from .silhouette import MIN_PIXELS, Silhouettes, drawn_silhouette, overlap_of
+from .footprint import FootprintReader
+from .silhouette import Silhouettes
 from .thresholds import THRESHOLDS
 
 __all__ = ["Track", "Tracker"]
 
 #: Object zones (left out of the global-change test) are their boxes grown by this many px.
 ZONE_MARGIN = 3
-#: Removed objects vote for the camera (when few kept objects are seen) while their area is
-#: within this range of the drawn area: they have not started to change.
-WHOLE_RANGE = (0.75, 1.33)
-#: ... and while each stays within this many px (at 256) of where frame 0 showed it.
-NEAR_PX = 1.5
 _ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
 
 
@@ -193,17 +189,14 @@ class Tracker:
         self.detect = Detector(model.canvas_size, model.min_area, model.palette, model.look)
         self.set_mapping(mapping)
         self.ref_x, self.ref_y = m.cx.copy(), m.cy.copy()
-        self._drawn = np.stack([m.cx, m.cy], axis=1)
         self.ref_area = m.area.copy()
         self.last_seen = np.full(len(m.cx), -1)
         # Per frame: the series of a Track (see there).
         self.positions, self.present, self.color_read, self.shape_read = [], [], [], []
         self.cameras, self.ink, self.footprint, self.shape_confirmed = [], [], [], []
         self.colours, self.background = [], []
-        self.silhouettes = Silhouettes(len(m.cx), int(m.size.max() * 1.6) + 4)
-        self.changed_masks = {}
-        self._crops = {}            # this frame's soft silhouettes, by object (:meth:`_crop`)
-        self.removed_vote, self.first_seen = True, None
+        self.footprints = FootprintReader(m)
+        self.camera = CameraVote(m)
         self.max_step = self.max_global = 0.0
         self.prev_cls = None
         self._inputs = None         # the tracking inputs the previous frame met (see update)
@@ -260,8 +253,8 @@ class Tracker:
             last_position=np.stack([self.ref_x, self.ref_y], axis=1),
             last_area=self.ref_area.copy(), max_step=self.max_step, max_global=self.max_global,
             final_classes=self.final_cls, final_frame=self.final_frame,
-            added=self.ledger.added(len(self.present)), silhouettes=self.silhouettes,
-            changed_masks=self.changed_masks)
+            added=self.ledger.added(len(self.present)), silhouettes=self.footprints.silhouettes,
+            changed_masks=self.footprints.changed_masks)
 
     def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
         """The kept frames, about ``keep`` of them spread evenly: list of (index, frame)."""
@@ -288,7 +281,7 @@ class Tracker:
             return
         inputs = (self.ref_x.copy(), self.ref_y.copy(), self.ref_area.copy(),
                   self.present[-1] if self.present else None,
-                  self.cameras[-1] if self.cameras else None, self.removed_vote)
+                  self.cameras[-1] if self.cameras else None, self.camera.removed_vote)
         self._repeating = repeated and self._same_inputs(inputs)
         if self._repeating:
             self._repeat(frame, comps)
@@ -305,7 +298,8 @@ class Tracker:
             comps, gate=self.gate, reach=reach[vis])
         hit = comp_of >= 0
         idx = comp_of[hit]
-        cam, pos = self._camera(hit, comps, idx)
+        cam, pos = self.camera(hit, comps, idx, self.cameras[-1] if self.cameras
+                               else (1.0, 0.0, 0.0), self.visible)
         seen = hit & (self.last_seen >= 0)
         if seen.any():
             step = np.hypot(pos[seen, 0] - self.ref_x[seen], pos[seen, 1] - self.ref_y[seen])
@@ -321,8 +315,9 @@ class Tracker:
         self.shape_read.append(shape_of)
         self.cameras.append(cam)
         self._read_colours(frame, comps, comp_of)
-        self.footprint.append(self._footprint(t, frame, hit, comp_of, comps, cam))
-        self.shape_confirmed.append(self._shape_evidence(frame, shape_of, comp_of, comps))
+        self.footprint.append(self.footprints.read(t, frame, hit, comp_of, comps, cam))
+        self.shape_confirmed.append(self.footprints.shape_evidence(frame, shape_of, comp_of,
+                                                                   comps))
         zones = comps.bbox[idx] + _ZONE_GROWTH
         if self.prev_cls is not None:
             changed = _changed_outside(self.prev_cls, comps.cls,
@@ -347,33 +342,6 @@ class Tracker:
         cam = self.cameras[-1]
         self.ink.append(square_ink(frame, self._ink_q, self._ink_half, cam, c, bg))
 
-    def _camera(self, hit, comps, idx):
-        """This frame's camera from the kept objects (see ``camera``)."""
-        m = self.model
-        prev = self.cameras[-1] if self.cameras else (1.0, 0.0, 0.0)
-        p = np.full((len(hit), 2), np.nan)
-        p[hit, 0], p[hit, 1] = comps.cx[idx], comps.cy[idx]
-        q = self._drawn
-        if self.first_seen is None:      # frame 0: where each object starts
-            self.first_seen = p.copy()
-        kept = hit & ~m.removed & self.visible
-        vote = kept
-        if kept.sum() < 3 and self.removed_vote:
-            # Removed objects vote only until the first of them changes (moves off its frame-0
-            # place, changes size or goes): after that they could drag the camera along.
-            area = np.full(len(hit), np.nan)
-            area[hit] = comps.area[idx]
-            ratio = area / m.area
-            rem = m.removed & self.visible & np.isfinite(self.first_seen[:, 0])
-            still = hit & (np.hypot(*(p - self.first_seen).T) <= NEAR_PX * m.unit) \
-                & (ratio >= WHOLE_RANGE[0]) & (ratio <= WHOLE_RANGE[1])
-            self.removed_vote = bool(still[rem].all())
-            if self.removed_vote:
-                vote = kept | rem
-        if vote.sum() == 2 and (vote & m.removed).any():
-            return prev, p      # two points decide a camera only when both are kept objects
-        return estimate_camera(p[vote], q[vote], m.center, prev, m.unit), p
-
     def _reach(self, lost):
         """(ref_x, ref_y, reach) for matching: a lost removed object is looked for only within
         the motion threshold of where it was last seen, moved by the camera since then (identity
@@ -393,73 +361,6 @@ class Tracker:
             ref_x[k] = c[0] + f * (ref_x[k] - c[0] - tx0) + tx1
             ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
         return ref_x, ref_y, reach
-
-    def _footprint(self, t: int, frame, hit, comp_of, comps, cam) -> np.ndarray:
-        """(M, 2) of (area ratio, overlap) of each kept object's silhouette against its first
-        one (``silhouette``); NaN where not measured. The first silhouette is taken the first
-        time the object is seen whole (off the border, not a speck). Keeps the silhouettes of
-        the frames where one reads changed (the first and the worst), to put a change in words.
-        """
-        m, st = self.model, THRESHOLDS["kept_object_stability"]
-        self._crops = {}
-        out = np.full((len(m.cx), 2), np.nan)
-        ok = hit & ~m.removed
-        ok[ok] = ~comps.edge[comp_of[ok]] & (comps.area[comp_of[ok]] >= MIN_PIXELS)
-        if not ok.any():
-            return out
-        sil = self.silhouettes
-        new = ok & (sil.frame < 0)
-        if new.any():
-            sil.take(t, frame, np.flatnonzero(new), comps, comp_of[new], cam[0])
-        which = np.flatnonzero(ok & (sil.frame >= 0) & ~new)
-        out[new & (sil.frame >= 0)] = 1.0
-        if not which.size:
-            return out
-        ratio, overlap = sil.compare(frame, which, comps, comp_of[which], cam[0])
-        # Where it reads changed, the object as the task draws it may still fit: the first
-        # frame's silhouette can carry a codec's smear (an I-frame's, at 0.015 bit/pixel), and
-        # an object that looks as the task's first frame draws it is unchanged.
-        for n in np.flatnonzero(overlap < st["turn_overlap"]).tolist():
-            k = int(which[n])
-            drawn = drawn_silhouette(m.look, m.global_shape[k], int(m.size[k]), m.rgb[k])
-            overlap[n] = max(overlap[n], overlap_of(drawn, self._crop(frame, comps, comp_of, k)))
-        out[which, 0], out[which, 1] = ratio, overlap
-        bad = (np.abs(ratio - 1) > st["max_area_change"]) | (overlap < st["turn_overlap"])
-        for n in np.flatnonzero(bad).tolist():
-            k = int(which[n])
-            seen = self.changed_masks.setdefault(k, {})
-            if "first" not in seen:
-                seen["first"] = (t, self._crop(frame, comps, comp_of, k))
-            if "worst" not in seen or overlap[n] < seen["worst"][0]:
-                seen["worst"] = (float(overlap[n]), t, self._crop(frame, comps, comp_of, k))
-        return out
-
-    def _crop(self, frame, comps, comp_of, k: int) -> np.ndarray:
-        """Object ``k``'s soft silhouette in this frame (``Silhouettes.crop``), made once per
-        frame (:meth:`_footprint` starts the frame)."""
-        if k not in self._crops:
-            sil = self.silhouettes
-            self._crops[k] = sil.crop(frame, comps, comp_of[k], sil.full[k])[0]
-        return self._crops[k]
-
-    def _shape_evidence(self, frame, shape_of, comp_of, comps) -> np.ndarray:
-        """(M,) bool: the kept objects whose shape reads as another one in this frame and whose
-        silhouette bears it out: it overlaps its first silhouette less than
-        ``shape_overlap``, and the read shape drawn at its size overlaps it by ``shape_margin``
-        more than its first silhouette does. The classifier misreads a small object's blocky or
-        smeared edges (a 21 px pyramid as a cone at 0.015 bit/pixel), which leave it about as
-        near its own first silhouette as the other shape's drawing."""
-        m, st = self.model, THRESHOLDS["kept_object_stability"]
-        foot = self.footprint[-1]
-        out = np.zeros(len(m.cx), bool)
-        cand = np.flatnonzero((shape_of >= 0) & (shape_of != m.shape) & ~m.removed
-                              & (foot[:, 1] < st["shape_overlap"]))
-        for k in cand.tolist():
-            cur = self._crop(frame, comps, comp_of, k)
-            other = drawn_silhouette(m.look, int(m.question.vocabulary.shapes[shape_of[k]]),
-                                     int(m.size[k]), m.rgb[k])
-            out[k] = overlap_of(other, cur) > foot[k, 1] + st["shape_margin"]
-        return out
 
     def _account(self, t: int, comps, idx, cam) -> None:
         """Give the ledger this frame's ink that no task object explains (``accounting``):
