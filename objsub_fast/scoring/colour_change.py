@@ -144,6 +144,27 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b >= 1 else 1.0
 
 
+def codec_drift(colours: np.ndarray) -> float:
+    """How far the codec alone may carry an object's colour over the video: the median change
+    (CIEDE2000) between consecutive frames it is seen in, times their number. A model's change
+    is one step (or a few) and leaves the median at the codec's; at a very low bitrate under a
+    zoom, the codec re-quantises a small object's colour in most frames and carries it 7-30
+    units over 33 frames in many small steps.
+
+    Examples
+    --------
+    >>> still = np.tile([[200.0, 40.0, 40.0]], (9, 1))
+    >>> stepped = still.copy(); stepped[5:] *= 0.7        # one step: no drift
+    >>> codec_drift(still), codec_drift(stepped)
+    (0.0, 0.0)
+    """
+    if len(colours) < 3:
+        return 0.0
+    lab = rgb2lab(colours[None] / 255.0)[0]
+    steps = deltaE_ciede2000(lab[1:], lab[:-1])
+    return float(np.median(steps) * len(steps))
+
+
 def colour_changes(track) -> list[dict]:
     """The kept objects whose own colour changed against the scene's tone: ``{"id", "change":
     "turned 30% darker", "kind": "tone", "value": 30, "delta_e": 14.2, "frame": 16}`` each.
@@ -153,8 +174,9 @@ def colour_changes(track) -> list[dict]:
     or its saturation (chroma) is more than ``max_lightness_change`` /
     ``max_saturation_change`` levels off the expected one's (CIEDE2000 compresses differences
     among light, saturated colours: a green a quarter of the way to white is 2.2 from it, yet
-    64 levels less saturated); the object changed where most of the ``vote_frames`` frames
-    around read changed.
+    64 levels less saturated). Each limit is widened by the codec's own drift on the object
+    (:func:`codec_drift`: ``1 + drift / max_colour_delta_e`` times). The object changed where
+    most of the ``vote_frames`` frames around read changed.
     """
     m, st = track.model, THRESHOLDS["kept_object_stability"]
     expected = expected_colours(track)
@@ -166,12 +188,14 @@ def colour_changes(track) -> list[dict]:
     lab = rgb2lab(np.stack([seen[ok], expected[ok]])[:, None] / 255.0)[:, 0]
     diff[ok] = deltaE_ciede2000(lab[0], lab[1])
     luma, chroma = _levels(seen, np.where(ok[..., None], expected, 0.0))
-    flags = ok & ((diff > st["max_colour_delta_e"]) | (np.abs(luma) > st["max_lightness_change"])
-                  | (np.abs(chroma) > st["max_saturation_change"]))
     out = []
     for k in np.flatnonzero(ok.any(axis=0)).tolist():
         frames = np.flatnonzero(ok[:, k])
-        bad = voted(flags[frames, k].astype(float), st["vote_frames"]) > 0.5
+        widen = codec_drift(track.colours[frames, k]) / st["max_colour_delta_e"] + 1.0
+        flags = ok[:, k] & ((diff[:, k] > widen * st["max_colour_delta_e"])
+                            | (np.abs(luma[:, k]) > widen * st["max_lightness_change"])
+                            | (np.abs(chroma[:, k]) > widen * st["max_saturation_change"]))
+        bad = voted(flags[frames].astype(float), st["vote_frames"]) > 0.5
         if not bad.any():
             continue
         at = frames[bad]
@@ -181,5 +205,5 @@ def colour_changes(track) -> list[dict]:
                             _ratio(float(np.ptp(seen[worst, k])), float(np.ptp(e))))
         out.append({"id": int(m.ids[k]), "change": words, "kind": "tone", "value": pct,
                     "delta_e": round(float(diff[worst, k]), 1),
-                    "frame": int(frames[change_start(bad, flags[frames, k])])})
+                    "frame": int(frames[change_start(bad, flags[frames])])})
     return out
