@@ -99,3 +99,22 @@ def test_the_parts_import_each_other_without_a_cycle():
     graph = parts_graph(_modules())
     assert "objsub_fast.dataset" in graph and "objsub_fast.cli" in graph  # sanity
     assert _cycles(graph) == []
+
+
+def test_scoring_reads_other_parts_through_their_public_names_only():
+    # The known-answer fixtures live in objsub_fast.testing; scoring reaches neither them nor
+    # the engine, nor a private name of another part.
+    offenders = []
+    for path in sorted((PACKAGE / "scoring").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.ImportFrom) or node.level < 2 and not (
+                    node.module or "").startswith("objsub_fast"):
+                continue
+            module = node.module or ""
+            if node.level == 1:
+                continue                                  # the scoring part itself
+            if module.split(".")[0] in ("engine", "testing") or any(
+                    a.name.startswith("_") for a in node.names):
+                offenders.append(f"{path.name}: from {'.' * node.level}{module} import "
+                                 + ", ".join(a.name for a in node.names))
+    assert offenders == []
