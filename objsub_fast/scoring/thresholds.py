@@ -166,7 +166,7 @@ THRESHOLDS = {
                               "turn_overlap": 0.85, "min_turn_deg": 15, "min_stretch": 1.2,
                               "min_explained_gain": 0.06,
                               "shape_overlap": 0.85, "shape_margin": 0.05, "vote_frames": 5,
-                              "max_colour_delta_e": 8.0, "max_lightness_change": 24,
+                              "max_colour_delta_e": 6.0, "max_lightness_change": 24,
                               "max_saturation_change": 48},
     "motion_continuity": {"max_step_fraction": 0.10, "reappear_min_run": 3,
                           "max_global_change": 0.05, "min_transition_frames": 1},
