@@ -74,16 +74,18 @@ kept_object_stability  vote_frames               5      every read-out of a kept
                                                         change must last 3 frames, as a
                                                         reappearance must; 1-2 frames of codec
                                                         smear on a small object are no change
-kept_object_stability  max_colour_delta_e        8.0    a kept object's colour (the median of
+kept_object_stability  max_colour_delta_e        6.0    a kept object's colour (the median of
                                                         its pixels classed its colour) may be
                                                         this far (CIEDE2000) from its first
                                                         colour brought through the scene's tone
-                                                        in that frame (``colour_change``): a
-                                                        23 px red object under a 4% push-in
-                                                        drifts 7.1 at the default quality (the
-                                                        codec's half-resolution chroma bleeds
-                                                        its outline into its fill); 20% darker
-                                                        is 11-12 for red, green, yellow, orange
+                                                        in that frame (``colour_change``);
+                                                        20% darker is 11-12 for red, green,
+                                                        yellow, orange, 5.6-6.5 for purple and
+                                                        blue. Each limit of the three is widened
+                                                        by the codec's own drift on the object
+                                                        (``codec_drift``): at a very low
+                                                        bitrate under a zoom it carries a small
+                                                        object's colour 7-30 in small steps
 kept_object_stability  max_lightness_change      24     ... and its luma this many levels off
                                                         (a 20% darker yellow: 45)
 kept_object_stability  max_saturation_change     48     ... and its chroma (max - min channel)
