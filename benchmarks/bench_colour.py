@@ -1,5 +1,7 @@
-"""How small a change of one kept object's colour the scorer catches, and how large a change of
-the whole picture's tone it lets pass (``scoring.colour_change``).
+"""Measure the smallest change of one kept object's colour the scorer catches.
+
+It also measures how large a change of the whole picture's tone it lets pass
+(``scoring.colour_change``).
 
     python benchmarks/bench_colour.py [--tasks 7] [--frames 33] [--workers 2]
     python benchmarks/bench_colour.py --quick      # two tasks, two sizes: checks the script runs

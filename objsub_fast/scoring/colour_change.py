@@ -108,7 +108,9 @@ def expected_colours(track) -> np.ndarray:
     after = np.concatenate([track.background[:, None], np.nan_to_num(colours)], axis=1)
     seen = np.concatenate([np.ones((len(colours), 1), bool),
                            kept[None] & np.isfinite(colours[..., 0])], axis=1)
-    _, _, used = tone_map(before, after, seen)
+    # An object whose colour reads as another class there is no reference for the scene's tone.
+    own = np.concatenate([np.ones((len(colours), 1), bool), track.color_read == m.color], axis=1)
+    _, _, used = tone_map(before, after, seen & own)
     out = np.full(colours.shape, np.nan)
     for k in np.flatnonzero(kept).tolist():
         others = used.copy()
