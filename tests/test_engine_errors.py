@@ -17,7 +17,7 @@ CASES = [
     (dict(seeds=[1, 2], level=["L1"]), "level.*one per seed"),
     (dict(seeds=[1], canvas_size=8), "canvas_size"),
     (dict(seeds=[1], canvas_size=(256,)), "canvas_size"),
-    (dict(seeds=[1], canvas_size=40), "object_size scales to"),
+    (dict(seeds=[1], canvas_size=40), r"canvas_size must be in \[64, 8192\]"),
     (dict(seeds=[1], canvas_size=64, object_size=(20, 40)), "object_size"),
     (dict(seeds=[1], canvas_size=256.0), "canvas_size"),
     (dict(seeds=[1], canvas_size="256"), "canvas_size"),

@@ -295,5 +295,5 @@ def test_the_readmes_object_storage_commands_run_as_written(s3, tmp_path):
     for command in commands:
         done = cli(s3, *command[1:], cwd=tmp_path)
         assert done.returncode == 0, (command, done.stderr)
-    assert "verified 2000 tasks" in done.stdout
+    assert "verified 2,000 tasks" in done.stdout
     assert not any(tmp_path.iterdir())  # nothing written locally (no folder named "s3:")
