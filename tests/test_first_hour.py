@@ -220,10 +220,14 @@ def test_an_unreachable_store_is_named_before_any_object_is_read(url, options, m
     assert err.count("\n") == 1 and "cannot connect to the" in err and "127.0.0.1:9" in err
 
 
-def _to_a_full_disk(path: Path) -> None:
+def _to_a_full_disk(path: Path, monkeypatch) -> None:
     """Make this process's temp file of ``path`` a link to /dev/full: writing it fails as a
-    full disk does (ENOSPC from the kernel)."""
+    full disk does (ENOSPC from the kernel). The writer refuses links under its temp names
+    (``runtime.links``), so this test lets it follow this one."""
+    from objsub_fast.runtime import atomic
     from objsub_fast.runtime.atomic import tmp_path
+
+    monkeypatch.setattr(atomic, "NOFOLLOW", 0)
 
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full")
@@ -231,11 +235,11 @@ def _to_a_full_disk(path: Path) -> None:
     tmp_path(path).symlink_to("/dev/full")
 
 
-def test_a_full_disk_under_preview_names_the_file(tmp_path, capsys):
+def test_a_full_disk_under_preview_names_the_file(tmp_path, capsys, monkeypatch):
     from test_cli import run_main
 
     sheet = tmp_path / "sheet.png"
-    _to_a_full_disk(sheet)
+    _to_a_full_disk(sheet, monkeypatch)
     assert run_main(["preview", str(sheet), "--count", "4", "--quiet"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "No space left on device" in err, err
@@ -261,11 +265,12 @@ def one_question(tmp_path_factory):
     return root
 
 
-def test_a_full_disk_under_score_out_names_the_file(one_question, tmp_path, capsys):
+def test_a_full_disk_under_score_out_names_the_file(one_question, tmp_path, capsys,
+                                                    monkeypatch):
     from test_cli import run_main
 
     out = tmp_path / "res" / "s.jsonl"
-    _to_a_full_disk(out)
+    _to_a_full_disk(out, monkeypatch)
     assert run_main(["score", "--questions", str(one_question / "q"), "--outputs",
                      str(one_question / "o"), "--out", str(out), "--workers", "1",
                      "--quiet"]) == 1

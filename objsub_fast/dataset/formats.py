@@ -73,7 +73,7 @@ def shards_are_files(config) -> bool:
     Examples
     --------
     >>> from objsub_fast.dataset.config import RunConfig
-    >>> shards_are_files(RunConfig()), shards_are_files(RunConfig(format="vmevalkit"))
+    >>> shards_are_files(RunConfig(count=8)), shards_are_files(RunConfig(count=8, format="vmevalkit"))
     (True, False)
     """
     return config.format == webdataset.NAME or (config.format == vbvr.NAME
