@@ -4,7 +4,6 @@ metadata reads with ``huggingface_hub``'s card tools and ``datasets``' own parse
 checks the card's bytes, and ``--split`` keeps the seeds of a train and a test set apart.
 Needs the ``[hf]`` extra (``datasets``, ``huggingface_hub``); skips without it."""
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -17,8 +16,14 @@ from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import verify
 
-os.environ.setdefault("HF_HUB_OFFLINE", "1")  # nothing fetched from the Hub
-os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch):
+    """Nothing fetched from the Hub, in this module's tests only (an environment set at import
+    would reach every test of the process, the store tests that read through fsspec too)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
 
 CASES = {
     "webdataset": (RunConfig(count=9, shard_size=4, seed=3), "train"),

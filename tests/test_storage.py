@@ -329,7 +329,8 @@ def test_score_reads_questions_and_outputs_from_urls_and_writes_its_files_there(
                  str(tmp_path / "outputs"), "--out", str(tmp_path / "local" / "s.jsonl")) == 0
     assert score("--questions", f"{url}/questions", "--outputs", f"{url}/outputs",
                  "--out", f"{url}/scores/s.jsonl") == 0
-    assert f"wrote {url}/scores/s.jsonl, {url}/scores/s_summary.csv" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert f"{url}/scores/s.jsonl" in out and f"{url}/scores/s_summary.csv" in out, out
     local = [json.loads(line) for line in (tmp_path / "local" / "s.jsonl").read_text().splitlines()]
     stored = [json.loads(line) for line in store.read("scores/s.jsonl").decode().splitlines()]
     assert [r["output"] for r in stored] == [r["output"].replace(str(tmp_path), url)
