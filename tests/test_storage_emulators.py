@@ -178,8 +178,11 @@ def test_a_store_that_ignores_create_only_writes_is_refused(gcs, monkeypatch):
     assert "does not honour create-only writes" in done.stderr and UNSAFE_ENV in done.stderr
     assert objects(gcs, url) == {}  # nothing written, the lease removed again
     results = _race(url, gcs.options)
-    assert sum(isinstance(r, Lease) for r in results) <= 1
-    assert all(isinstance(r, LeaseUnsafe) for r in results)
+    # no racer holds the prefix: each is refused, as unsafe or (when it read another racer's
+    # lease before that one was removed again) as "in use"; the first to create says unsafe
+    assert not any(isinstance(r, Lease) for r in results), results
+    assert all(isinstance(r, StoreLeased) for r in results), results
+    assert any(isinstance(r, LeaseUnsafe) for r in results), results
     assert objects(gcs, url) == {}
 
 
