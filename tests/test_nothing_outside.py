@@ -37,7 +37,8 @@ def cli(*args):
 
 def options(config) -> list[str]:
     return ["--count", str(config.count), "--shard-size", str(config.shard_size), "--seed",
-            str(config.seed), "--format", config.format, "--quiet", "--workers", "1"]
+            str(config.seed), "--format", config.format, "--quiet", "--workers", "1",
+            *(["--vbvr-pack", config.vbvr_pack] if config.format == "vbvr" else [])]
 
 
 @pytest.fixture
@@ -136,12 +137,12 @@ def test_a_manifest_entry_naming_a_path_outside_is_not_a_done_shard(tmp_path):
 
 # --------------------------------------------------------------------------- resume
 
-def killed_run(out, config):
-    """A run of ``config`` killed (SIGKILL) after its first shard's progress record was
-    renamed into place (renames: the manifest, the shard, its record)."""
+def killed_run(out, config, renames=3):
+    """A run of ``config`` killed (SIGKILL) after its ``renames``-th rename into place (3: the
+    first shard's progress record, after the manifest and a WebDataset shard)."""
     done = subprocess.run([sys.executable, "-m", "objsub_fast.cli", "generate", "--out",
                            str(out), *options(config)], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, crashpoint.ENV: "3"})
+                          timeout=300, env={**os.environ, crashpoint.ENV: str(renames)})
     assert done.returncode == -9, done.stderr
 
 
@@ -162,19 +163,59 @@ def test_a_malformed_progress_record_means_the_shard_is_not_done(tmp_path, damag
     assert tree(out) == tree(reference)
 
 
-@pytest.mark.parametrize("fmt, pack", [("vbvr", "folders"), ("vbvr-bench", None)])
-def test_a_deleted_task_folder_is_written_again_by_the_rerun(tmp_path, fmt, pack):
-    config = RunConfig(count=6, shard_size=2, seed=5, format=fmt,
-                       **({"vbvr_pack": pack} if pack else {}))
+#: Every layout, and how to find its members one shard or task at a time: shard files of the
+#: tar layouts, task folders of the folder layouts.
+LAYOUTS = [("webdataset", None, "objsub-*.tar"), ("vbvr", "tar", "questions/*.tar"),
+           ("vmevalkit", None, "first_frame.png"), ("vbvr", "folders", "first_frame.png"),
+           ("vbvr-bench", None, "first_frame.png")]
+
+
+def layout_config(fmt, pack) -> RunConfig:
+    return RunConfig(count=6, shard_size=2, seed=5, format=fmt,
+                     **({"vbvr_pack": pack} if pack else {}))
+
+
+def members(out, pattern) -> list:
+    """The shard files (a glob) or task folders (the folders holding a file name) of ``out``."""
+    if "*" in pattern:
+        return sorted(out.glob(pattern))
+    return sorted({p.parent for p in out.rglob(pattern)})
+
+
+@pytest.mark.parametrize("fmt, pack, pattern", LAYOUTS)
+def test_a_deleted_shard_or_task_folder_is_written_again_by_the_rerun(tmp_path, fmt, pack,
+                                                                      pattern):
+    config = layout_config(fmt, pack)
     out = tmp_path / "out"
     generate(config, out, workers=1, quiet=True)
     reference = tree(out)
-    folders = sorted({p.parent for p in out.rglob("first_frame.png")})
-    assert len(folders) == 6
-    shutil.rmtree(folders[3])
+    found = members(out, pattern)
+    assert len(found) in (3, 6)  # three shards or six task folders
+    victim = found[len(found) // 2]
+    shutil.rmtree(victim) if victim.is_dir() else victim.unlink()
     manifest = generate(config, out, workers=1, quiet=True)
-    assert manifest["tasks_written"] == 2  # its shard; before: "nothing to do", 0 written
+    # its shard only; before (VMEvalKit): "nothing to do, 6 tasks already complete", 0 written
+    assert manifest["tasks_written"] == 2
     assert tree(out) == reference and verify(out).ok
+
+
+@pytest.mark.parametrize("fmt, pack, pattern", LAYOUTS)
+def test_a_rerun_of_a_whole_dataset_or_an_interrupted_one_rewrites_no_complete_shard(
+        tmp_path, fmt, pack, pattern):
+    config = layout_config(fmt, pack)
+    out = tmp_path / "out"
+    generate(config, out, workers=1, quiet=True)
+    assert generate(config, out, workers=1, quiet=True)["tasks_written"] == 0
+    interrupted = tmp_path / "interrupted"
+    for renames in range(3, 12):  # killed after its first shard's record, whatever it renames
+        killed_run(interrupted, config, renames)
+        done = len(list((interrupted / PROGRESS_DIR).glob("*.json")))
+        if done:
+            break
+    assert 1 <= done < 3
+    rerun = generate(config, interrupted, workers=1, quiet=True)
+    assert rerun["tasks_written"] == 6 - 2 * done
+    assert tree(interrupted) == tree(out)
 
 
 @pytest.mark.parametrize("damage", [b"[" * 100_000, b"[]", b'"text"', b"\xff\xfe"])

@@ -25,7 +25,7 @@ from ..runtime.links import refuse_links
 from .manifest import shard_entry
 
 __all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",
-           "folders_present", "FolderShardWriter", "FolderShardReader"]
+           "NumberedFolders", "folders_present", "FolderShardWriter", "FolderShardReader"]
 
 
 @dataclass(frozen=True)
@@ -91,11 +91,29 @@ def folder_blocks(layout: FolderLayout, samples: list[dict], block: int) -> int:
                for s in samples)
 
 
-def folders_present(root: Path, index_of: re.Pattern, start: int, stop: int) -> bool:
-    """Whether ``root`` holds the task folder of every task in [start, stop): folders whose
-    name ``index_of`` matches with the task index as its last group (a deleted folder makes
-    its shard "not done", so a rerun writes it again). The listing is read once per change of
-    the folder (its mtime), not once per shard."""
+@dataclass(frozen=True)
+class NumberedFolders:
+    """Task index of a folder named by ``pattern`` with the index as its last group.
+
+    Examples
+    --------
+    >>> index_of = NumberedFolders(re.compile("([0-9]{5,})"))
+    >>> index_of("00042"), index_of("notes")
+    (42, None)
+    """
+
+    pattern: re.Pattern
+
+    def __call__(self, name: str) -> int | None:
+        match = self.pattern.fullmatch(name)
+        return int(match[match.lastindex]) if match else None
+
+
+def folders_present(root: Path, index_of: Callable, start: int, stop: int) -> bool:
+    """Whether ``root`` holds the task folder of every task in [start, stop): ``index_of``
+    (hashable) maps a folder name to its task index, or None for another name
+    (``NumberedFolders``). A deleted folder makes its shard "not done", so a rerun writes it
+    again. The listing is read once per change of the folder (its mtime), not once per shard."""
     try:
         present = _indices(str(root), index_of, os.stat(root).st_mtime_ns)
     except OSError:
@@ -104,14 +122,14 @@ def folders_present(root: Path, index_of: re.Pattern, start: int, stop: int) -> 
 
 
 @functools.lru_cache(maxsize=4)
-def _indices(root: str, index_of: re.Pattern, mtime_ns: int) -> frozenset:
+def _indices(root: str, index_of: Callable, mtime_ns: int) -> frozenset:
     """The task indices of the folders in ``root`` (as of ``mtime_ns``)."""
     found = set()
     with os.scandir(root) as entries:
         for entry in entries:
-            match = index_of.fullmatch(entry.name)
-            if match and entry.is_dir(follow_symlinks=False):
-                found.add(int(match[match.lastindex]))
+            index = index_of(entry.name)
+            if index is not None and entry.is_dir(follow_symlinks=False):
+                found.add(index)
     return frozenset(found)
 
 

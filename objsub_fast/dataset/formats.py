@@ -29,8 +29,9 @@ Adding a format is one module and one row here. A format module provides:
     lines in a dataset-level file; None if nothing).
 ``owned_paths(out)``, ``temp_folders(out)``
     What of ``out`` the format writes; folders where a killed run may leave temp files.
-``shard_present(out, entry, progress)``
-    Whether a shard recorded as done is still complete on disk (resume).
+``shard_present(out, entry, progress, config)``
+    Whether a shard recorded as done is still complete on disk (resume of a run of ``config``):
+    a deleted shard file or task folder makes it not done, so the rerun writes it again.
 ``extend(out, kept, progress)`` (optional)
     Before a run with a larger ``count`` reuses the complete shards ``kept`` (manifest entries):
     undo what ``finalize`` joined (so it can be joined again with the new shards). A format

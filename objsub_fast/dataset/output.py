@@ -85,15 +85,16 @@ def dataset_paths(fmt, out: Path) -> list[Path]:
             *fmt.temp_folders(out), *fmt.owned_paths(out)]
 
 
-def _complete_shards(fmt, out: Path, previous: dict) -> dict[int, dict]:
-    """Entries of the shards a previous run completed that are still complete on disk."""
+def _complete_shards(fmt, out: Path, previous: dict, config) -> dict[int, dict]:
+    """Entries of the shards a previous run completed that are still complete on disk (for a
+    run of ``config``)."""
     progress = out / PROGRESS_DIR
     done = {}
     shards = previous.get("shards")
     if previous.get("complete") and isinstance(shards, list):
         done = {e["shard"]: e for e in shards if valid_entry(e)}
     done.update(read_entries(sorted(progress.glob("*.json"))))
-    return {k: e for k, e in done.items() if fmt.shard_present(out, e, progress)}
+    return {k: e for k, e in done.items() if fmt.shard_present(out, e, progress, config)}
 
 
 def _only_count_grows(old: dict, new: dict) -> bool:
@@ -125,7 +126,7 @@ def read_output(config, out: Path, overwrite: bool) -> OutputState:
                               "use --overwrite to replace them")
         return OutputState("new")
     old, new = previous.get("config"), config.to_json()
-    complete = _complete_shards(fmt, out, previous) if isinstance(old, dict) else {}
+    complete = _complete_shards(fmt, out, previous, config) if isinstance(old, dict) else {}
     if old == new:
         return OutputState("resume", complete)
     if isinstance(old, dict) and not complete and not fmt.owned_paths(out):

@@ -37,7 +37,8 @@ from ..runtime.jsonfile import loads as loads_json
 from ..runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
 from ..runtime.links import NOFOLLOW, inside, refuse_links
 from . import webdataset
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folders_present
+from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
+                      folders_present)
 from .manifest import PROGRESS_DIR
 from .shards import shard_at, task_key
 from .tar import tar_parts
@@ -274,7 +275,7 @@ def temp_folders(out: Path) -> list[Path]:
     return [p for p in (Path(out) / QUESTIONS, Path(out) / _FOLDER_ROOT) if p.is_dir()]
 
 
-def shard_present(out: Path, entry: dict, progress: Path) -> bool:
+def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
     """Whether a shard recorded as done is complete: its tar file (if a tar) and its index rows
     (or the finished index)."""
     out = Path(out)
@@ -283,7 +284,7 @@ def shard_present(out: Path, entry: dict, progress: Path) -> bool:
                                                and tar.stat().st_size == entry["bytes"]):
         return False
     if not entry["name"].endswith(".tar") and not folders_present(
-            out / _FOLDER_ROOT, _SAMPLE_ID, entry["start"], entry["stop"]):
+            out / _FOLDER_ROOT, NumberedFolders(_SAMPLE_ID), entry["start"], entry["stop"]):
         return False
     return _index_file(progress, entry["shard"]).exists() or (out / INDEX_JSONL).exists()
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folders_present
+from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
+                      folders_present)
 from .vbvr import FILE_NAMES, GENERATOR, task_metadata
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_name",
@@ -58,9 +59,9 @@ def temp_folders(out: Path) -> list[Path]:
     return owned_paths(out)
 
 
-def shard_present(out: Path, entry: dict, progress: Path) -> bool:
+def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
     """Whether every sample folder of a shard recorded as done is there (in a split)."""
-    return any(folders_present(root, _SAMPLE, entry["start"], entry["stop"])
+    return any(folders_present(root, NumberedFolders(_SAMPLE), entry["start"], entry["stop"])
                for root in owned_paths(out))
 
 

@@ -12,11 +12,13 @@ import hashlib
 import json
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..runtime.atomic import atomic_write_bytes
 from ..task.records import task_id
-from .folders import FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks
+from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks,
+                      folders_present)
 from .manifest import PROGRESS_DIR
 from .shards import MAX_SEED, task_levels
 from .vmeval_file import (
@@ -28,7 +30,7 @@ from .vmevalkit_check import check_dataset_file
 __all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
            "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
            "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
-           "temp_folders", "shard_present", "extend", "finalize", "check_dataset",
+           "temp_folders", "shard_present", "SeedNamedTasks", "extend", "finalize", "check_dataset",
            "dataset_head", "dataset_parts"]
 
 NAME = "vmevalkit"
@@ -121,9 +123,43 @@ def temp_folders(out: Path) -> list[Path]:
     return [Path(out) / TASK_ROOT]
 
 
-def shard_present(out: Path, entry: dict, progress: Path) -> bool:
-    """Whether a shard recorded as done still has its pair lines (or the run was finalized)."""
-    return _pairs_file(progress, entry["shard"]).exists() or (Path(out) / DATASET_FILE).exists()
+def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
+    """Whether a shard recorded as done still has its pair lines (or the run was finalized)
+    and every one of its task folders (named by seed: ``SeedNamedTasks`` maps a name back)."""
+    return ((_pairs_file(progress, entry["shard"]).exists()
+             or (Path(out) / DATASET_FILE).exists())
+            and folders_present(Path(out) / TASK_ROOT, SeedNamedTasks(config), entry["start"],
+                                entry["stop"]))
+
+
+@dataclass(frozen=True)
+class SeedNamedTasks:
+    """Task index in the run of ``config`` of a task folder's name, None for a name that is no
+    task id of the run (hashable: ``folders.folders_present`` caches a listing per mapping).
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> config = RunConfig(count=4, format="vmevalkit")
+    >>> index_of = SeedNamedTasks(config)
+    >>> name = task_id(task_levels(config.levels, 2, 3)[0], int(config.seeds(2, 3)[0]))
+    >>> index_of(name), index_of("object_subtraction_l1_5"), index_of("notes")
+    (2, None, None)
+    """
+
+    config: object
+
+    def __call__(self, name: str) -> int | None:
+        match = _TASK_ID.fullmatch(name)
+        if not match:
+            return None
+        level, seed = match[1].upper(), int(match[2])
+        if seed > MAX_SEED or task_id(level, seed) != name:
+            return None
+        index = self.config.task_index(seed)
+        in_run = index < self.config.count and task_levels(self.config.levels, index,
+                                                           index + 1) == [level]
+        return index if in_run else None
 
 
 def extend(out: Path, kept: list[dict], progress: Path) -> None:
@@ -172,19 +208,8 @@ def _stray_folders(config, out: Path) -> list[str]:
     if not root.is_dir():
         return []
     with os.scandir(root) as entries:
-        stray = sorted(e.name for e in entries if not _is_task_of(e.name, config))
+        index_of = SeedNamedTasks(config)
+        stray = sorted(e.name for e in entries if index_of(e.name) is None)
     shown = [f"{TASK_ROOT}/{name}: not part of the dataset" for name in stray[:_STRAYS_SHOWN]]
     more = len(stray) - len(shown)
     return shown + ([f"{TASK_ROOT}: {more} more folders not part of the dataset"] if more else [])
-
-
-def _is_task_of(name: str, config) -> bool:
-    """Whether ``name`` is the task id of one of the run's task indices."""
-    match = _TASK_ID.fullmatch(name)
-    if not match:
-        return False
-    level, seed = match[1].upper(), int(match[2])
-    if seed > MAX_SEED or task_id(level, seed) != name:
-        return False
-    index = config.task_index(seed)
-    return index < config.count and task_levels(config.levels, index, index + 1) == [level]

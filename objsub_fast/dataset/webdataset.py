@@ -221,7 +221,7 @@ def temp_folders(out: Path) -> list[Path]:
     return []
 
 
-def shard_present(out: Path, entry: dict, progress: Path) -> bool:
+def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
     """Whether a shard recorded as done is still on disk, complete."""
     p = Path(out) / entry["name"]
     return p.is_file() and p.stat().st_size == entry["bytes"]
