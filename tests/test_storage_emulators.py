@@ -279,6 +279,23 @@ def test_a_wrong_azure_account_key_is_one_line(azurite, tmp_path):
     assert objects(azurite, url) == {} and not any(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("given", ["options", "environment"])
+def test_an_azure_account_key_that_is_not_base64_is_one_line(azurite, tmp_path, given):
+    # before: a 127-130 line traceback ending in AzureSigningError, exit 1
+    url, key = azurite.url(), "not-base64!!"
+    connection = azurite.server.connection_string_with(key)
+    env = {"AZURE_STORAGE_CONNECTION_STRING": connection} if given == "environment" else {}
+    options = (["--storage-options", json.dumps({"connection_string": connection})]
+               if given == "options" else [])
+    where = ('"connection_string" in --storage-options' if given == "options"
+             else "AZURE_STORAGE_CONNECTION_STRING")
+    for command in (["generate", "--out", url, *CLI_OPTIONS], ["verify", url, "--quiet"]):
+        done = cli(env, *command, *options, cwd=tmp_path)
+        _one_line(done, "Azure Blob account key is not base64", where)
+        assert key not in done.stderr
+    assert objects(azurite, url) == {} and not any(tmp_path.iterdir())
+
+
 def test_a_fake_gcs_service_account_key_is_one_line(gcs, fake_key, tmp_path):
     # before: the right last line after 188 lines of gcsfs tracebacks
     url = gcs.url()

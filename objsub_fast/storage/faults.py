@@ -26,8 +26,8 @@ from urllib.parse import urlsplit
 
 from ..runtime.errors import UsageError
 
-__all__ = ["StoreError", "fault_of", "store_name", "fault_message", "quiet_libraries",
-           "endpoint_of", "probe_endpoint"]
+__all__ = ["StoreError", "fault_of", "store_name", "fault_message", "key_source",
+           "quiet_libraries", "endpoint_of", "probe_endpoint"]
 
 
 class StoreError(UsageError):
@@ -60,6 +60,7 @@ _BY_TYPE = {
     "no credentials": {"NoCredentialsError", "PartialCredentialsError",
                        "DefaultCredentialsError"},
     "rejected": {"RefreshError", "ClientAuthenticationError"},
+    "malformed key": {"AzureSigningError"},  # an Azure account key that is not base64
 }
 #: Error codes (S3 and Azure error codes; GCS HTTP statuses) -> fault.
 _BY_CODE = {
@@ -73,7 +74,7 @@ _BY_CODE = {
 }
 #: Fault messages of clients that raise a plain ValueError (adlfs without credentials).
 _BY_TEXT = {"no credentials": ("connection_string or account_name with credentials",)}
-_ORDER = ("unreachable", "no credentials", "rejected", "denied", "no bucket")
+_ORDER = ("unreachable", "no credentials", "malformed key", "rejected", "denied", "no bucket")
 
 
 def store_name(scheme: str) -> str:
@@ -110,7 +111,8 @@ def _detail(exc) -> str:
 
 def fault_of(exc: BaseException) -> tuple[str, str] | None:
     """(fault, detail) of a store client's exception, or None if it is none of the store
-    faults (``unreachable``, ``no credentials``, ``rejected``, ``denied``, ``no bucket``)."""
+    faults (``unreachable``, ``no credentials``, ``malformed key``, ``rejected``, ``denied``,
+    ``no bucket``)."""
     found = {}
     for e in _chain(exc):
         name, code, text = type(e).__name__, _code(e), str(e)
@@ -124,14 +126,38 @@ def fault_of(exc: BaseException) -> tuple[str, str] | None:
     return next(((f, found[f]) for f in _ORDER if f in found), None)
 
 
+def key_source(options: dict) -> str:
+    """Where an Azure account key came from (for a line about a malformed one), never the
+    key itself.
+
+    Examples
+    --------
+    >>> key_source({"account_name": "a", "account_key": "k"})
+    '"account_key" in --storage-options'
+    """
+    if "account_key" in options:
+        return '"account_key" in --storage-options'
+    if "connection_string" in options:
+        return 'the AccountKey of "connection_string" in --storage-options'
+    if os.environ.get("AZURE_STORAGE_CONNECTION_STRING"):
+        return "the AccountKey of AZURE_STORAGE_CONNECTION_STRING"
+    return "AZURE_STORAGE_ACCOUNT_KEY"
+
+
 def fault_message(fault: str, detail: str, scheme: str, url: str, option: str,
-                  endpoint: str | None = None) -> str:
-    """The one line of ``fault`` (see ``fault_of``) of the store ``url``.
+                  endpoint: str | None = None, options: dict | None = None) -> str:
+    """The one line of ``fault`` (see ``fault_of``) of the store ``url`` opened with the
+    storage ``options``.
 
     Examples
     --------
     >>> fault_message("no bucket", "NoSuchBucket", "s3", "s3://b/x", "--out")
     "--out 's3://b/x': S3 bucket 'b' does not exist (NoSuchBucket)"
+    >>> print(fault_message("malformed key", "Invalid base64", "az", "az://c/x", "--out",
+    ...                     options={"account_name": "a", "account_key": "k!"}))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    --out 'az://c/x': the Azure Blob account key is not base64 (Invalid base64); give the key
+    as the Azure portal shows it in "account_key" in --storage-options
     """
     store = store_name(scheme)
     credentials, where = _HINTS.get(store, ("check the credentials", "the endpoint"))
@@ -140,6 +166,8 @@ def fault_message(fault: str, detail: str, scheme: str, url: str, option: str,
         "unreachable": f"cannot connect to the {store} endpoint"
                        f"{' ' + endpoint if endpoint else ''} ({detail}); check {where}",
         "no credentials": f"no {store} credentials found ({detail}); {credentials}",
+        "malformed key": f"the {store} account key is not base64 ({detail}); give the key as "
+                         f"the Azure portal shows it in {key_source(options or {})}",
         "rejected": f"{store} rejected the credentials ({detail}); {credentials}",
         "denied": f"{store} denied access with these credentials ({detail}); they need to "
                   "list, read, write and delete objects under the prefix",

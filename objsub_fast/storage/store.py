@@ -131,7 +131,7 @@ class Store:
                 raise
             endpoint = endpoint_of(self._fs, self.scheme, self.options) if self._fs else None
             raise StoreError(fault_message(*found, self.scheme, self.url, self.option,
-                                           endpoint)) from None
+                                           endpoint, self.options)) from None
 
     @property
     def root(self) -> str:
