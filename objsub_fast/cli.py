@@ -307,14 +307,19 @@ def _add_verify(sub) -> None:
                        "SHA-256 and task count, every task's members, and the format's own "
                        "files (stray shards or task folders, vmeval_dataset.json). Missing tasks "
                        "are listed as ranges; an unfinished run is named first, with the "
-                       "command that finishes it. Exit status: 0 every task is correct, 1 "
-                       "problems found (one line each), 2 unusable input (e.g. no manifest).")
+                       "command that finishes it. Files in DIR that the dataset does not own "
+                       "are listed as warnings (problems with --strict). Exit status: 0 every "
+                       "task is correct, 1 problems found (one line each), 2 unusable input "
+                       "(e.g. no manifest); warnings alone exit with 0.")
     p.add_argument("dir", metavar="DIR", help="dataset folder (holds manifest.json), or its "
                    "object-store URL (s3://, gs://, az://)")
     add_workers(p, "shards")
     p.add_argument("--deep", action="store_true",
                    help="also decode every frame and re-derive every removed set from its "
                    "prompt (slower)")
+    p.add_argument("--strict", action="store_true",
+                   help="files in DIR that the dataset does not own are problems (exit status "
+                   "1), not warnings")
     add_quiet(p)
     _add_storage_options(p)
     p.set_defaults(handler=_verify)
@@ -324,7 +329,7 @@ def _verify(args) -> int:
     from .dataset.verify import format_report, verify
 
     report = verify(args.dir, workers=args.workers, quiet=args.quiet, deep=args.deep,
-                    storage_options=args.storage_options)
+                    storage_options=args.storage_options, strict=args.strict)
     print(format_report(report, args.dir))
     return EXIT_OK if report.ok else EXIT_PROBLEMS
 

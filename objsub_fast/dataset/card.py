@@ -351,6 +351,18 @@ def _expected(config, version: str = __version__) -> list[tuple[str, object]]:
     return files
 
 
+def hugging_face_names(config) -> list[str]:
+    """Names of the run's Hugging Face files (the card, and a folder layout's index).
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> hugging_face_names(RunConfig(count=4, format="vmevalkit"))
+    ['README.md', 'metadata.jsonl']
+    """
+    return [name for name, _ in _expected(config)]
+
+
 def write_files(config, out) -> None:
     """Write the card (and a folder layout's ``metadata.jsonl``) into ``out``, each under its
     final name only when complete; a file of that name that is not ours is left alone."""

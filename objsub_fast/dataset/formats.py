@@ -27,6 +27,9 @@ Adding a format is one module and one row here. A format module provides:
     ``absent()`` (why every task is missing, e.g. "shard file missing"; None otherwise),
     ``summary()`` (what ``check_dataset`` needs of the regenerated shard, e.g. a hash of its
     lines in a dataset-level file; None if nothing).
+``accounted(config)``
+    Paths relative to the output (``*``: any part of one name) that the format's checks account
+    for; any other file not written by the project is a stray (``strays``).
 ``owned_paths(out)``, ``temp_folders(out)``
     What of ``out`` the format writes; folders where a killed run may leave temp files.
 ``shard_present(out, entry, progress, config)``

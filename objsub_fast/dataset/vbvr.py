@@ -46,7 +46,7 @@ from .tar import tar_parts
 __all__ = ["NAME", "VIDEOS_REQUIRED", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",
            "FILE_NAMES", "INDEX_COLUMNS", "INDEX_JSONL", "INDEX_PARQUET", "PACKS", "sample_id",
            "parameters", "param_hash", "task_metadata", "shard_name", "ShardWriter",
-           "ShardReader", "owned_paths", "temp_folders", "shard_present", "finalize",
+           "ShardReader", "owned_paths", "accounted", "temp_folders", "shard_present", "finalize",
            "check_dataset"]
 
 NAME = "vbvr"
@@ -268,6 +268,14 @@ def owned_paths(out: Path) -> list[Path]:
     paths = sorted((out / QUESTIONS).glob(f"{GENERATOR}_*.tar")) + [
         out / QUESTIONS / GENERATOR, out / INDEX_JSONL, out / INDEX_PARQUET]
     return [p for p in paths if p.exists()]
+
+
+def accounted(config) -> list[str]:
+    """Paths (``*``: part of a name) this format's checks account for: the tar shards (or
+    whatever is in the sample folders' root) and the index files of the run."""
+    shards = ([f"{QUESTIONS}/{GENERATOR}_*.tar"] if config.vbvr_pack == "tar"
+              else [f"{_FOLDER_ROOT}/*", f"{_FOLDER_ROOT}/*/*"])
+    return shards + [INDEX_JSONL] + ([INDEX_PARQUET] if config.vbvr_parquet else [])
 
 
 def temp_folders(out: Path) -> list[Path]:

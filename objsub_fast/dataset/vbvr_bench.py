@@ -16,7 +16,7 @@ from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, Number
 from .vbvr import FILE_NAMES, GENERATOR, task_metadata
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_name",
-           "layout", "ShardWriter", "ShardReader", "owned_paths", "temp_folders",
+           "layout", "ShardWriter", "ShardReader", "owned_paths", "accounted", "temp_folders",
            "shard_present", "finalize", "check_dataset"]
 
 NAME = "vbvr-bench"
@@ -52,6 +52,13 @@ def ShardReader(out: Path, entry: dict, problems: list[str], config=None):
 def owned_paths(out: Path) -> list[Path]:
     """The generator folder of every split in ``out``."""
     return sorted(Path(out).glob(f"*/{GENERATOR}"))
+
+
+def accounted(config) -> list[str]:
+    """Paths (``*``: part of a name) this format's checks account for: whatever is in a
+    split's generator folder (a sample folder or split not part of the dataset is a problem of
+    ``check_dataset``, a file in a sample folder that is no member one of ``verify``'s)."""
+    return [f"*/{GENERATOR}/*", f"*/{GENERATOR}/*/*"]
 
 
 def temp_folders(out: Path) -> list[Path]:

@@ -5,7 +5,9 @@ each shard and compares: per shard, present, its SHA-256 and task count as in th
 missing or extra tasks; per task, every member byte-identical to the regenerated one (the
 format's reader compares a tar shard as a byte stream and parses it only where it differs, so
 that a problem names its task and member). Then the format's dataset-level checks (stray
-shards or folders, ``vmeval_dataset.json`` against the file the configuration gives).
+shards or folders, ``vmeval_dataset.json`` against the file the configuration gives). Last,
+every file the dataset does not own (``strays``) is listed: a warning, or a problem with
+``strict=True`` (``--strict``).
 
 Missing tasks are reported as ranges per shard. An unfinished run is said first, with the
 command that finishes it; a dataset written by another ``generator_version`` than the
@@ -34,6 +36,7 @@ from .parallel import run_jobs, worker_count
 from .plan import shard_batches
 from .progress import Progress
 from .shards import Shard, plan_shards
+from .strays import files_in, stray_files, stray_lines
 
 __all__ = ["Report", "verify", "verify_shard", "check_task", "format_report",
            "missing_ranges", "finish_command", "installed_generator_version"]
@@ -44,8 +47,8 @@ MAX_RANGES = 5
 
 @dataclass
 class Report:
-    """Outcome of a verification: counts, notes (context, not problems) and one line per
-    problem; ``summaries`` maps shard number -> its reader's ``summary()`` (for the format's
+    """Outcome of a verification: counts, notes (context, not problems), one line per
+    problem and per warning (files the dataset does not own; not problems); ``summaries`` maps shard number -> its reader's ``summary()`` (for the format's
     dataset-level check)."""
 
     shards: int = 0
@@ -53,6 +56,7 @@ class Report:
     expected: int | None = None  # tasks the dataset should hold (None: one shard's report)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     summaries: dict = field(default_factory=dict)
     shard_files: bool = True  # the shards are files (``formats.shards_are_files``)
 
@@ -67,6 +71,7 @@ class Report:
         self.tasks += other.tasks
         self.problems.extend(other.problems)
         self.notes.extend(other.notes)
+        self.warnings.extend(other.warnings)
         self.summaries.update(other.summaries)
 
 
@@ -191,7 +196,8 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
 
 
 def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
-           deep: bool = False, storage_options: dict | None = None) -> Report:
+           deep: bool = False, storage_options: dict | None = None,
+           strict: bool = False) -> Report:
     """Verify the dataset in ``out``; return a Report listing every problem found.
 
     Parameters
@@ -207,6 +213,21 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
         Where progress goes (default: standard error).
     deep : bool
         Also decode every frame and re-derive every removed set from its prompt (slower).
+    strict : bool
+        Files in the dataset folder that the dataset does not own are problems, not warnings.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from objsub_fast.dataset.pipeline import generate
+    >>> out = Path(tempfile.mkdtemp()) / "data"
+    >>> _ = generate(RunConfig(count=2), out, workers=1, quiet=True)
+    >>> _ = (out / "extra.txt").write_text("mine")
+    >>> report = verify(out, workers=1)
+    >>> report.ok, report.warnings
+    (True, ['extra.txt: not part of the dataset (objsub-fast did not write it)'])
+    >>> verify(out, workers=1, strict=True).ok
+    False
     """
     from .target import open_target
 
@@ -214,12 +235,12 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     try:
         with target.naming_errors():
             target.pull()
-            return _verify(target, workers, quiet, stream, deep)
+            return _verify(target, workers, quiet, stream, deep, strict)
     finally:
         target.close()
 
 
-def _verify(target, workers, quiet, stream, deep) -> Report:
+def _verify(target, workers, quiet, stream, deep, strict) -> Report:
     """``verify`` of a target (``objsub_fast.dataset.target``) laid out in its view."""
     out = target.view
     config, manifest = load_manifest(out, other_version_ok=True)
@@ -278,6 +299,8 @@ def _verify(target, workers, quiet, stream, deep) -> Report:
         problems, notes = check_files(config, out)
         report.problems += problems
         report.notes += notes
+    strays = stray_lines(stray_files(files_in(out), config))  # a store: its listing's view
+    (report.problems if strict else report.warnings).extend(strays)
     return report
 
 
@@ -310,11 +333,13 @@ def installed_generator_version(config: RunConfig) -> str:
 
 
 def format_report(report: Report, out) -> str:
-    """Human-readable summary, the notes, then one line per problem."""
+    """Human-readable summary, the notes, the warnings, then one line per problem."""
     of = f" of {report.expected:,}" if report.expected not in (None, report.tasks) else ""
     tasks = f"{report.tasks:,}{of} task" + ("" if report.tasks == 1 and not of else "s")
     shards = f" in {counted(report.shards, 'shard')}" if report.shard_files else ""
     head = (f"verified {tasks}{shards} of {out}: "
-            + ("OK" if report.ok else counted(len(report.problems), "problem")))
+            + ("OK" if report.ok else counted(len(report.problems), "problem"))
+            + (f", {counted(len(report.warnings), 'warning')}" if report.warnings else ""))
     return "\n".join([head] + [f"  note: {n}" for n in report.notes]
+                     + [f"  warning: {w}" for w in report.warnings]
                      + [f"  - {p}" for p in report.problems])

@@ -30,7 +30,8 @@ from .vmevalkit_check import check_dataset_file
 __all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
            "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
            "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
-           "temp_folders", "shard_present", "SeedNamedTasks", "extend", "finalize", "check_dataset",
+           "temp_folders", "accounted", "shard_present", "SeedNamedTasks", "extend", "finalize",
+           "check_dataset",
            "dataset_head", "dataset_parts"]
 
 NAME = "vmevalkit"
@@ -116,6 +117,13 @@ def owned_paths(out: Path) -> list[Path]:
     folders = sorted(p for p in root.iterdir() if _TASK_ID.fullmatch(p.name)) \
         if root.is_dir() else []
     return folders + ([dataset] if dataset.exists() else [])
+
+
+def accounted(config) -> list[str]:
+    """Paths (``*``: part of a name) this format's checks account for: whatever is in the task
+    root (a folder not part of the dataset is a problem of ``check_dataset``, a file in a task
+    folder that is no member one of ``verify``'s) and the dataset file."""
+    return [f"{TASK_ROOT}/*", f"{TASK_ROOT}/*/*", DATASET_FILE]
 
 
 def temp_folders(out: Path) -> list[Path]:

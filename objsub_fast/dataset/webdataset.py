@@ -16,7 +16,7 @@ from .tar import TAR_END, tar_members, tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
            "chunk_metadata", "sample_parts", "chunk_bytes", "joined", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
-           "temp_folders", "shard_present", "extend", "finalize", "check_dataset"]
+           "temp_folders", "accounted", "shard_present", "extend", "finalize", "check_dataset"]
 
 NAME = "webdataset"
 #: Videos are an optional member (``--videos``).
@@ -214,6 +214,12 @@ class ShardReader:
 def owned_paths(out: Path) -> list[Path]:
     """The shard files in ``out``."""
     return sorted(Path(out).glob("objsub-*.tar"))
+
+
+def accounted(config) -> list[str]:
+    """Paths (``*``: part of a name) this format's checks account for: the shard files (one not
+    part of the dataset is a problem of ``check_dataset``)."""
+    return ["objsub-*.tar"]
 
 
 def temp_folders(out: Path) -> list[Path]:
