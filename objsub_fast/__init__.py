@@ -4,11 +4,11 @@ from ._moved import install as _install_moved
 
 _install_moved()  # module paths from before issue #31 import their new modules (_moved.py)
 
-from .dataset.create import create_dataset  # noqa: E402
-from .engine import Batch, generate_batch  # noqa: E402
-
-#: Names imported on first use (name -> module), so that generating never loads the scorer.
-_LAZY = {"score_video": "objsub_fast.scoring",
+#: Names imported on first use (name -> module), so that generating never loads the scorer and
+#: the command line starts without NumPy or Numba (a Ctrl-C then finds its handler in place).
+_LAZY = {"Batch": "objsub_fast.engine", "generate_batch": "objsub_fast.engine",
+         "create_dataset": "objsub_fast.dataset.create",
+         "score_video": "objsub_fast.scoring",
          "render_transition": "objsub_fast.ground_truth.transitions",
          "write_transition": "objsub_fast.ground_truth.video",
          "iter_samples": "objsub_fast.dataset.stream"}
@@ -21,4 +21,4 @@ def __getattr__(name):
     raise AttributeError(f"module 'objsub_fast' has no attribute {name!r}")
 
 
-__all__ = ["Batch", "generate_batch", "create_dataset", "__version__", *_LAZY]
+__all__ = ["__version__", *_LAZY]

@@ -21,7 +21,6 @@ import sys
 
 from .cli_common import PROG, add_quiet, add_workers, counted, error_line
 from .runtime.errors import UsageError
-from .task.vocabulary import LEVELS
 
 __all__ = ["PROG", "build_parser", "main", "program", "run_config"]
 
@@ -134,6 +133,7 @@ def _add_generate(sub) -> None:
     from .dataset.config import DEFAULT_SHARD_SIZE, DEFAULT_SHARDS, MAX_CANVAS, MAX_COUNT
     from .dataset.config import min_canvas_side
     from .dataset.formats import FORMATS
+    from .task.vocabulary import LEVELS
     from .dataset.parallel import BACKENDS
     from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
     from .runtime.scheduler import DEFAULT_TIMEOUT
@@ -339,6 +339,7 @@ def _verify(args) -> int:
 def _add_preview(sub) -> None:
     from .dataset.config import MAX_CANVAS, MIN_CANVAS
     from .dataset.preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
+    from .task.vocabulary import LEVELS
 
     p = sub.add_parser("preview", help="write a contact sheet of first/final pairs",
                        description="Write a PNG contact sheet of tasks 0..COUNT-1 of one "
@@ -490,10 +491,15 @@ def _run_handler(args) -> int:
 def program() -> None:
     """The ``objsub-fast`` program: :func:`main`, then exit with its status. Once the command
     has finished (and said so), Ctrl-C and SIGTERM no longer interrupt: the interpreter is only
-    closing the worker pool's threads, and an interrupt there would print their traceback."""
+    closing the worker pool's threads, and an interrupt there would print their traceback.
+    A Ctrl-C before the command has started (while its modules load) is one line, too."""
     import signal
 
-    status = main()
+    try:
+        status = main()
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        status = EXIT_INTERRUPTED
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     sys.exit(status)

@@ -80,3 +80,31 @@ def test_sigterm_says_how_to_resume_and_the_rerun_finishes(tmp_path):
                             "--no-space-check", "--quiet"], capture_output=True, text=True)
     assert rerun.returncode == 0, rerun.stderr
     assert verify(out, workers=2).ok
+
+
+def test_the_command_line_loads_without_numpy_so_an_early_ctrl_c_finds_its_handler():
+    # before: importing the command line took the engine, NumPy and Numba (1.5-3 s on a
+    # loaded machine), and a Ctrl-C in that time printed Python's KeyboardInterrupt traceback
+    done = subprocess.run([sys.executable, "-c", "import sys, objsub_fast.cli; print(sorted("
+                           "{'numpy', 'numba', 'objsub_fast.engine'} & set(sys.modules)))"],
+                          capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
+def test_a_ctrl_c_while_the_command_starts_is_one_line(monkeypatch, capsys):
+    from objsub_fast import cli
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    monkeypatch.setattr(sys, "argv", ["objsub-fast", "generate", "--count", "2"])
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with pytest.raises(SystemExit) as e:
+            cli.program()
+    finally:  # program() leaves Ctrl-C ignored for the interpreter's exit
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+    assert e.value.code == 130
+    assert capsys.readouterr().err == "objsub-fast: interrupted\n"
