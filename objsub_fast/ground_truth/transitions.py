@@ -145,11 +145,21 @@ def _paint_solid(frame, mask, rgb, left, top, keep):  # pragma: no cover - compi
                     row[left + c, b] = (rgb[r, c, b] * keep + white) >> 8
 
 
-def _draw(frame, mask, left, top, fill, line):
+def draw_sprite(frame, mask, left, top, fill, line):
     """Draw sprite ``mask`` at (left, top) into ``frame``, clipped: a flat mask (1 outline,
     2 fill) in colours ``fill`` and ``line``, or a :class:`SolidSprite` in its own colours
     kept to ``fill`` / 256 (``line`` unused). Return the rectangle (y0, y1, x0, x1) it may
-    have changed, or None."""
+    have changed, or None.
+
+    Examples
+    --------
+    >>> frame = np.full((4, 4, 3), 255, np.uint8)
+    >>> mask = np.array([[1, 1], [1, 2]], np.uint8)
+    >>> draw_sprite(frame, mask, 1, 1, (200, 0, 0), (0, 0, 0))
+    (1, 3, 1, 3)
+    >>> frame[2, 2].tolist(), frame[1, 1].tolist()
+    ([200, 0, 0], [0, 0, 0])
+    """
     if not frame.flags.c_contiguous:
         raise ValueError("frame must be a C-contiguous (H, W, 3) uint8 array")
     solid = isinstance(mask, SolidSprite)
@@ -180,8 +190,14 @@ def _sprite_mask(shape: int, size: int, outline: int) -> np.ndarray:
     return mask
 
 
-def _progress(num_frames: int) -> np.ndarray:
-    """Progress t in [0, 1] of each frame (holds at both ends)."""
+def frame_progress(num_frames: int) -> np.ndarray:
+    """Progress t in [0, 1] of each frame of a transition (it holds still at both ends).
+
+    Examples
+    --------
+    >>> frame_progress(10).round(3).tolist()
+    [0.0, 0.0, 0.143, 0.286, 0.429, 0.571, 0.714, 0.857, 1.0, 1.0]
+    """
     if num_frames < 2:
         return np.ones(num_frames)
     hold = max(1, num_frames // 8) if num_frames >= 4 else 0
@@ -260,7 +276,7 @@ class Step:
     restore : list of (y0, y1, x0, x1)
         Rectangles copied back from the final frame.
     paints : list of (mask, left, top, fill, outline)
-        Sprites drawn then (``_draw``; in the solid look a :class:`SolidSprite`, its ``keep``
+        Sprites drawn then (``draw_sprite``; in the solid look a :class:`SolidSprite`, its ``keep``
         and None).
     changed : list of (y0, y1, x0, x1) or None
         Rectangles outside of which the frame equals the previous one (None: all of it).
@@ -393,7 +409,7 @@ class TransitionPlan:
 
     def colours(self, f: int, j: int):
         """(fill, line) of object ``j``'s paint in frame ``f``: its colours (flat), or its
-        ``keep`` and None (solid), as :func:`_draw` takes them."""
+        ``keep`` and None (solid), as :func:`draw_sprite` takes them."""
         if self.look == "solid":
             return int(self.keep[f, j]), None
         return tuple(map(int, self.fill[f, j])), tuple(map(int, self.line[f, j]))
@@ -470,7 +486,7 @@ def plan_transition(first, left, top, size, color, shape, removed, style, num_fr
     check_style(style)
     h, w = first.shape[:2]
     ks = np.flatnonzero(removed)
-    t = _progress(num_frames)[:, None]
+    t = frame_progress(num_frames)[:, None]
     objects = {"left": left[ks].astype(np.int64), "top": top[ks].astype(np.int64),
                "side": size[ks].astype(np.int64),
                "fill": np.array([look.rgb[int(c)] for c in color[ks]], np.int64).reshape(-1, 3),
@@ -574,7 +590,7 @@ def draw_steps(steps, first, final, out=None):
         for y0, y1, x0, x1 in step.restore:
             out[y0:y1, x0:x1] = final[y0:y1, x0:x1]
         for mask, x, y, fill, outline in step.paints:
-            _draw(out, mask, x, y, fill, outline)
+            draw_sprite(out, mask, x, y, fill, outline)
         yield out, step
 
 

@@ -28,10 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["InkLedger", "unexplained", "ZONE_GROWTH_FRACTION"]
-
-#: An object's zone is its square grown by this fraction of its size on every side.
-ZONE_GROWTH_FRACTION = 0.25
+__all__ = ["InkLedger", "unexplained"]
 
 
 def unexplained(comps, matched: np.ndarray, zones: np.ndarray, min_area: float) -> np.ndarray:

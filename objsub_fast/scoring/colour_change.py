@@ -21,35 +21,27 @@ from .votes import change_start, voted
 
 __all__ = ["tone_map", "colour_changes"]
 
-#: A channel's tone is a line (gain and offset) when its references span at least this many
-#: levels in the first frames; else a gain from the background alone.
-MIN_SPAN = 48.0
-#: A reference whose colour is this many levels off the line of the others is left out of the
-#: fit (a second changed object must not bend the scene's tone).
-MAX_REFERENCE_OFF = 12.0
-#: Gains of a fitted tone line are kept within this range.
-GAIN_RANGE = (0.5, 2.0)
 _LUMA = np.array([0.299, 0.587, 0.114])
-#: A change a model makes to an object's colour takes at most this many frame-to-frame steps
-#: (a cut, or a cut and a settling frame): the codec's drift is what the others add up to.
-OWN_STEPS = 2
+#: The tone fit's and the codec drift's limits (``tone_min_span``, ``tone_max_reference_off``,
+#: ``tone_gain_range``, ``own_steps``), with their reasons in ``thresholds``.
+_LIMITS = THRESHOLDS["kept_object_stability"]
 
 
 def _fit(before: np.ndarray, after: np.ndarray, use: np.ndarray):
     """Per frame and channel, the (gain, offset) lines taking reference colours ``before``
     (J, 3) to ``after`` (F, J, 3), least squares over the references ``use`` (F, J) holds;
     a gain through reference 0 (the background) where those span less than
-    :data:`MIN_SPAN` levels. Returns (gain, offset), each (F, 3)."""
+    ``tone_min_span`` levels. Returns (gain, offset), each (F, 3)."""
     w = use[..., None].astype(float)
     x = np.broadcast_to(before, after.shape)
     n, sx, sy = w.sum(1), (w * x).sum(1), (w * after).sum(1)
     sxx, sxy = (w * x * x).sum(1), (w * x * after).sum(1)
     den = n * sxx - sx * sx
     with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.clip((n * sxy - sx * sy) / den, *GAIN_RANGE)
+        gain = np.clip((n * sxy - sx * sy) / den, *_LIMITS["tone_gain_range"])
         offset = (sy - gain * sx) / n
         span = np.where(w > 0, x, -np.inf).max(1) - np.where(w > 0, x, np.inf).min(1)
-        flat = ~(span >= MIN_SPAN) | ~np.isfinite(gain)
+        flat = ~(span >= _LIMITS["tone_min_span"]) | ~np.isfinite(gain)
         bg_gain = np.where(before[0] > 0, after[:, 0] / np.maximum(before[0], 1.0), 1.0)
     return np.where(flat, bg_gain, gain), np.where(flat, 0.0, offset)
 
@@ -58,7 +50,7 @@ def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = Non
     """Per frame, the scene's tone: per channel (gain, offset) lines taking the reference
     colours ``before`` (J, 3; row 0 the background) to ``after`` (F, J, 3), fitted on the
     references ``use`` (F, J; default all) with the worst one left out, twice, while it is
-    more than :data:`MAX_REFERENCE_OFF` levels off and three or more remain (a second changed
+    more than ``tone_max_reference_off`` levels off and three or more remain (a second changed
     object must not bend the scene's tone). Returns (gain, offset, used), (F, 3), (F, 3) and
     (F, J).
 
@@ -78,8 +70,8 @@ def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = Non
         off[:, 0] = -1                              # the background always stays
         off[~use] = -1
         worst = off.argmax(axis=1)
-        rows = np.flatnonzero((off[np.arange(len(off)), worst] > MAX_REFERENCE_OFF)
-                              & (use.sum(axis=1) > 3))
+        too_far = off[np.arange(len(off)), worst] > _LIMITS["tone_max_reference_off"]
+        rows = np.flatnonzero(too_far & (use.sum(axis=1) > 3))
         use[rows, worst[rows]] = False
     gain, offset = _fit(before, after, use)
     return gain, offset, use
@@ -151,7 +143,7 @@ def _ratio(a: float, b: float) -> float:
 
 def codec_drift(colours: np.ndarray) -> float:
     """How far the codec alone may carry an object's colour over the video: the sum of the
-    changes (CIEDE2000) between consecutive frames it is seen in, but the :data:`OWN_STEPS`
+    changes (CIEDE2000) between consecutive frames it is seen in, but the ``own_steps``
     largest. A model's change is a step or two and adds nothing; at a very low bitrate the
     codec re-quantises a small object's colour in many frames (under a zoom it carries it 7-30
     units in small steps; it pales a 23 px outlined dome's fill in some frames and restores it
@@ -164,11 +156,12 @@ def codec_drift(colours: np.ndarray) -> float:
     >>> codec_drift(still), codec_drift(stepped)
     (0.0, 0.0)
     """
-    if len(colours) <= OWN_STEPS + 1:
+    own = _LIMITS["own_steps"]
+    if len(colours) <= own + 1:
         return 0.0
     lab = rgb2lab(colours[None] / 255.0)[0]
     steps = np.sort(deltaE_ciede2000(lab[1:], lab[:-1]))
-    return float(steps[:-OWN_STEPS].sum())
+    return float(steps[:-own].sum())
 
 
 def colour_changes(track) -> list[dict]:

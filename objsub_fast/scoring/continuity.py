@@ -15,31 +15,19 @@ from .votes import reappeared
 
 __all__ = ["motion_continuity", "transition", "teleports"]
 
-#: A transition frame has the removed objects' ink between these fractions of the way gone.
-TRANSITION_BAND = (0.1, 0.9)
-#: The band is narrowed by this multiple of the kept objects' ink noise (see transition) ...
-NOISE_FACTOR = 1.5
-#: ... to at most this much off each end: a removal in two steps or more (0.5; 0.33, 0.67; ...)
-#: always has a frame inside.
-MAX_NOISE = 0.3
-#: A removed object whose square holds this fraction of its first ink again is back.
-REAPPEAR_INK = 0.75
-#: A video shows a removal when at least this fraction of the removed objects' ink went away.
-MIN_INK_GONE = 0.3
-
 
 def transition(track) -> tuple[int | None, float, tuple]:
     """(frames in transition, fraction of the removed objects' ink gone at the end, the
     transition band used).
 
-    The band is :data:`TRANSITION_BAND` narrowed by the ink noise of the video: each kept
+    The band is ``transition_band`` narrowed by the ink noise of the video: each kept
     object's largest relative change of ink from frame 0 (its jitter, flicker, codec) times
     its size (a pixel of jitter changes the ink of a rim), the worst kept object's, over
-    the smallest removed object's size, times :data:`NOISE_FACTOR`, at most
-    :data:`MAX_NOISE`. Frames the removed objects' ink reaches only by that much noise are
-    not in transition.
+    the smallest removed object's size, times ``transition_noise_factor``, at most
+    ``max_transition_noise`` (``THRESHOLDS["motion_continuity"]``). Frames the removed
+    objects' ink reaches only by that much noise are not in transition.
     """
-    m = track.model
+    m, mc = track.model, THRESHOLDS["motion_continuity"]
     vis = track.visible_ids
     is_removed = m.removed[vis]
     removed = track.ink[:, is_removed].sum(axis=1)
@@ -54,9 +42,11 @@ def transition(track) -> tuple[int | None, float, tuple]:
         size = m.size[vis].astype(float)
         rel = np.abs(kept[:, base > 0] / base[base > 0] - 1).max(axis=0)
         per_px = float((rel * size[~is_removed][base > 0]).max())
-        noise = min(NOISE_FACTOR * per_px / size[is_removed].min(), MAX_NOISE)
-    lo, hi = max(TRANSITION_BAND[0], noise), min(TRANSITION_BAND[1], 1 - noise)
-    if gone < MIN_INK_GONE:
+        noise = min(mc["transition_noise_factor"] * per_px / size[is_removed].min(),
+                    mc["max_transition_noise"])
+    band = mc["transition_band"]
+    lo, hi = max(band[0], noise), min(band[1], 1 - noise)
+    if gone < mc["min_ink_gone"]:
         return None, float(gone), (lo, hi)
     frac = (start - removed) / (start - end)
     return int(((frac > lo) & (frac < hi)).sum()), float(gone), (lo, hi)
@@ -96,11 +86,12 @@ def _came_back(track) -> dict:
     m = track.model
     ids = m.ids.tolist()
     col = {int(k): n for n, k in enumerate(track.visible_ids.tolist())}
-    min_run = THRESHOLDS["motion_continuity"]["reappear_min_run"]
+    mc = THRESHOLDS["motion_continuity"]
     back = {}
     for k in np.flatnonzero(m.removed & track.visible):
         ink = track.ink[:, col[k]]
-        at = reappeared(track.present[:, k] | (ink >= REAPPEAR_INK * max(ink[0], 1.0)), min_run)
+        again = ink >= mc["reappear_ink"] * max(ink[0], 1.0)
+        at = reappeared(track.present[:, k] | again, mc["reappear_min_run"])
         if at is not None:
             back[ids[k]] = at
     return back

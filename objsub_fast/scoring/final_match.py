@@ -10,10 +10,6 @@ from .thresholds import THRESHOLDS
 
 __all__ = ["final_object_match"]
 
-#: The final match expects a settled kept object at its seen size within this fraction of its
-#: drawn size (a size jitter of a few percent), the drawn size beyond it.
-SIZE_SLACK = 0.05
-
 
 def _warp_mask(mask: np.ndarray, cam, center) -> np.ndarray:
     """``mask`` as the camera ``cam`` shows it (nearest neighbour).
@@ -38,14 +34,15 @@ def _warp_mask(mask: np.ndarray, cam, center) -> np.ndarray:
 def _settled(track, cam):
     """((M, 2) whole-px canvas offsets, (M,) sizes) that put each kept object seen in the
     final frame on its centroid there, when that is within the stability tolerance of where
-    camera ``cam`` puts it, at its size there within :data:`SIZE_SLACK` (jitter); the
+    camera ``cam`` puts it, at its size there within ``size_slack`` (jitter); the
     drawn place and size for the others (moved, missing, removed)."""
     m = track.model
     pos = track.positions[-1]
     d = (pos - apply_camera(np.stack([m.cx, m.cy], axis=1), cam, m.center)) / cam[0]
     limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"] * m.unit
     near = track.present[-1] & ~m.removed & (np.hypot(d[:, 0], d[:, 1]) <= limit)
-    grow = np.clip(np.sqrt(track.last_area / m.area) / cam[0], 1 - SIZE_SLACK, 1 + SIZE_SLACK)
+    slack = THRESHOLDS["final_object_match"]["size_slack"]
+    grow = np.clip(np.sqrt(track.last_area / m.area) / cam[0], 1 - slack, 1 + slack)
     sizes = np.where(near, np.rint(m.size * grow), m.size).astype(int)
     return np.where(near[:, None], np.rint(np.nan_to_num(d)), 0).astype(int), sizes
 

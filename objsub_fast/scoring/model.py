@@ -18,6 +18,8 @@ class TaskModel:
     canvas_size : (W, H)
     ids, color, shape, size, left, top : (M,) int arrays
     cx, cy : (M,) expected centroids of the drawn shapes (pixel-index coordinates)
+    square_centres : (M, 2) the centres (x, y) of the objects' squares (pixel-index
+        coordinates)
     ucx, ucy : (M,) the same in continuous coordinates (+0.5)
     bw, bh : (M,) width and height of each drawn shape
     area : (M,) drawn pixels
@@ -52,6 +54,8 @@ class TaskModel:
         self.removed = np.isin(self.ids, q.remove_ids)
         self.left = np.rint(x - self.size / 2).astype(int)
         self.top = np.rint(y - self.size / 2).astype(int)
+        self.square_centres = np.stack([self.left + (self.size - 1) / 2,
+                                        self.top + (self.size - 1) / 2], axis=1)
         m = len(objects)
         self.cx, self.cy, self.area = np.zeros(m), np.zeros(m), np.zeros(m)
         self.bw, self.bh = np.zeros(m), np.zeros(m)
@@ -92,7 +96,6 @@ class TaskModel:
             if y1 > y0 and x1 > x0:
                 canvas[y0:y1, x0:x1] |= mask[y0 - t:y1 - t, x0 - x:x1 - x]
         return canvas
-
 
     def mask(self, k: int, size: int) -> np.ndarray:
         """Object ``k``'s silhouette at ``size`` as the detector sees it in the task's look

@@ -2,6 +2,8 @@
 background (``THRESHOLDS["removal"]``)."""
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .appearance import ink_over
@@ -12,15 +14,17 @@ from .thresholds import THRESHOLDS
 
 __all__ = ["left_behind", "removed"]
 
+#: Each track's left-behind objects, read once: both removal invariants ask for them.
+_LEFT_BEHIND: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 
 def _place(track, k: int) -> np.ndarray:
     """(H, W) bool: object ``k``'s square where the final camera puts it, and its box where it
     was last seen, each grown by 1 px."""
     m, cam = track.model, track.cameras[-1]
     h, w = track.final_classes.shape
-    square = np.array([m.left[k] + (m.size[k] - 1) / 2, m.top[k] + (m.size[k] - 1) / 2])
     half = m.size[k] / 2
-    boxes = [(apply_camera(square[None], cam, m.center)[0], half * cam[0] + 1)]
+    boxes = [(apply_camera(m.square_centres[k][None], cam, m.center)[0], half * cam[0] + 1)]
     if track.last_seen[k] >= 0:
         boxes.append((track.last_position[k], half + 1))
     inside = np.zeros((h, w), bool)
@@ -42,6 +46,13 @@ def left_behind(track) -> dict:
     still falling by more than ``max_ink_falling`` of it over the last frames (a removal not
     finished). Ink is measured against the frame's own background (``appearance``).
     """
+    if track not in _LEFT_BEHIND:
+        _LEFT_BEHIND[track] = _measure_left_behind(track)
+    return dict(_LEFT_BEHIND[track])
+
+
+def _measure_left_behind(track) -> dict:
+    """:func:`left_behind`, measured."""
     m, th = track.model, THRESHOLDS["removal"]
     absent = ~track.present[-1] & track.visible
     if not absent.any():

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..runtime._numba import kernel
-from .accounting import ZONE_GROWTH_FRACTION, InkLedger, unexplained
+from .accounting import InkLedger, unexplained
 from .appearance import background_colour, object_colours, square_ink
 from .camera import CameraVote, apply_camera
 from .detect import Detector, classify_shapes, match
@@ -25,10 +25,6 @@ from .silhouette import Silhouettes
 from .thresholds import THRESHOLDS
 
 __all__ = ["Track", "Tracker"]
-
-#: Object zones (left out of the global-change test) are their boxes grown by this many px.
-ZONE_MARGIN = 3
-_ZONE_GROWTH = np.array([-ZONE_MARGIN, ZONE_MARGIN, -ZONE_MARGIN, ZONE_MARGIN])
 
 
 @dataclass(eq=False)
@@ -201,15 +197,16 @@ class Tracker:
         self.prev_cls = None
         self._inputs = None         # the tracking inputs the previous frame met (see update)
         self._repeating = False     # the previous frame was a repeat (see update)
+        margin = THRESHOLDS["motion_continuity"]["zone_margin_px"]
+        self._zone_growth = np.array([-margin, margin, -margin, margin])
         self.base_zones = np.stack([m.left, m.left + m.size, m.top, m.top + m.size],
-                                   axis=1) + _ZONE_GROWTH
+                                   axis=1) + self._zone_growth
         self.prev_zones = self.base_zones[:0]
         self.final_cls = self.final_frame = None
         added = THRESHOLDS["added_objects"]
         self.ledger = InkLedger(added["min_frames"], self.gate)
         self._added_min_area = added["min_area_fraction"] * m.area.min()
-        self._zone_half = m.size * (0.5 + ZONE_GROWTH_FRACTION)
-        self._squares = np.stack([m.left + (m.size - 1) / 2, m.top + (m.size - 1) / 2], axis=1)
+        self._zone_half = m.size * (0.5 + added["zone_growth_fraction"])
         self.samples = FrameSamples(keep_samples)
 
     def set_mapping(self, mapping) -> None:
@@ -318,7 +315,7 @@ class Tracker:
         self.footprint.append(self.footprints.read(t, frame, hit, comp_of, comps, cam))
         self.shape_confirmed.append(self.footprints.shape_evidence(frame, shape_of, comp_of,
                                                                    comps))
-        zones = comps.bbox[idx] + _ZONE_GROWTH
+        zones = comps.bbox[idx] + self._zone_growth
         if self.prev_cls is not None:
             changed = _changed_outside(self.prev_cls, comps.cls,
                                        np.concatenate([self.base_zones, self.prev_zones, zones]))
@@ -365,7 +362,7 @@ class Tracker:
     def _account(self, t: int, comps, idx, cam) -> None:
         """Give the ledger this frame's ink that no task object explains (``accounting``):
         the zones are every object's square where the camera puts it and where each visible
-        object was last tracked, grown by a quarter of its size."""
+        object was last tracked, grown by ``zone_growth_fraction`` of its size."""
         m = self.model
         matched = np.zeros(len(comps), bool)
         matched[idx] = True
@@ -374,7 +371,7 @@ class Tracker:
             self.ledger.see(t, [])          # the usual frame: nothing left to explain
             return
         vis = self._vis              # objects the frame does not show are not tracked
-        placed = apply_camera(self._squares, cam, m.center)
+        placed = apply_camera(m.square_centres, cam, m.center)
         centres = np.concatenate([placed, np.stack([self.ref_x[vis], self.ref_y[vis]], axis=1)])
         half = np.concatenate([self._zone_half * cam[0], self._zone_half[vis]])
         zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,

@@ -64,7 +64,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import generate_batch
-from ..ground_truth.transitions import (STYLE_NAMES, SolidSprite, _draw, _progress, task_arrays,
+from ..ground_truth.transitions import (STYLE_NAMES, SolidSprite, draw_sprite, frame_progress, task_arrays,
                                         task_frames, whiten)
 from ..task.vocabulary import KINDS, LEVEL_KINDS, OUTLINE_RGB
 from .outputs import COOL_TONE, recoloured, toned
@@ -81,7 +81,7 @@ JUMP_MIN_FRACTION = 0.25
 #: and the outline; solid, its own colours.
 _SPRITES = {"flat": lambda look, shape, size, color: look.sprite(shape, size),
             "solid": lambda look, shape, size, color: look.solid(shape, size, color)}
-#: What ``_draw`` paints a sprite with in each look, blended toward white by t: flat, (fill,
+#: What ``draw_sprite`` paints a sprite with in each look, blended toward white by t: flat, (fill,
 #: outline); solid, (keep in 256ths, unused).
 _INKS = {"flat": lambda look, color, t: (
              np.rint((1 - t) * look.fill(color) + t * 255.0).astype(np.uint8),
@@ -97,7 +97,7 @@ def _sprite(look, shape: int, size: int, color: int):
 def _paint(frame, look, sprite, left: int, top: int, color: int, t: float = 0.0):
     """Draw ``sprite`` (:func:`_sprite`) at (left, top) into ``frame`` as ``look`` draws an
     object of ``color``, blended toward white by ``t`` (0: as drawn)."""
-    _draw(frame, sprite, int(left), int(top), *_INKS[look.name](look, color, float(t)))
+    draw_sprite(frame, sprite, int(left), int(top), *_INKS[look.name](look, color, float(t)))
 
 
 def _reshape(sprite, fn):
@@ -326,7 +326,7 @@ def _late_cut_jitter(first, arrs, num_frames, style, window):
 
 def _jitter(first, arrs, num_frames, style, window):
 
-    return _jittered_scene(first, arrs, _progress(num_frames), num_frames)
+    return _jittered_scene(first, arrs, frame_progress(num_frames), num_frames)
 
 
 #: Kept-object footprint controls: (size scale x, size scale y, turn in degrees).
@@ -341,7 +341,7 @@ LOW_BITRATE = {"crf": "44"}
 
 
 def _square(mask: np.ndarray) -> np.ndarray:
-    """``mask`` padded to a square about its centre (``_draw`` draws square sprites)."""
+    """``mask`` padded to a square about its centre (``draw_sprite`` draws square sprites)."""
     h, w = mask.shape
     side = max(h, w)
     out = np.zeros((side, side), mask.dtype)
@@ -440,7 +440,7 @@ def _scaled_scene(first, arrs, scales, fades=None):
 def _shrink_to(first, arrs, num_frames, ends):
     """The targets shrink (ground-truth timing) to ``ends[n]`` of their size and stay."""
 
-    p = _progress(num_frames)[:, None]
+    p = frame_progress(num_frames)[:, None]
     return _scaled_scene(first, arrs, 1 - p * (1 - np.asarray(ends)[None]))
 
 
