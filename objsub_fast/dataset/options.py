@@ -112,9 +112,17 @@ def _said(config: dict, field: str) -> str:
     return str(config[field])
 
 
+#: A configuration mismatch spells out this many differences, then names the others.
+SHOWN_DIFFERENCES = 3
+#: ... at most this many of them.
+NAMED_DIFFERENCES = 6
+
+
 def option_differences(old: dict, new: dict) -> str:
     """The options in which the run recorded in ``old`` and the run of ``new`` differ (two
-    manifest ``config`` dicts), in command-line terms.
+    manifest ``config`` dicts), in command-line terms: the first :data:`SHOWN_DIFFERENCES`
+    with both values, the others by name (at most :data:`NAMED_DIFFERENCES`), so that the
+    message stays a line a terminal shows.
 
     Examples
     --------
@@ -122,10 +130,28 @@ def option_differences(old: dict, new: dict) -> str:
     '--videos (there: on, now: off), --fps (there: 16, now: not given)'
     >>> option_differences({"generator_version": "0.1.0"}, {"generator_version": "0.2.0"})
     'generator_version, set by the installed objsub-fast (there: 0.1.0, now: 0.2.0)'
+    >>> many = option_differences({"count": 8, "seed": 1, "fps": 8, "look": "solid"},
+    ...                           {"count": 9})
+    >>> many.startswith("--count (there: 8, now: 9), --seed"), many.split(") and ")[1]
+    (True, '1 more: --fps')
     """
-    fields = [f for f in (*OPTIONS, *NO_OPTION, *old, *new) if old.get(f) != new.get(f)]
+    fields = list(dict.fromkeys(f for f in (*OPTIONS, *NO_OPTION, *old, *new)
+                                if old.get(f) != new.get(f)))
+    said = _spelled_out(old, new, fields[:SHOWN_DIFFERENCES])
+    rest = [OPTIONS[f][0] if f in OPTIONS else f for f in fields[SHOWN_DIFFERENCES:]]
+    if not said:
+        return "unknown difference"
+    if not rest:
+        return ", ".join(said)
+    named = ", ".join(rest[:NAMED_DIFFERENCES]) + (", ..." if len(rest) > NAMED_DIFFERENCES
+                                                   else "")
+    return f"{', '.join(said)} and {len(rest)} more: {named}"
+
+
+def _spelled_out(old: dict, new: dict, fields: list) -> list[str]:
+    """Each field of ``fields`` with its value there (``old``) and now (``new``)."""
     said = []
-    for field in dict.fromkeys(fields):
+    for field in fields:
         if field in OPTIONS:
             said.append(f"{OPTIONS[field][0]} (there: {_said(old, field)}, now: "
                         f"{_said(new, field)})")
@@ -134,4 +160,4 @@ def option_differences(old: dict, new: dict) -> str:
         else:
             said.append(f"{field}, set by {NO_OPTION.get(field, 'no option')} (there: "
                         f"{_said(old, field)}, now: {_said(new, field)})")
-    return ", ".join(said) or "unknown difference"
+    return said
