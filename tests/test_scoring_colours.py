@@ -59,6 +59,22 @@ def test_a_slowly_drifting_tone_passes(classic, look):
 
 
 @pytest.mark.parametrize("look", LOOKS)
+def test_a_picture_drifting_much_darker_passes(look, tmp_path):
+    # Silhouettes weighed each pixel's ink against pure white: as the background drifted
+    # grey, it added ink to every object's rim, and a kept object "grew by 21-37%" or "changed
+    # shape" (tasks 0 and 3: 30% darker as frames, 15-20% through the codec)
+    batch = control_tasks(look=look)
+    ramp = np.linspace(0, 1, 33)[:, None]
+    for i in (0, 3):
+        gt = control_frames(batch, i, "ground_truth", 33)
+        for amount, path in ((0.3, None), (0.2, tmp_path / f"{i}.mp4")):
+            video = toned(gt, gain=1 - amount * ramp * np.ones(3))
+            res = score_video(batch.task(i), video if path is None else write_video(path, video))
+            kept = res["metrics"]["kept_object_stability"]
+            assert res["pass"], (i, amount, kept["changes"])
+
+
+@pytest.mark.parametrize("look", LOOKS)
 @pytest.mark.parametrize("change,amount,words", [("darker", 0.2, "darker"),
                                                  ("lighter", 0.25, "lighter"),
                                                  ("desaturated", 0.6, "saturated")])

@@ -13,7 +13,8 @@ import numpy as np
 from ..runtime._numba import kernel
 from .detect import BG, COLOR_CLASS0
 
-__all__ = ["WHITE", "background_colour", "object_colours", "square_ink", "ink_over"]
+__all__ = ["WHITE", "background_colour", "object_colours", "square_ink", "ink_over",
+           "in_own_white"]
 
 #: The canvas's background: what ink is measured against when nothing else is known.
 WHITE = np.array([255.0, 255.0, 255.0])
@@ -25,6 +26,9 @@ STRIDE = 2
 MIN_FILL_PX = 8
 #: A channel of the background darker than this is taken as this (a black frame is no white).
 MIN_WHITE = 32.0
+#: A background within this many levels of white on every channel is white: the frame is read
+#: as it is (a codec's noise does not move the background's median this far).
+WHITE_TOLERANCE = 5
 
 
 @kernel(nogil=True)
@@ -168,3 +172,25 @@ def ink_over(pixels: np.ndarray, background=WHITE) -> np.ndarray:
     [25.0, 255.0]
     """
     return np.maximum(255.0 - (pixels * 255.0 / _white(background)).min(axis=-1), 0.0)
+
+
+def in_own_white(frame: np.ndarray, background=WHITE) -> np.ndarray:
+    """``frame`` with each channel over ``background``'s (uint8, rounded, at most 255): the
+    frame as if its background were white, where the plain ink ``255 - min(R, G, B)`` of a
+    pixel is its ink against this frame's own background (:func:`ink_over`). What silhouettes
+    read: a picture drifting darker must not add its background's grey to every object's rim.
+    A background within :data:`WHITE_TOLERANCE` of white gives ``frame`` itself.
+
+    Examples
+    --------
+    >>> frame = np.full((1, 2, 3), (230, 236, 242), np.uint8)
+    >>> frame[0, 0] = (115, 0, 0)
+    >>> in_own_white(frame, (230, 236, 242)).tolist()
+    [[[128, 0, 0], [255, 255, 255]]]
+    >>> in_own_white(frame, (252, 255, 255)) is frame
+    True
+    """
+    bg = _white(background)
+    if (bg >= 255 - WHITE_TOLERANCE).all():
+        return frame
+    return np.minimum(np.rint(frame * (255.0 / bg)), 255).astype(np.uint8)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..runtime._numba import kernel
 from .accounting import InkLedger, unexplained
-from .appearance import background_colour, object_colours, square_ink
+from .appearance import background_colour, in_own_white, object_colours, square_ink
 from .camera import CameraVote, apply_camera
 from .detect import Detector, classify_shapes, match
 from .model import TaskModel
@@ -312,8 +312,9 @@ class Tracker:
         self.shape_read.append(shape_of)
         self.cameras.append(cam)
         self._read_colours(frame, comps, comp_of)
-        self.footprint.append(self.footprints.read(t, frame, hit, comp_of, comps, cam))
-        self.shape_confirmed.append(self.footprints.shape_evidence(frame, shape_of, comp_of,
+        white = in_own_white(frame, self.background[-1])    # silhouettes: ink against it
+        self.footprint.append(self.footprints.read(t, white, hit, comp_of, comps, cam))
+        self.shape_confirmed.append(self.footprints.shape_evidence(white, shape_of, comp_of,
                                                                    comps))
         zones = comps.bbox[idx] + self._zone_growth
         if self.prev_cls is not None:
