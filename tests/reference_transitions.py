@@ -3,7 +3,7 @@ in plain Python): the reference the vectorised plan is tested against."""
 import numpy as np
 
 from objsub_fast.ground_truth.transitions import (CLASSIC_LOOK, OUTLINE_RGB, Step, _clipped,
-                                                  _progress, _sprite_mask, plan_slides)
+                                                  frame_progress, _sprite_mask, plan_slides)
 
 
 def _removed_painter(left, top, size, color, shape, removed, style, canvas_size, look):
@@ -65,7 +65,7 @@ def reference_steps(first, left, top, size, color, shape, removed, style, num_fr
     previous = None  # rectangles in which the frame differs from `final` (None: not drawn yet)
     placed = {int(k): (_sprite_mask(look.shapes[int(shape[k])], int(size[k]), look.outline),
                        int(left[k]), int(top[k])) for k in ks}   # as in the first frame
-    for tf in _progress(num_frames).tolist():
+    for tf in frame_progress(num_frames).tolist():
         if tf <= 0.0:  # the held first frame: it differs from `final` in the removed squares
             steps.append(Step("first", [], [], None) if previous is None
                          else Step(None, [], [], []))

@@ -124,7 +124,7 @@ def test_different_configuration_is_refused_unless_overwrite(tmp_path):
 def test_a_mismatch_in_many_options_is_said_in_a_short_line(tmp_path):
     # before: every difference spelled out, 869 characters for 19 differences
     generate(RunConfig(count=4, shard_size=2), tmp_path, workers=1, quiet=True)
-    other = RunConfig(count=3, shard_size=3, seed=3, canvas_size=(320, 320), num_objects=(3, 6),
+    other = RunConfig(count=3, shard_size=3, seed=3, canvas_size=(320, 320), num_objects=(4, 6),
                       object_size=(20, 40), look="solid", vocabulary="extended",
                       levels=("L1", "L2"))
     with pytest.raises(OutputError) as refused:
@@ -132,8 +132,8 @@ def test_a_mismatch_in_many_options_is_said_in_a_short_line(tmp_path):
     message = str(refused.value)
     assert "\n" not in message and len(message) < 400, message
     assert ("other options: --count (there: 4, now: 3), --levels (there: L1,L2,L3,L4, now: "
-            "L1,L2), --seed (there: 0, now: 3) and 6 more: --shard-size, --canvas-size, "
-            "--num-objects, --object-size, --vocabulary, --look;") in message
+            "L1,L2), --seed (there: 0, now: 3) and 7 more: --shard-size, --canvas-size, "
+            "--num-objects, --object-size, --vocabulary, --look, ...;") in message
 
 
 def test_rerun_of_a_complete_run_changes_nothing(tmp_path):

@@ -10,7 +10,7 @@ from objsub_fast.scoring import render_transition, score_video, write_video
 from objsub_fast.testing.controls import caught, control_frames
 from objsub_fast.scoring.detect import (BG, COLOR_CLASS0, OTHER, OUTLINE, Detector, class_lut,
                                         object_mask)
-from objsub_fast.ground_truth.transitions import _draw, _solid, task_arrays, whiten
+from objsub_fast.ground_truth.transitions import draw_sprite, _solid, task_arrays, whiten
 from objsub_fast.scoring.looks import LOOKS, picture, shade_references
 from objsub_fast.scoring.metrics import TaskModel
 from objsub_fast.task.vocabulary import COLOR_RGB, EXTENDED, SHAPE_TABLE
@@ -112,7 +112,7 @@ def _recoloured(batch, i):
     x, y = int(arrs["left"][k]), int(arrs["top"][k])
     for f in range(8, 16):
         frames[f] = whiten(frames[f], [x], [y], [s], [0])
-        _draw(frames[f], paint[0], x, y, *paint[1:])
+        draw_sprite(frames[f], paint[0], x, y, *paint[1:])
     return frames, k
 
 
