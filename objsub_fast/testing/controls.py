@@ -64,8 +64,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine import generate_batch
-from ..ground_truth.transitions import (STYLE_NAMES, SolidSprite, draw_sprite, frame_progress, task_arrays,
-                                        task_frames, whiten)
+from ..ground_truth.transitions import (STYLE_NAMES, SolidSprite, draw_sprite, frame_progress,
+                                        task_arrays, task_frames, whiten)
 from ..task.vocabulary import KINDS, LEVEL_KINDS, OUTLINE_RGB
 from .outputs import COOL_TONE, recoloured, toned
 
