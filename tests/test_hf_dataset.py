@@ -3,6 +3,7 @@ layout with typed columns (offline, as a team's machine without a Hub login woul
 metadata reads with ``huggingface_hub``'s card tools and ``datasets``' own parsers, ``verify``
 checks the card's bytes, and ``--split`` keeps the seeds of a train and a test set apart.
 Needs the ``[hf]`` extra (``datasets``, ``huggingface_hub``); skips without it."""
+import importlib
 import json
 from pathlib import Path
 
@@ -20,8 +21,20 @@ from objsub_fast.dataset.verify import verify
 
 @pytest.fixture(autouse=True)
 def _offline(monkeypatch):
-    """Nothing fetched from the Hub, in this module's tests only (an environment set at import
-    would reach every test of the process, the store tests that read through fsspec too)."""
+    """Nothing fetched from the Hub, in this module's tests only. ``datasets`` and
+    ``huggingface_hub`` read the environment once, when first imported: they are imported
+    here first, online, and their offline switches set for the test and put back after it (an
+    environment in force at their import would keep every later test of the process offline,
+    the store tests that read through fsspec too)."""
+    for module, names in (("datasets.config", ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE")),
+                          ("huggingface_hub.constants", ("HF_HUB_OFFLINE",))):
+        try:
+            switches = importlib.import_module(module)
+        except ImportError:  # without the [hf] extra: the tests that need it skip
+            continue
+        for name in names:
+            if hasattr(switches, name):
+                monkeypatch.setattr(switches, name, True)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setenv("HF_DATASETS_OFFLINE", "1")
 

@@ -258,8 +258,12 @@ def test_webdataset_reads_the_shards_from_the_store(s3, stored, monkeypatch):
             {k: v for k, v in expected[key].items() if not k.startswith("__")}
 
 
-def test_hugging_face_datasets_reads_the_shards_from_the_store(s3, stored, tmp_path):
+def test_hugging_face_datasets_reads_the_shards_from_the_store(s3, stored, tmp_path,
+                                                               monkeypatch):
     datasets = pytest.importorskip("datasets")
+    # the store is no Hub: reading it must work whatever an earlier test of this process left
+    # in the switch datasets reads once, at its import
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
 
     ds = datasets.load_dataset("webdataset", data_files={"train": f"{stored}/objsub-*.tar"},
                                split="train", storage_options=s3.options,
