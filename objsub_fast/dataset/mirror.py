@@ -5,6 +5,8 @@ progress records, dataset-level files) downloaded, the shard data (``*.tar`` and
 task folders) as sparse placeholders of the objects' sizes, so that the code deciding what a
 run resumes, replaces or finalizes (``dataset.output``) and ``verify``'s dataset-level checks
 see the prefix exactly as they would see a local output folder, at the cost of a listing.
+An object whose key could name a path outside the view (``..``, an absolute key, ...) is
+left out of it with one line on stderr (``storage.transfer.safe_downloads``).
 ``push`` then applies what that code changed to the store: files it wrote are uploaded (the
 manifest last), files it removed are deleted. Placeholders are never uploaded.
 
@@ -34,6 +36,7 @@ from ..runtime.atomic import TMP_PREFIX
 from ..storage.lease import LEASE
 from .manifest import MANIFEST, PROGRESS_DIR
 from ..storage.transfer import relative_files  # noqa: F401 (jobs takes it from here)
+from ..storage.transfer import safe_downloads
 
 __all__ = ["is_shard_data", "relative_files", "Mirror"]
 
@@ -82,14 +85,14 @@ class Mirror:
         listing = {k: v for k, v in self.store.listing().items() if not _skipped(k)}
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
+        paths = dict(safe_downloads(self.folder, listing, repr(self.store.url)))
+        listing = {k: v for k, v in listing.items() if k in paths}
         self.placeholders = {k for k in listing if is_shard_data(k)}
         for rel in self.placeholders:
-            path = self.folder / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "wb") as f:
+            paths[rel].parent.mkdir(parents=True, exist_ok=True)
+            with open(paths[rel], "wb") as f:
                 f.truncate(listing[rel])
-        self.store.get_files([(k, self.folder / k) for k in listing
-                              if k not in self.placeholders])
+        self.store.get_files([(k, p) for k, p in paths.items() if k not in self.placeholders])
         self.snapshot = self._scan()
         return listing
 
@@ -97,7 +100,7 @@ class Mirror:
         """Download the progress records (and format files) workers added since the pull."""
         new = [k for k in self.store.listing(PROGRESS_DIR)
                if k not in self.snapshot and not _skipped(k)]
-        self.store.get_files([(k, self.folder / k) for k in new])
+        self.store.get_files(safe_downloads(self.folder, new, repr(self.store.url)))
         self.snapshot = self._scan()
 
     def push(self, deletions_first: bool = True) -> None:

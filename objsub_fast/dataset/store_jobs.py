@@ -4,7 +4,8 @@ A worker writes its shard into a scratch folder of its own (``TMPDIR``, one shar
 so memory stays bounded as for a local run) with the format's own writer, so the bytes are
 those of a local run; then it uploads the shard's objects, its format records, and its
 progress record last: a shard whose record is in the store is complete. To verify, a worker
-downloads one shard's objects into a scratch folder, checks them there and deletes them.
+downloads one shard's objects into a scratch folder, checks them there and deletes them
+(a key that could name a path outside it is skipped: ``storage.transfer.safe_downloads``).
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 
 from ..runtime import crashpoint
 from ..storage.store import Store
+from ..storage.transfer import safe_downloads
 from .manifest import PROGRESS_DIR
 from .mirror import is_shard_data, relative_files
 
@@ -40,7 +42,7 @@ def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shar
     """Verify one shard of ``store`` (a worker's job): its objects ``keys`` downloaded to a
     scratch folder and checked there by ``verify_shard`` (``verify.verify_shard``)."""
     with tempfile.TemporaryDirectory(prefix="objsub-verify-") as scratch:
-        store.get_files([(k, Path(scratch) / k) for k in keys])
+        store.get_files(safe_downloads(scratch, keys, repr(store.url)))
         return verify_shard(scratch, config, shard, entry, **kwargs)
 
 
