@@ -5,6 +5,7 @@ import os
 
 from ..runtime.errors import TaskError, VideoError
 from .continuous import continuous_score
+from .limits import Limits
 from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
 from .question import as_task_record
 from .register import register
@@ -23,12 +24,31 @@ __all__ = ["score_video", "score_video_tracked", "task_fields", "error_record", 
 
 
 def task_fields(record) -> dict:
-    """``task_id``, ``level`` and ``rule_kind`` of a (possibly malformed) task record."""
+    """``task_id``, ``level`` and ``rule_kind`` of a (possibly malformed) task record: each a
+    short string or None (a value of another type or length is None, so that no summary
+    groups or prints it).
+
+    Examples
+    --------
+    >>> task_fields({"id": "t1", "level": {"a": 1}})
+    {'task_id': 't1', 'level': None, 'rule_kind': None}
+    """
     rec = record if isinstance(record, dict) else {}
     data = rec.get("object_subtraction_data") or {}
     rule = data.get("rule") or {} if isinstance(data, dict) else {}
-    return {"task_id": rec.get("id"), "level": rec.get("level"),
-            "rule_kind": rule.get("rule_type") if isinstance(rule, dict) else None}
+    kind = rule.get("rule_type") if isinstance(rule, dict) else None
+    return {"task_id": _word(rec.get("id")), "level": _word(rec.get("level")),
+            "rule_kind": _word(kind)}
+
+
+def _word(value):
+    """``value`` if it is a string of at most ``MAX_ID_CHARS`` characters (an integer id as
+    its string), else None."""
+    from .question import MAX_ID_CHARS
+
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    return value if isinstance(value, str) and len(value) <= MAX_ID_CHARS else None
 
 
 def error_record(out: dict, message: str) -> dict:
@@ -39,7 +59,7 @@ def error_record(out: dict, message: str) -> dict:
 
 
 def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
-                        keep_samples: int = 0):
+                        keep_samples: int = 0, limits: Limits | None = None):
     """:func:`score_video`, also returning the ``track.Tracker`` (None on an error record),
     which holds the sampled frames, positions and cameras a report draws."""
     task_record = as_task_record(task_record)  # as loaded from any record file we write
@@ -50,7 +70,8 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
         model = TaskModel(task_record)
         tracker = Tracker(model, keep_samples=keep_samples)
         stream = FrameStream(frames_or_path, model.canvas_size, threads=threads,
-                             register=_registration(model), lut=tracker.detect.lut)
+                             register=_registration(model), lut=tracker.detect.lut,
+                             limits=limits)
         res = score_frames(model, stream, single_image=stream.kind == "image", tracker=tracker)
     except (TaskError, VideoError) as exc:
         return error_record(out, str(exc)), None
@@ -72,7 +93,8 @@ def object_names(model: TaskModel) -> dict:
     return {str(o["id"]): f"{o['color']} {o['shape']}" for o in q.objects}
 
 
-def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
+def score_video(task_record: dict, frames_or_path, threads: int = 1,
+                limits: Limits | None = None) -> dict:
     """Score one model output against its task.
 
     Parameters
@@ -88,6 +110,11 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
         registered on the task's first frame (``register``) and mapped onto its canvas.
     threads : int
         Decoder threads.
+    limits : limits.Limits, optional
+        What reading the output may cost: frames, pixels a frame, decoded bytes, seconds
+        (default ``Limits()``, far above any real model's video); an output over one gives an
+        error record naming the limit. Files are opened only if regular, never through a
+        symbolic link, and every frame is read in frame 0's geometry.
 
     Returns
     -------
@@ -116,4 +143,4 @@ def score_video(task_record: dict, frames_or_path, threads: int = 1) -> dict:
     >>> still["pass"], still["score"]
     (False, 0.0)
     """
-    return score_video_tracked(task_record, frames_or_path, threads)[0]
+    return score_video_tracked(task_record, frames_or_path, threads, limits=limits)[0]

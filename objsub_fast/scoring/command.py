@@ -33,15 +33,17 @@ from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
 from .layout import find_jobs, why_nothing_to_score
 from .leaderboard import write_leaderboard
+from .limits import Limits
+from .names import TOTAL, printable, spreadsheet_cell
 from .vbvr import write_results
 from .summary import (CHECK_HEADINGS, CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS, count_line,
-                      level_table, outcome)
+                      known, level_table, outcome)
 from .thresholds import METRICS
 
 __all__ = ["add_arguments", "run", "score_job", "summarize", "format_table", "count_line",
            "level_table", "nothing_scored", "outcome", "HEADINGS", "CHECK_HEADINGS"]
 
-ALL = "*"
+ALL = TOTAL
 #: Frames drawn per output in the HTML report.
 STRIP_FRAMES = 6
 
@@ -80,18 +82,37 @@ def add_arguments(parser) -> None:
     parser.add_argument("--report", type=Path, default=None, metavar="DIR",
                         help="write an HTML report (index.html and one image strip per output) "
                              "into DIR")
+    limits = Limits()
+    group = parser.add_argument_group(
+        "limits of each output", "an output over one is its error record naming the limit; "
+        "the others are scored (docs/scoring.md: Scoring untrusted submissions)")
+    group.add_argument("--max-frames", type=int, default=limits.frames, metavar="N",
+                       help="frames an output may hold (default: %(default)s)")
+    group.add_argument("--max-frame-pixels", type=int, default=limits.pixels, metavar="N",
+                       help="pixels a frame may hold, width x height (default: %(default)s, "
+                            "4096x4096)")
+    group.add_argument("--max-decoded-mb", type=float, default=limits.decoded_bytes / 2**20,
+                       metavar="MB", help="MB of decoded pictures an output may take "
+                                          "(default: %(default)g)")
+    group.add_argument("--max-seconds", type=float, default=limits.seconds, metavar="S",
+                       help="seconds of scoring an output may take (default: %(default)g)")
     parser.add_argument("--storage-options", default=None, metavar="JSON",
                         help="fsspec options of store URLs: --questions, --outputs and --out "
                              "may be s3://, gs://, az:// URLs (see docs/object_storage.md)")
 
 
-def score_job(job, report_dir=None) -> dict:
-    """Score one :class:`layout.Job`; never raises. With ``report_dir``, also draw its strip."""
+def score_job(job, report_dir=None, limits: Limits | None = None) -> dict:
+    """Score one :class:`layout.Job` under ``limits`` (default ``Limits()``); never raises.
+    With ``report_dir``, also draw its strip."""
     head = {"model": job.model, "task_id": job.task_id, "run_id": job.run_id,
             "question": str(job.question) if job.question else None,
             "output": str(job.output) if job.output else None}
     if job.split_folder is not None:
         head.update(split_folder=job.split_folder, model_path=job.model_path)
+    if job.unknown:
+        return {**error_record({**head, "level": None, "rule_kind": None},
+                               f"unknown task: {job.task_id} is not in --questions"),
+                "unknown": True}
     tracker = None
     try:
         record = job.load_record()
@@ -103,9 +124,12 @@ def score_job(job, report_dir=None) -> dict:
         if job.output is None:
             res = error_record(task_fields(record),
                                f"missing: no model output for {job.task_id}")
+        elif job.refused:
+            res = error_record(task_fields(record), job.refused)
         else:
             res, tracker = score_video_tracked(record, job.output,
-                                               keep_samples=STRIP_FRAMES if report_dir else 0)
+                                               keep_samples=STRIP_FRAMES if report_dir else 0,
+                                               limits=limits)
             res.pop("source", None)
     res = {**head, **res, "task_id": res.get("task_id") or job.task_id}
     if report_dir is not None:
@@ -116,9 +140,10 @@ def score_job(job, report_dir=None) -> dict:
 
 
 def summarize(results) -> list[dict]:
-    """Summary rows by (model, level, rule kind), with ``*`` rows for totals."""
+    """Summary rows by (model, level, rule kind), with ``*`` rows for totals; runs of unknown
+    tasks are counted nowhere."""
     groups = defaultdict(list)
-    for r in results:
+    for r in known(results):
         lv, kind = r.get("level") or "?", r.get("rule_kind") or "?"
         for key in ((r["model"], lv, kind), (r["model"], lv, ALL), (r["model"], ALL, ALL),
                     (ALL, ALL, ALL)):
@@ -152,7 +177,7 @@ def format_table(rows) -> str:
     model  level  rule_kind  tasks  not_scored  pass_rate_all  m
     """
     head = [HEADINGS.get(c, c) for c in SUMMARY_COLUMNS]
-    cells = [["-" if r[c] is None else str(r[c]) for c in SUMMARY_COLUMNS] for r in rows]
+    cells = [["-" if r[c] is None else printable(r[c]) for c in SUMMARY_COLUMNS] for r in rows]
     widths = [max(len(h), *(len(c[i]) for c in cells)) if cells else len(h)
               for i, h in enumerate(head)]
     first = SUMMARY_COLUMNS.index(f"{METRICS[0]}_pass")
@@ -162,7 +187,7 @@ def format_table(rows) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _results(jobs, workers: int, progress: bool, report_dir=None):
+def _results(jobs, workers: int, progress: bool, report_dir=None, limits=None):
     """Yield the result of every job as it finishes; with ``progress``, as ``generate`` shows
     it: a bar on a terminal, a plain line every 1% (and at the end) otherwise."""
     from joblib import Parallel, delayed
@@ -172,10 +197,10 @@ def _results(jobs, workers: int, progress: bool, report_dir=None):
     bar = Progress(len(jobs), 0, quiet=not progress)
     step, pending = max(1, len(jobs) // 100), 0
     if workers == 1:
-        gen = (score_job(job, report_dir) for job in jobs)
+        gen = (score_job(job, report_dir, limits) for job in jobs)
     else:
         gen = Parallel(n_jobs=workers, return_as="generator", batch_size=1)(
-            delayed(score_job)(job, report_dir) for job in jobs)
+            delayed(score_job)(job, report_dir, limits) for job in jobs)
     for n, res in enumerate(gen, 1):
         yield res
         pending += 1
@@ -204,10 +229,26 @@ def _check_writable(path: Path, option: str, folder: bool = False) -> None:
         raise UsageError(f"{option} cannot be written: no permission to write in {existing}")
 
 
+def limits_of(args) -> Limits:
+    """The :class:`limits.Limits` of the parsed ``args`` (defaults for a namespace without
+    them); UsageError naming the flag when one is not positive."""
+    default = Limits()
+    mb = getattr(args, "max_decoded_mb", None)
+    limits = Limits(frames=getattr(args, "max_frames", default.frames),
+                    pixels=getattr(args, "max_frame_pixels", default.pixels),
+                    decoded_bytes=default.decoded_bytes if mb is None else int(mb * 2**20),
+                    seconds=getattr(args, "max_seconds", default.seconds))
+    try:
+        return limits.check()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _prepare(args, questions, outputs, out) -> list:
     """The jobs of a run (``questions``, ``outputs`` and ``out`` local: fetched or to be
     published when given as URLs), once every argument is checked (UsageError otherwise)."""
     worker_count(args.workers)
+    limits_of(args)
     jobs = find_jobs(questions, outputs)
     why = why_nothing_to_score(jobs, args.questions, args.outputs)
     if why is not None:
@@ -306,7 +347,8 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
         if report_dir is not None:
             made += _make_folders(Path(report_dir) / "img")
         results = [{**r, **{k: as_given(r[k]) for k in ("question", "output") if r.get(k)}}
-                   for r in _results(jobs, workers, _shows_progress(args), report_dir)]
+                   for r in _results(jobs, workers, _shows_progress(args), report_dir,
+                                     limits_of(args))]
     except BaseException:  # Ctrl-C, SIGTERM: no empty or half-filled folders of this run
         _remove_folders(made)
         raise
@@ -324,7 +366,7 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=SUMMARY_COLUMNS, lineterminator="\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in rows)
     _write_text(csv_path, buf.getvalue())
     _write_text(text_path, format_table(rows) + "\n")
     tables = [text_path, csv_path]
@@ -336,7 +378,7 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     written += write_leaderboard(out.parent, results, report_dir)
     print(level_table(results))
     print("full tables (by model, level and rule kind, every check): "
-          + ", ".join(as_given(str(p)) for p in tables))
-    print(f"wrote {', '.join(as_given(str(p)) for p in written)}")
+          + ", ".join(printable(as_given(str(p))) for p in tables))
+    print(f"wrote {', '.join(printable(as_given(str(p))) for p in written)}")
     print(count_line(results))
     return 0

@@ -7,10 +7,13 @@ Layouts understood (first match wins):
        {outputs}/{model}/object_subtraction_task/{task_id}/{run_id}/video/*.mp4
        {outputs}/{model}/object_subtraction_task/{task_id}/{run_id}/question/question_metadata.json
 
-   One job per run folder. The task record is the copy in ``question/`` beside the video, else
-   ``{questions}/[object_subtraction_task/]{task_id}/question_metadata.json``. Every question
-   of ``{questions}`` (its Object Subtraction ones) without a run of a model gives a job
-   without output for it.
+   One job per run folder. With ``{questions}``, the task record is
+   ``{questions}/[object_subtraction_task/]{task_id}/question_metadata.json`` (the answer key);
+   the copy in ``question/`` beside the video is only compared with it (a difference is that
+   run's error), and a run of a task id not in ``{questions}`` is *unknown*: listed, counted
+   nowhere. Without ``{questions}`` the copy is the record (scoring one's own runs). Every
+   question of ``{questions}`` (its Object Subtraction ones) without a run of a model gives a
+   job without output for it.
 2. VBVR-Bench (``vbvr``): model videos ``{outputs}/[{model}/]{split}/O-43_object_subtraction_
    data-generator/{index:05d}.mp4`` (several models under one base folder) with question folders
    ``{questions}/{split}/O-43_object_subtraction_data-generator/{index:05d}/``. Every question
@@ -29,9 +32,12 @@ from ..runtime.jsonfile import loads as loads_json
 from ..dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
 from ..dataset.vmevalkit import TASK_ROOT as TASK_DIR
 from ..runtime.errors import UsageError
+from ..runtime.links import links_in
+from .limits import read_capped
+from .names import model_label, printable
 from .video import IMAGE_EXTS, VIDEO_EXTS
 
-__all__ = ["Job", "find_jobs", "question_index", "why_nothing_to_score"]
+__all__ = ["Job", "find_jobs", "question_index", "why_nothing_to_score", "copy_differences"]
 
 QUESTION_FILES = (METADATA, FIRST_FRAME, PROMPT, FINAL_FRAME)
 
@@ -57,9 +63,16 @@ class Job:
     split_folder: str | None = None
     model_path: str | None = None
     question_source: str = "question_metadata.json"
+    #: The run's own ``question/`` copy, compared with ``question`` (from ``--questions``).
+    copy: Path | None = None
+    #: A run of a task id that ``--questions`` does not hold: listed, counted nowhere.
+    unknown: bool = False
+    #: Why the output cannot be read safely (a link, a special file), found with the job.
+    refused: str | None = None
 
     def load_record(self) -> dict:
-        """Read the task record; raise ValueError with the reason when it cannot."""
+        """Read the task record; raise ValueError with the reason when it cannot (or when the
+        run's own copy of it differs)."""
         if self.question is None:
             raise ValueError(f"no question folder found for task {self.task_id}")
         if self.split_folder is not None:
@@ -67,16 +80,41 @@ class Job:
 
             record, self.question_source = load_question(self.question)
             return record
-        path = self.question / METADATA
-        if not path.is_file():
-            raise ValueError(f"question folder without metadata: {self.question}")
-        try:
-            record = loads_json(path.read_text())
-        except (OSError, ValueError) as exc:  # undecodable, malformed, nested too deeply
-            raise ValueError(f"unreadable {path}: {exc}") from None
-        if not isinstance(record, dict):
-            raise ValueError(f"{path} does not hold a task record")
+        record = _read_metadata(self.question)
+        if self.copy is not None:
+            differs = copy_differences(record, _read_metadata(self.copy, follow=False))
+            if differs:
+                raise ValueError("the question copy differs from the questions: "
+                                 + ", ".join(differs))
         return record
+
+
+def _read_metadata(folder: Path, follow: bool = True) -> dict:
+    """The JSON object of ``folder/question_metadata.json`` (at most ``MAX_RECORD_BYTES``; a
+    symbolic link is followed only with ``follow``)."""
+    path = folder / METADATA
+    if not path.is_file():
+        raise ValueError(f"question folder without metadata: {folder}")
+    try:
+        record = loads_json(read_capped(path, follow=follow).decode())
+    except (OSError, ValueError) as exc:  # too large, undecodable, malformed, nested too deeply
+        raise ValueError(f"unreadable {path}: {exc}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"{path} does not hold a task record")
+    return record
+
+
+def copy_differences(record: dict, copy: dict) -> list[str]:
+    """The keys of the task ``record`` whose value a run's ``copy`` of it does not hold the
+    same (keys only the copy has are ignored).
+
+    Examples
+    --------
+    >>> copy_differences({"id": "a", "prompt": "p", "level": "L1"},
+    ...                  {"id": "b", "prompt": "q", "level": "L1", "note": 1})
+    ['id', 'prompt']
+    """
+    return [key for key in record if key not in copy or copy[key] != record[key]]
 
 
 def question_index(questions) -> dict:
@@ -111,7 +149,7 @@ def _subtraction_questions(index: dict) -> dict:
     return ours or index
 
 
-def _vmevalkit_jobs(outputs: Path, index: dict) -> list[Job]:
+def _vmevalkit_jobs(outputs: Path, index: dict, answer_key: bool) -> list[Job]:
     jobs = []
     expected = _subtraction_questions(index)
     for task_root in sorted(outputs.rglob(TASK_DIR)):
@@ -125,9 +163,16 @@ def _vmevalkit_jobs(outputs: Path, index: dict) -> list[Job]:
                 if not (run / "video").exists() and not (run / "question").exists():
                     continue
                 q = run / "question"
-                question = q if q.is_dir() else index.get(task_dir.name)
-                jobs.append(Job(model, task_dir.name, run.name, question,
-                                _pick_output(run / "video")))
+                copy = q if q.is_dir() else None
+                output = _pick_output(run / "video")
+                if not answer_key:
+                    jobs.append(Job(model, task_dir.name, run.name, copy, output))
+                elif task_dir.name in index:
+                    jobs.append(Job(model, task_dir.name, run.name, index[task_dir.name],
+                                    output, copy=copy))
+                else:
+                    jobs.append(Job(model, task_dir.name, run.name, None, output,
+                                    unknown=True))
                 answered.add(task_dir.name)
         # A question the model left without an output is a job too (an error record).
         jobs += [Job(model, task_id, "", question, None)
@@ -149,8 +194,10 @@ def _vbvr_jobs(questions, outputs: Path) -> list[Job]:
         model_path = outputs.joinpath(*parts)
         models[model] = model_path
         folder = Path(questions) / split / TASK_NAME / video.stem if questions else None
-        jobs.append(Job(model, video.stem, "", folder if folder and folder.is_dir() else None,
-                        video, split_folder=split, model_path=str(model_path)))
+        known = folder is not None and folder.is_dir()
+        jobs.append(Job(model, video.stem, "", folder if known else None, video,
+                        split_folder=split, model_path=str(model_path),
+                        unknown=questions is not None and not known))
     if questions is None:
         return jobs
     # Every question of the tree counts for every model: one left out is an error record.
@@ -204,12 +251,28 @@ def find_jobs(questions, outputs) -> list[Job]:
         raise UsageError(f"--questions holds no question folder ({questions}): expected "
                          f"{{task_id}}/{METADATA} or VBVR-Bench's {{split}}/{{task}}/{{index}}/")
     jobs = _vbvr_jobs(questions, outputs)
-    if jobs:
-        return jobs
-    jobs = _vmevalkit_jobs(outputs, index)
+    if not jobs:
+        jobs = _vmevalkit_jobs(outputs, index, questions is not None)
     if not jobs and index:
         jobs = _plain_jobs(outputs, index)
+    for job in jobs:
+        job.model = model_label(job.model)
+        job.refused = _unsafe(outputs, job.output)
     return jobs
+
+
+def _unsafe(outputs: Path, output: Path | None) -> str | None:
+    """Why ``output`` (under ``outputs``) must not be opened: a symbolic link on the way to it
+    (it could name any file of the server, the answer key's videos among them) or a file that
+    is not a regular one (a FIFO blocks a reader forever); None when it may be read."""
+    if output is None:
+        return None
+    links = links_in(outputs, [output])
+    if links:
+        return f"{printable(links[0])} is a symbolic link: links are not followed"
+    if not (output.is_file() or output.is_dir()):
+        return f"{printable(output.name)} is not a regular file"
+    return None
 
 
 #: What ``find_jobs`` looks for under ``--outputs``, in the words of an error line.

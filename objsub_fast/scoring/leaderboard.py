@@ -170,8 +170,10 @@ def leaderboard(results, link=None) -> dict:
     >>> board["models"][1]["failures"]["missing"]["count"]
     1
     """
+    from .summary import known
+
     by_model = defaultdict(list)
-    for r in results:
+    for r in known(results):
         by_model[str(r.get("model"))].append(r)
     models = [_model_entry(m, rs, link) for m, rs in by_model.items()]
     models.sort(key=lambda e: (-e["pass_rate"], -e["interval"][0], e["model"]))

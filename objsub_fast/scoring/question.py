@@ -29,12 +29,15 @@ from dataclasses import dataclass
 
 from ..runtime.errors import ParameterError, TaskError
 from ..task.config import MAX_OBJECTS, check_canvas
-from ..task.vocabulary import LOOKS, Vocabulary
+from ..task.vocabulary import LEVELS, LOOKS, Vocabulary
 
 __all__ = ["Question", "check_question", "find_record", "as_task_record", "OBJECT_SIZE_LIMITS"]
 
 #: Object sizes the generator accepts (``object_size`` in ``config.make_config``).
 OBJECT_SIZE_LIMITS = (4, 4096)
+#: Longest task id and prompt a record may hold (the generator's are under 100 and 300).
+MAX_ID_CHARS = 200
+MAX_PROMPT_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,9 @@ def _is_number(v) -> bool:
 
 
 def _shown(value) -> str:
-    """``repr(value)``, its middle cut out when long (a 400-digit number)."""
+    """``repr(value)``, its middle cut out when long (a 400-digit number, a long text)."""
+    if isinstance(value, str) and len(value) > 40:
+        return f"{value[:17]!r}...{value[-17:]!r} ({len(value):,} characters)"
     text = repr(value)
     return text if len(text) <= 40 else f"{text[:18]}...{text[-18:]} ({len(text)} characters)"
 
@@ -175,6 +180,24 @@ def as_task_record(data):
     return data if record is None else record
 
 
+def _check_words(record) -> tuple[str, str, str]:
+    """The record's id, level and prompt, checked: an id a string (or integer) of at most
+    :data:`MAX_ID_CHARS` characters, a level one of ``LEVELS``, a prompt a string of at most
+    :data:`MAX_PROMPT_CHARS`; each may be missing (empty)."""
+    task_id = record.get("id", "")
+    if not (isinstance(task_id, str) or _is_int(task_id)) or len(str(task_id)) > MAX_ID_CHARS:
+        raise TaskError(f"id must be a string of at most {MAX_ID_CHARS} characters; got "
+                        f"{_shown(task_id)}")
+    level = record.get("level", "")
+    if level != "" and level not in LEVELS:
+        raise TaskError(f"level must be one of {list(LEVELS)}; got {_shown(level)}")
+    prompt = record.get("prompt", "")
+    if not isinstance(prompt, str) or len(prompt) > MAX_PROMPT_CHARS:
+        raise TaskError(f"prompt must be a string of at most {MAX_PROMPT_CHARS:,} characters; "
+                        f"got {_shown(prompt)}")
+    return str(task_id), level, prompt
+
+
 def check_question(record) -> Question:
     """Validate a task record and return its :class:`Question`.
 
@@ -218,9 +241,12 @@ def check_question(record) -> Question:
         raise TaskError("remove_object_ids names every object: every task keeps at least one")
     look = record.get("look", "flat")
     if look not in LOOKS:
-        raise TaskError(f"look must be one of {list(LOOKS)}; got {look!r}")
+        raise TaskError(f"look must be one of {list(LOOKS)}; got {_shown(look)}")
+    task_id, level, prompt = _check_words(record)
     rule = data.get("rule") if isinstance(data.get("rule"), dict) else {}
-    return Question(task_id=str(record.get("id", "")), level=str(record.get("level", "")),
-                    rule_kind=str(rule.get("rule_type", "")),
-                    prompt=str(record.get("prompt", "")), canvas_size=canvas,
+    kind = rule.get("rule_type", "")
+    if not isinstance(kind, str) or len(kind) > MAX_ID_CHARS:
+        raise TaskError(f"rule.rule_type must be a string; got {_shown(kind)}")
+    return Question(task_id=task_id, level=level, rule_kind=kind, prompt=prompt,
+                    canvas_size=canvas,
                     objects=tuple(objs), remove_ids=remove, vocabulary=vocab, look=look)

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..runtime.atomic import AtomicWriter, atomic_write_bytes
 from .camera import apply_camera
+from .names import file_stem
 from .thresholds import METRICS, THRESHOLDS
 
 __all__ = ["STATUS_STYLES", "STATUS_COLORS", "object_status", "explain", "error_words",
@@ -279,8 +280,11 @@ def prepare(folder) -> Path:
 
 
 def _name(res: dict) -> str:
+    """The file stem of an output's strip and its anchor: readable, unique to the output (its
+    model, split, task, run and file), within any file system's name length
+    (``names.file_stem``)."""
     raw = "__".join(str(res.get(k) or "") for k in ("model", "split_folder", "task_id", "run_id"))
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", raw).strip("_") or "output"
+    return file_stem(raw + "\0" + str(res.get("output") or res.get("question") or ""))
 
 
 def anchor(res: dict) -> str:
@@ -515,7 +519,7 @@ def _compact_summary(results, rows) -> str:
     each model's pass rate and mean score."""
     from .summary import count_line
 
-    scored = [r for r in results if not r.get("error")]
+    scored = [r for r in results if not r.get("error") and not r.get("unknown")]
     passed = sum(bool(r.get("pass")) for r in scored)
     lines = [f"<p class='top'><b>{passed} of {len(scored)} scored outputs pass</b>, "
              f"{len(scored) - passed} fail. {html.escape(count_line(results))}.</p>"]
@@ -567,8 +571,10 @@ def _task_block(res: dict, shown: bool) -> str:
 def _outputs(results) -> str:
     """Every output, failures first: the first :data:`OPEN_FAILURES` open, the other
     failures one line each, then the passing ones, one line each under one line."""
-    ordered = sorted(results, key=lambda r: (bool(r.get("pass")), str(r.get("model")),
-                                             str(r.get("task_id"))))
+    from .summary import known
+
+    ordered = sorted(known(results), key=lambda r: (bool(r.get("pass")), str(r.get("model")),
+                                                    str(r.get("task_id"))))
     failed = [r for r in ordered if not r.get("pass")]
     passed = [r for r in ordered if r.get("pass")]
     parts = [_task_block(r, i < OPEN_FAILURES) for i, r in enumerate(failed)]

@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections import defaultdict
 
 from ..cli_common import counted
+from .names import printable
 from .thresholds import METRICS
 
 __all__ = ["SUMMARY_COLUMNS", "CHECK_HEADINGS", "HEADINGS", "CHECKS_HEADING", "outcome",
-           "count_line", "level_table"]
+           "count_line", "level_table", "known"]
 
 SUMMARY_COLUMNS = ("model", "level", "rule_kind", "tasks", "errors", "pass_rate",
                    "mean_score") + tuple(f"{m}_pass" for m in METRICS) + ("mean_iou",)
@@ -31,9 +32,24 @@ HEADINGS = {"errors": "not_scored", "pass_rate": "pass_rate_all",
 CHECKS_HEADING = "pass rate of each check, over the scored outputs:"
 
 
+def known(results) -> list:
+    """The results of runs whose task is in the questions: a run of a task id the questions do
+    not hold (``unknown``) is listed in the JSONL and counted nowhere else.
+
+    Examples
+    --------
+    >>> len(known([{"model": "m"}, {"model": "m", "unknown": True}]))
+    1
+    """
+    return [r for r in results if not r.get("unknown")]
+
+
 def outcome(result: dict) -> str:
     """What became of one job: "scored", "missing" (no output for the question), "unreadable"
-    (an output that could not be scored) or "unusable question" (its task record)."""
+    (an output that could not be scored), "unusable question" (its task record) or "unknown"
+    (a run of a task the questions do not hold)."""
+    if result.get("unknown"):
+        return "unknown"
     if not result.get("error"):
         return "scored"
     if result.get("output") is None:
@@ -56,6 +72,8 @@ def count_line(results) -> str:
     '7 outputs for 8 questions: 6 scored, 1 unreadable, 1 missing'
     """
     results = list(results)
+    unknown = len(results) - len(known(results))
+    results = known(results)
     outputs = sum(r.get("output") is not None for r in results)
     questions = len({(r.get("split_folder"), r.get("task_id")) for r in results})
     models = len({r.get("model") for r in results})
@@ -67,8 +85,12 @@ def count_line(results) -> str:
     if kinds["unusable question"]:
         said.append(f"{kinds['unusable question']} with an unusable question")
     of = f" of {models} models" if models > 1 else ""
-    return (f"{counted(outputs, 'output')}{of} for {counted(questions, 'question')}: "
+    line = (f"{counted(outputs, 'output')}{of} for {counted(questions, 'question')}: "
             + ", ".join(said))
+    if unknown:
+        line += (f"; {counted(unknown, 'run')} of task ids not in the questions, counted "
+                 "nowhere")
+    return line
 
 
 def level_table(results) -> str:
@@ -84,6 +106,7 @@ def level_table(results) -> str:
     model  L1         L2          all
     m      50% (1/2)  100% (1/1)  67% (2/3)
     """
+    results = known(results)
     models = sorted({str(r.get("model")) for r in results})
     levels = sorted({r.get("level") or "?" for r in results})
     tally = defaultdict(lambda: [0, 0])
@@ -96,8 +119,8 @@ def level_table(results) -> str:
         passed, n = tally.get((model, level), (0, 0))
         return f"{100 * passed / n:.0f}% ({passed}/{n})" if n else "-"
 
-    grid = [["model", *levels, "all"]]
-    grid += [[m, *(cell(m, lv) for lv in levels), cell(m, "all")] for m in models]
+    grid = [["model", *map(printable, levels), "all"]]
+    grid += [[printable(m), *(cell(m, lv) for lv in levels), cell(m, "all")] for m in models]
     widths = [max(len(row[i]) for row in grid) for i in range(len(grid[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in grid]
     return "\n".join(["pass rate by level (passed/outputs):", *lines])

@@ -26,6 +26,7 @@ named as solids or as flat figures), and the result says so in ``question_source
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from dataclasses import replace
 from pathlib import Path
@@ -35,6 +36,7 @@ import numpy as np
 from ..runtime.jsonfile import loads as loads_json
 from ..runtime.errors import TaskError
 from ..task.vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
+from .limits import read_capped
 from .question import find_record
 
 __all__ = ["TASK_NAME", "CATEGORY", "SPLITS", "load_question", "recover_record",
@@ -45,6 +47,8 @@ TASK_NAME = "O-43_object_subtraction_data-generator"
 CATEGORY = "Transformation"
 #: Split folder -> logical split, as VBVR-EvalKit maps them.
 SPLITS = {"In-Domain_50": "In_Domain", "Out-of-Domain_50": "Out_of_Domain"}
+#: A first frame a record is recovered from is at most the largest canvas.
+RECOVER_MAX_PIXELS = 8192 * 8192
 #: VBVR-EvalKit counts O-43 as out of domain when its folder does not say.
 DEFAULT_SPLIT = "Out_of_Domain"
 RECOVERED = "recovered from first_frame.png and prompt.txt (metadata.json has no objsub-fast " \
@@ -66,8 +70,11 @@ def recover_record(folder) -> dict:
 
     folder = Path(folder)
     try:
-        prompt = (folder / "prompt.txt").read_text().strip()
+        prompt = read_capped(folder / "prompt.txt").decode().strip()
         with Image.open(folder / "first_frame.png") as im:
+            if im.width * im.height > RECOVER_MAX_PIXELS:
+                raise ValueError(f"first_frame.png is {im.width}x{im.height}, larger than the "
+                                 "largest canvas (8192x8192)")
             frame = np.asarray(im.convert("RGB"))
     except (OSError, ValueError) as exc:
         raise TaskError(f"no objsub-fast record in metadata.json and no usable first frame and "
@@ -105,7 +112,7 @@ def load_question(folder) -> tuple[dict, str]:
     meta = folder / "metadata.json"
     if meta.is_file():
         try:
-            record = find_record(loads_json(meta.read_text()))
+            record = find_record(loads_json(read_capped(meta).decode()))
         except (OSError, ValueError) as exc:  # undecodable, malformed, nested too deeply
             raise TaskError(f"unreadable {meta}: {exc}") from None
         if record is not None:
@@ -162,6 +169,33 @@ def results_for_model(model: str, model_path: str, results) -> dict:
             "summary": _summary(samples)}
 
 
+def results_names(models) -> dict:
+    """Model -> the name of its results file: ``{model}_vbvr_results.json`` (``/`` as ``_``)
+    as VBVR-EvalKit names it, unless that name is not a plain file name of at most
+    :data:`RESULTS_NAME_BYTES` bytes or two models would share it; then the model's
+    ``names.file_stem`` (readable, unique) stands for it.
+
+    Examples
+    --------
+    >>> names = results_names(["wan2.2", "team/a", "team_a", "x" * 300])
+    >>> names["wan2.2"], names["team/a"] == names["team_a"], len(names["x" * 300]) < 255
+    ('wan2.2_vbvr_results.json', False, True)
+    """
+    from collections import Counter
+
+    from .names import file_stem
+
+    plain = {m: f"{str(m).replace('/', '_')}_vbvr_results.json" for m in models}
+    shared = Counter(plain.values())
+    return {m: name if (shared[name] == 1 and len(name.encode()) <= RESULTS_NAME_BYTES
+                        and re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", name))
+            else f"{file_stem(m)}_vbvr_results.json" for m, name in plain.items()}
+
+
+#: Longest results file name kept as VBVR-EvalKit writes it.
+RESULTS_NAME_BYTES = 200
+
+
 def write_results(results, folder) -> list[Path]:
     """Write ``{model}_vbvr_results.json`` into ``folder`` for every model among the VBVR
     result records (those with ``split_folder``); return the paths written."""
@@ -169,11 +203,12 @@ def write_results(results, folder) -> list[Path]:
 
     by_model = defaultdict(list)
     for r in results:
-        if r.get("split_folder") is not None:
+        if r.get("split_folder") is not None and not r.get("unknown"):
             by_model[(r["model"], r.get("model_path") or "")].append(r)
+    names = results_names([model for model, _ in by_model])
     paths = []
     for (model, model_path), rs in sorted(by_model.items()):
-        path = Path(folder) / f"{model.replace('/', '_')}_vbvr_results.json"
+        path = Path(folder) / names[model]
         with AtomicWriter(path) as fh:
             fh.write((json.dumps(results_for_model(model, model_path, rs), indent=2)
                       + "\n").encode())

@@ -20,8 +20,10 @@ Frames are decoded one at a time; a video is never held in memory whole.
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +33,7 @@ from ..runtime._numba import kernel
 from ..runtime.errors import VideoError
 from .bars import content_box
 from .detect import _lut_cell
+from .limits import Budget, LimitError, Limits
 from .register import bars_mapping
 
 __all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS",
@@ -136,10 +139,38 @@ class CanvasWarp:
             return self._blank()
         if not self._yuv:
             out = self._blank()
-            _sample(reformatter.reformat(frame, format="rgb24").to_ndarray(), out, u0, v0,
-                    *self._taps)
+            rgb = reformatter.reformat(frame, format="rgb24").to_ndarray()
+            self._check_reads([rgb], ((0, 0),))
+            _sample(rgb, out, u0, v0, *self._taps)
             return out
         return self._sample_planes(frame)
+
+    def _check_reads(self, arrays, reads) -> None:
+        """Raise VideoError unless every array holds the rows and columns the compiled
+        samplers read from it (``reads``: per array, which taps index its rows and columns:
+        0 luma / RGB, 1 chroma, 2 words of luma, 3 words of chroma). The kernels index with
+        values derived from the file and have no bounds checks of their own: this is their
+        entry check."""
+        for array, (rows, cols) in zip(arrays, reads):
+            need = (self._extent[rows][0], self._extent[cols][1])
+            if array.ndim < 2 or array.shape[0] < need[0] or array.shape[1] < need[1]:
+                raise VideoError(f"a frame of {array.shape[1]}x{array.shape[0]} samples where "
+                                 f"{need[1]}x{need[0]} are read: the frame does not have "
+                                 "frame 0's geometry")
+
+    @functools.cached_property
+    def _extent(self):
+        """(rows, columns) each kind of read needs: 0 luma / RGB, 1 chroma, 2 luma words,
+        3 chroma words (see :meth:`_check_reads`; fixed once frame 0 has decided how frames
+        are sampled)."""
+        xi, _, yi, _ = self._taps
+        extent = [(int(yi.max()) + 2, int(xi.max()) + 2)]
+        if self._yuv:
+            xc, yc = self._yuv[0], self._yuv[1]
+            chroma = (int(yc.max()) + 1, int(xc.max()) + 1)
+            extent += [chroma, (extent[0][0], int(self._span[1])),
+                       (chroma[0], int(self._span[3]))]
+        return extent
 
     def _sample_planes(self, frame) -> np.ndarray:
         """The canvas sampled from ``frame``'s planes. Only the canvas rows whose source rows
@@ -148,7 +179,7 @@ class CanvasWarp:
         planes = _planes(frame)
         words = _words(planes)
         prev = self._prev
-        if prev is None or words is None:
+        if prev is None or words is None or prev[2] is None:
             out, cls = self._blank(), np.zeros(self.canvas_size[::-1], np.uint8)
             old, compare = words or planes, False
         else:
@@ -156,6 +187,9 @@ class CanvasWarp:
             compare = True
         lut = self._lut if self._lut is not None else _NO_LUT
         u0, v0 = self.rect[:2]
+        self._check_reads(planes, ((0, 0), (1, 1), (1, 1)))
+        if words is not None:
+            self._check_reads((*words, *old), ((2, 2), (3, 3), (3, 3)) * 2)
         changed = _sample_yuv(*planes, *(words or planes), *old, compare, out, cls, lut, u0, v0,
                               *self._taps, *self._yuv, self._span)
         self._prev = (out, cls, words, frame)
@@ -188,8 +222,9 @@ class CanvasWarp:
         rgb = self.first_rgb if self.first_rgb is not None else \
             reformatter.reformat(frame, format="rgb24").to_ndarray()
         self.first_rgb = None
-        _sample(rgb, slow, u0, v0, *self._taps)
         planes = _planes(frame)
+        self._check_reads([rgb, *planes], ((0, 0), (0, 0), (1, 1), (1, 1)))
+        _sample(rgb, slow, u0, v0, *self._taps)
         words = _words(planes) or planes
         _sample_yuv(*planes, *words, *words, False, fast, np.zeros(fast.shape[:2], np.uint8),
                     _NO_LUT, u0, v0, *self._taps, *self._yuv, self._span)
@@ -416,14 +451,40 @@ def _natural_key(name: str):
     return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
 
 
-def _read_image(path: Path) -> np.ndarray:
+def _open_regular(path: Path):
+    """A binary file object of ``path`` opened without following a link and only if it is a
+    regular file (a FIFO would block the run, a device never end); VideoError otherwise."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if path.is_symlink():
+            raise VideoError(f"{path.name} is a symbolic link: links are not followed") \
+                from None
+        raise VideoError(f"unreadable {path.name}: {exc.strerror}") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise VideoError(f"{path.name} is not a regular file")
+    return os.fdopen(fd, "rb")
+
+
+def _read_image(path: Path, budget: Budget) -> np.ndarray:
+    """An image file as (H, W, 3) uint8, its size checked against ``budget`` before decoding."""
     from PIL import Image
 
-    try:
-        with Image.open(path) as im:
-            return np.asarray(im.convert("RGB"))
-    except Exception as exc:  # noqa: BLE001 - any decoder failure is a per-task error
-        raise VideoError(f"undecodable image {path.name}: {exc}") from None
+    with _open_regular(path) as fh:
+        try:
+            with Image.open(fh) as im:
+                budget.size(*im.size)
+                return np.asarray(im.convert("RGB"))
+        except LimitError:
+            raise
+        except Image.DecompressionBombError:   # Pillow refuses it before any size is known
+            raise LimitError(f"over the limit of pixels a frame: {path.name} claims more than "
+                             f"{2 * Image.MAX_IMAGE_PIXELS:,} ({Limits.FLAGS['pixels']})") \
+                from None
+        except Exception as exc:  # noqa: BLE001 - any decoder failure is a per-task error
+            raise VideoError(f"undecodable image {path.name}: {exc}") from None
 
 
 def _as_rgb(frame: np.ndarray) -> np.ndarray:
@@ -438,10 +499,23 @@ def _as_rgb(frame: np.ndarray) -> np.ndarray:
     return a[:, :, :3]
 
 
-def _decode_video(path: Path, threads: int):
-    """Yield the decoded ``av.VideoFrame`` of the first video stream of ``path``, one at a time."""
+def _resized(frame: np.ndarray, shape) -> np.ndarray:
+    """``frame`` (H, W, 3) scaled to ``shape``'s height and width, as a player shows a stream
+    whose frames change size: in frame 0's geometry."""
+    from PIL import Image
+
+    img = Image.fromarray(np.ascontiguousarray(frame)).resize((shape[1], shape[0]),
+                                                              Image.BILINEAR)
+    return np.asarray(img)
+
+
+def _decode_video(path: Path, threads: int, budget: Budget):
+    """Yield the decoded ``av.VideoFrame`` of the first video stream of ``path``, one at a
+    time, each counted against ``budget`` (the frame size the container declares is checked
+    before any frame is decoded)."""
     import av
 
+    _open_regular(path).close()
     try:
         container = av.open(str(path))
     except av.error.EOFError:
@@ -453,11 +527,14 @@ def _decode_video(path: Path, threads: int):
             raise VideoError(f"video has zero frames: no video stream in {path.name}")
         stream = container.streams.video[0]
         stream.codec_context.thread_count = threads
+        budget.size(stream.codec_context.width or 0, stream.codec_context.height or 0)
         declared = stream.frames
         count = 0
         try:
             for frame in container.decode(stream):
                 count += 1
+                budget.frame(frame.width, frame.height,
+                             sum(p.buffer_size for p in frame.planes))
                 yield frame
         except VideoError:
             raise
@@ -468,28 +545,50 @@ def _decode_video(path: Path, threads: int):
             raise VideoError(f"truncated video {path.name}: decoded {count} of {declared} frames")
 
 
-def _raw_frames(source, threads: int):
+def _frame_files(path: Path, budget: Budget) -> list[Path]:
+    """The frame images of the folder ``path`` in natural order: regular files only (a link
+    or a FIFO among them is an error: links are not followed), at most the frame limit."""
+    files = []
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if Path(entry.name).suffix.lower() not in IMAGE_EXTS:
+                continue
+            if entry.is_symlink():
+                raise VideoError(f"frame {entry.name} in {path.name} is a symbolic link: links "
+                                 "are not followed")
+            if not entry.is_file(follow_symlinks=False):
+                raise VideoError(f"frame {entry.name} in {path.name} is not a regular file")
+            files.append(Path(entry.path))
+    if not files:
+        raise VideoError(f"no frame images in folder {path}")
+    budget.count(len(files))
+    return sorted(files, key=lambda p: _natural_key(p.name))
+
+
+def _raw_frames(source, threads: int, budget: Budget):
     """Return (kind, iterator of raw frames) for any supported source."""
     if isinstance(source, np.ndarray):
         if source.ndim == 4:
+            budget.count(source.shape[0])
             return "array", (source[i] for i in range(source.shape[0]))
         return "image", iter([source])
     if isinstance(source, (list, tuple)):
+        budget.count(len(source))
         return "array", iter(source)
     path = Path(os.fspath(source))
-    if not path.exists():
-        raise VideoError(f"missing: {path}")
-    if path.is_dir():
-        files = sorted((p for p in path.iterdir() if p.suffix.lower() in IMAGE_EXTS),
-                       key=lambda p: _natural_key(p.name))
-        if not files:
-            raise VideoError(f"no frame images in folder {path}")
-        return "frames", (_read_image(p) for p in files)
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        raise VideoError(f"missing: {path}") from None
+    if stat.S_ISDIR(mode):
+        return "frames", (_read_image(p, budget) for p in _frame_files(path, budget))
+    if not stat.S_ISREG(mode):
+        raise VideoError(f"{path.name} is not a regular file")
     if path.stat().st_size == 0:
         raise VideoError(f"empty file: {path.name}")
     if path.suffix.lower() in IMAGE_EXTS:
-        return "image", iter([_read_image(path)])
-    return "video", _decode_video(path, threads)
+        return "image", iter([_read_image(path, budget)])
+    return "video", _decode_video(path, threads, budget)
 
 
 class FrameStream:
@@ -510,6 +609,13 @@ class FrameStream:
     lut : ndarray, optional
         The colour table (``detect.class_lut``) to classify the pixels of video frames with
         while they are sampled (see :meth:`canvas_frames`).
+    limits : limits.Limits, optional
+        What reading this source may cost (frames, pixels a frame, decoded bytes, seconds);
+        default ``Limits()``. Over a limit, iteration raises ``limits.LimitError``.
+
+    Every frame is brought to frame 0's size and pixel format before it is sampled (scaled as a
+    player scales a stream whose resolution changes), so a source that changes its geometry
+    midway is read in one geometry.
 
     Attributes
     ----------
@@ -526,9 +632,11 @@ class FrameStream:
     ([(32, 32, 3), (32, 32, 3), (32, 32, 3)], 'array')
     """
 
-    def __init__(self, source, canvas_size, threads: int = 1, register=None, lut=None):
+    def __init__(self, source, canvas_size, threads: int = 1, register=None, lut=None,
+                 limits: Limits | None = None):
         self.canvas_size = (int(canvas_size[0]), int(canvas_size[1]))
-        self.kind, self._raw = _raw_frames(source, threads)
+        self.budget = Budget(limits)
+        self.kind, self._raw = _raw_frames(source, threads, self.budget)
         self._register = register
         self._lut = lut
         self.mapper = None
@@ -547,16 +655,26 @@ class FrameStream:
         # One reformatter per stream keeps its swscale context (a new one per frame is ~10x
         # slower).
         reformatter = VideoReformatter()
+        geometry = None
         for raw in self._raw:
+            self.budget.time()
             if isinstance(raw, np.ndarray) or isinstance(raw, (list, tuple)):
                 frame = _as_rgb(raw)
                 if self.mapper is None:
+                    self.budget.size(frame.shape[1], frame.shape[0])
                     self._first(frame)
+                    geometry = frame.shape
+                elif frame.shape != geometry:
+                    frame = _resized(frame, geometry)
                 out = self.mapper.from_array(frame)
                 classes, repeated = None, False
             else:
                 if self.mapper is None:
                     self._first(reformatter.reformat(raw, format="rgb24").to_ndarray())
+                    geometry = (raw.width, raw.height, raw.format.name)
+                elif (raw.width, raw.height, raw.format.name) != geometry:
+                    raw = reformatter.reformat(raw, width=geometry[0], height=geometry[1],
+                                               format=geometry[2])
                 out = self.mapper.from_video_frame(raw, reformatter)
                 classes, repeated = self.mapper.classes, self.mapper.repeated
             self.count += 1
