@@ -5,6 +5,10 @@ Shared by the folder formats (VMEvalKit today). A format describes its folders w
 task's folder, the file name of each member, and the shard's name in the manifest. The shard's
 hash covers every folder's files (``folder_digest``), so the manifest pins a folder shard like a
 tar shard.
+
+``verify`` reads task folders from anyone as data (``read_plain``): a task folder or file that
+is a symbolic link, a FIFO, a device or a folder, or a file larger than a sample member can be
+(``webdataset.member_size_cap``), is a problem line naming it, never followed nor read.
 """
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ import functools
 import hashlib
 import os
 import re
+import stat
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -21,11 +26,61 @@ from typing import Callable
 
 from ..runtime import crashpoint
 from ..runtime.atomic import remove_path, tmp_name
-from ..runtime.links import refuse_links
+from ..runtime.links import NOFOLLOW, refuse_links
 from .manifest import shard_entry
+from .webdataset import member_size_cap
 
 __all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",
-           "NumberedFolders", "folders_present", "FolderShardWriter", "FolderShardReader"]
+           "NumberedFolders", "folders_present", "FolderShardWriter", "FolderShardReader",
+           "read_plain"]
+
+#: What ``read_plain`` calls a file that is not a regular one, by ``stat.S_IFMT``.
+_KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a folder",
+          stat.S_IFCHR: "a character device", stat.S_IFBLK: "a block device",
+          stat.S_IFSOCK: "a socket"}
+
+
+def read_plain(path, cap: int) -> bytes:
+    """The bytes of the regular file ``path``, of at most ``cap`` bytes; ValueError saying
+    why not otherwise (a link is not followed, a FIFO or device not opened for reading).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "prompt.txt").write_bytes(b"remove the red circle")
+    >>> os.symlink("/etc/hostname", folder / "first_frame.png"); os.mkfifo(folder / "fifo")
+    >>> read_plain(folder / "prompt.txt", 1 << 20)
+    b'remove the red circle'
+    >>> for name in ("first_frame.png", "fifo", "prompt.txt"):
+    ...     try:
+    ...         read_plain(folder / name, 8)
+    ...     except ValueError as e:
+    ...         print(e)
+    is a symbolic link: never followed
+    is a FIFO: not read
+    holds 21 bytes, more than a sample member of this run can hold (8): not read
+    """
+    try:
+        mode = os.lstat(path).st_mode
+        if stat.S_ISLNK(mode):
+            raise ValueError("is a symbolic link: never followed")
+        if not stat.S_ISREG(mode):
+            raise ValueError(f"is {_KINDS.get(stat.S_IFMT(mode), 'not a regular file')}: "
+                             "not read")
+        fd = os.open(path, os.O_RDONLY | NOFOLLOW | getattr(os, "O_NONBLOCK", 0))
+    except OSError as e:
+        raise ValueError(f"cannot be read ({e.strerror})") from None
+    with open(fd, "rb") as f:  # what was opened: a file swapped in since lstat is refused
+        found = os.fstat(f.fileno())
+        if not stat.S_ISREG(found.st_mode):
+            raise ValueError(f"is {_KINDS.get(stat.S_IFMT(found.st_mode), 'not a regular file')}"
+                             ": not read")
+        data = f.read(cap + 1)
+    if len(data) > cap:
+        raise ValueError(f"holds {max(found.st_size, len(data)):,} bytes, more than a sample "
+                         f"member of this run can hold ({cap:,}): not read")
+    return data
 
 
 @dataclass(frozen=True)
@@ -232,10 +287,13 @@ class FolderShardWriter:
 class FolderShardReader:
     """Tasks of one folder shard, read from their task folders (for ``verify``)."""
 
-    def __init__(self, layout: FolderLayout, out: Path):
+    def __init__(self, layout: FolderLayout, out: Path, problems: list[str] | None = None,
+                 config=None):
         self.layout, self.root = layout, Path(out) / layout.root
         self.suffix_of = {name: suffix for suffix, name in layout.file_names.items()}
         self.sha = hashlib.sha256()
+        self.problems = [] if problems is None else problems
+        self.cap = member_size_cap(config)
 
     def label(self, k: int) -> str:
         """How ``verify`` names shard ``k`` (a set of task folders, not a folder of its own)."""
@@ -257,9 +315,17 @@ class FolderShardReader:
         """Actual files of the task ``expected`` describes, keyed by suffix (None if absent)."""
         name = self.layout.folder_name(expected)
         folder = self.root / name
+        if folder.is_symlink():
+            self.problems.append(f"{self.layout.root}/{name}: a symbolic link (never followed)")
+            return None
         if not folder.is_dir():
             return None
-        actual = {self.suffix_of.get(p.name, p.name): p.read_bytes() for p in folder.iterdir()}
+        actual = {}
+        for p in sorted(folder.iterdir()):
+            try:
+                actual[self.suffix_of.get(p.name, p.name)] = read_plain(p, self.cap)
+            except ValueError as e:
+                self.problems.append(f"{self.layout.root}/{name}/: file {p.name!r} {e}")
         folder_digest(self.sha, name, folder_files(self.layout, actual))
         return actual
 

@@ -255,7 +255,7 @@ def _row_line(row: dict) -> bytes:
 def ShardReader(out: Path, entry: dict, problems: list[str], config):
     """Reader of one shard (for ``verify``), tar or folders as the run packed it."""
     if config.vbvr_pack == "folders":
-        inner = FolderShardReader(FOLDERS, out)
+        inner = FolderShardReader(FOLDERS, out, problems, config)
     else:
         inner = webdataset.ShardReader(out, entry, problems, config, parts=_tar_sample_parts,
                                        member_key=_tar_member_key)

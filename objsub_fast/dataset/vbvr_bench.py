@@ -46,7 +46,8 @@ def ShardWriter(out: Path, shard, config) -> FolderShardWriter:
 
 def ShardReader(out: Path, entry: dict, problems: list[str], config=None):
     """Reader of one shard's sample folders (for ``verify``)."""
-    return FolderShardReader(layout(config.vbvr_split if config else DEFAULT_SPLIT), out)
+    return FolderShardReader(layout(config.vbvr_split if config else DEFAULT_SPLIT), out,
+                             problems, config)
 
 
 def owned_paths(out: Path) -> list[Path]:

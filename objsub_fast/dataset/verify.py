@@ -43,6 +43,9 @@ __all__ = ["Report", "verify", "verify_shard", "check_task", "format_report",
 
 #: Ranges of missing tasks listed per shard; the rest are counted on one more line.
 MAX_RANGES = 5
+#: Problem (and warning) lines ``format_report`` prints; the rest are counted on one more
+#: line (a hostile shard can hold millions of bad members).
+MAX_PRINTED = 100
 
 
 @dataclass
@@ -332,8 +335,22 @@ def installed_generator_version(config: RunConfig) -> str:
     return RunConfig(**given).generator_version
 
 
+def _first_lines(lines: list[str], prefix: str, word: str) -> list[str]:
+    """The first ``MAX_PRINTED`` of ``lines`` after ``prefix``, then how many more there are.
+
+    Examples
+    --------
+    >>> _first_lines([str(k) for k in range(MAX_PRINTED + 3)], "  - ", "problem")[-2:]
+    ['  - 99', '  ... and 3 more problems']
+    """
+    shown = [f"{prefix}{line}" for line in lines[:MAX_PRINTED]]
+    rest = len(lines) - MAX_PRINTED
+    return shown + ([f"  ... and {counted(rest, 'more ' + word)}"] if rest > 0 else [])
+
+
 def format_report(report: Report, out) -> str:
-    """Human-readable summary, the notes, the warnings, then one line per problem."""
+    """Human-readable summary, the notes, the warnings, then one line per problem (the first
+    ``MAX_PRINTED`` warnings and problems, then how many more)."""
     of = f" of {report.expected:,}" if report.expected not in (None, report.tasks) else ""
     tasks = f"{report.tasks:,}{of} task" + ("" if report.tasks == 1 and not of else "s")
     shards = f" in {counted(report.shards, 'shard')}" if report.shard_files else ""
@@ -341,5 +358,5 @@ def format_report(report: Report, out) -> str:
             + ("OK" if report.ok else counted(len(report.problems), "problem"))
             + (f", {counted(len(report.warnings), 'warning')}" if report.warnings else ""))
     return "\n".join([head] + [f"  note: {n}" for n in report.notes]
-                     + [f"  warning: {w}" for w in report.warnings]
-                     + [f"  - {p}" for p in report.problems])
+                     + _first_lines(report.warnings, "  warning: ", "warning")
+                     + _first_lines(report.problems, "  - ", "problem"))

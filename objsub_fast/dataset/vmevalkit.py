@@ -97,7 +97,7 @@ class ShardReader(FolderShardReader):
     regenerated lines of ``vmeval_dataset.json`` (``summary``) for ``check_dataset``."""
 
     def __init__(self, out: Path, entry: dict, problems: list[str], config=None):
-        super().__init__(LAYOUT, out)
+        super().__init__(LAYOUT, out, problems, config)
         self.lines = hashlib.sha256()
 
     def get(self, expected: dict) -> dict | None:

@@ -1,6 +1,11 @@
 """The WebDataset format: shard k is ``objsub-{k:06d}.tar``, one ``{key}.{suffix}`` member per
 sample member (``members.MEMBERS``), samples in task order, members in suffix order; the
-per-task JSON is the compact task record."""
+per-task JSON is the compact task record.
+
+``verify`` reads a shard as data from anyone: a member that is not a plain file (a symbolic or
+hard link, a device, a FIFO, a directory, a GNU sparse file) or that claims more bytes than a
+sample member of the run can have (``member_size_cap``) is a problem line naming it, never
+followed nor read; the other members are read in bounded pieces."""
 from __future__ import annotations
 
 import hashlib
@@ -16,7 +21,8 @@ from .tar import TAR_END, tar_members, tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
            "chunk_metadata", "sample_parts", "chunk_bytes", "joined", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
-           "temp_folders", "accounted", "shard_present", "extend", "finalize", "check_dataset"]
+           "temp_folders", "accounted", "shard_present", "extend", "finalize", "check_dataset",
+           "MEMBER_SLACK", "member_size_cap", "member_problem"]
 
 NAME = "webdataset"
 #: Videos are an optional member (``--videos``).
@@ -125,6 +131,91 @@ class ShardWriter:
             self._file.__exit__(exc_type, exc, tb)
 
 
+#: Room above a sample member's frames in ``member_size_cap``: the JSON record and prompt
+#: (kilobytes), PNG chunk and deflate block overhead, the MP4 boxes, with a wide margin.
+MEMBER_SLACK = 16 << 20
+#: Bytes per pixel of a frame in ``member_size_cap``: RGBA uncompressed. A PNG (deflate's
+#: stored blocks at worst) and an H.264 macroblock (at most about 1.6 bytes per pixel in
+#: 4:2:0) never take more.
+_FRAME_PIXEL_BYTES = 4
+#: Read size of a member (bytes): a member is read in pieces of this size.
+_READ_PIECE = 1 << 20
+
+
+def member_size_cap(config=None) -> int:
+    """The most bytes a sample member of ``config``'s run can hold: every frame of its video
+    (one frame without videos) uncompressed at 4 bytes a pixel, plus ``MEMBER_SLACK``; with
+    no configuration, that of the largest canvas (4096x4096) and 61 frames. ``verify`` reads
+    no member that claims more.
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> member_size_cap(RunConfig(count=1)) == MEMBER_SLACK + 4 * 256 * 256
+    True
+    >>> member_size_cap(RunConfig(count=1, videos=True, video_frames=61)) >> 20
+    31
+    """
+    if config is None:
+        width = height = 4096
+        frames = 61
+    else:
+        width, height = config.canvas_size
+        frames = config.video_frames if config.videos else 1
+    return MEMBER_SLACK + _FRAME_PIXEL_BYTES * width * height * max(frames, 1)
+
+
+def member_problem(member: tarfile.TarInfo, cap: int) -> str | None:
+    """Why ``verify`` does not read the tar ``member`` (a shard from anyone), or None: it is
+    not a plain file, or it claims more than ``cap`` bytes (``member_size_cap``).
+
+    Examples
+    --------
+    >>> link = tarfile.TarInfo("0000000001.first.png")
+    >>> link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+    >>> member_problem(link, 1 << 20)
+    "member '0000000001.first.png' is a symbolic link (to '/etc/passwd'): never followed"
+    >>> big = tarfile.TarInfo("0000000001.mp4"); big.size = 3 << 30
+    >>> member_problem(big, 1 << 20)
+    "member '0000000001.mp4' claims 3,221,225,472 bytes, more than a sample member of this \
+run can hold (1,048,576): not read"
+    >>> member_problem(tarfile.TarInfo("0000000001.txt"), 1 << 20) is None
+    True
+    """
+    name = f"member {member.name!r}"
+    if member.issym():
+        return f"{name} is a symbolic link (to {member.linkname!r}): never followed"
+    if member.islnk():
+        return f"{name} is a hard link (to {member.linkname!r}): never followed"
+    kinds = {tarfile.CHRTYPE: "a character device", tarfile.BLKTYPE: "a block device",
+             tarfile.FIFOTYPE: "a FIFO", tarfile.DIRTYPE: "a directory"}
+    if member.type in kinds:
+        return f"{name} is {kinds[member.type]}: not a sample member, not read"
+    if member.issparse():
+        return (f"{name} is a GNU sparse file claiming {member.size:,} bytes (objsub-fast "
+                "writes none): not read")
+    if not member.isreg():
+        return f"{name} is not a regular file (tar type {member.type!r}): not read"
+    if member.size > cap:
+        return (f"{name} claims {member.size:,} bytes, more than a sample member of this run "
+                f"can hold ({cap:,}): not read")
+    return None
+
+
+def _read_member(tar: tarfile.TarFile, member: tarfile.TarInfo) -> bytes:
+    """The bytes of the regular ``member`` (``member_problem`` said none), read in pieces of
+    at most ``_READ_PIECE``: a truncated shard ends the read with tarfile's ReadError."""
+    pieces, left = [], member.size
+    f = tar.extractfile(member)
+    while left > 0:
+        piece = f.read(min(left, _READ_PIECE))
+        if not piece:
+            raise tarfile.ReadError("unexpected end of data")
+        pieces.append(piece)
+        left -= len(piece)
+    return b"".join(pieces)
+
+
 def _key_and_suffix(member_name: str) -> tuple[str, str]:
     """(sample key, member suffix) of a tar member ``{key}.{suffix}``."""
     key, _, suffix = member_name.partition(".")
@@ -147,6 +238,7 @@ class ShardReader:
         self._parts = parts
         self._member_key = member_key or _key_and_suffix
         self.path = Path(out) / entry["name"]
+        self.cap = member_size_cap(config)
         self.sha = hashlib.sha256()
         self.served: set[str] = set()
         self.samples: dict[str, dict] | None = None  # parsed members, after a difference
@@ -157,19 +249,23 @@ class ShardReader:
             self._file = open(self.path, "rb")
 
     def _parse(self) -> None:
-        """Switch from streaming to parsed mode (hash the file, read every member)."""
+        """Switch from streaming to parsed mode (hash the file, read every plain member of at
+        most ``self.cap`` bytes; every other member is a problem: ``member_problem``)."""
         self._file.close()
         self.sha, self.samples = hashlib.sha256(), {}
         with open(self.path, "rb") as f:
-            for block in iter(lambda: f.read(1 << 20), b""):
+            for block in iter(lambda: f.read(_READ_PIECE), b""):
                 self.sha.update(block)
         try:
             with tarfile.open(self.path, mode="r:") as tar:
                 for member in tar:
+                    problem = member_problem(member, self.cap)
+                    if problem is not None:
+                        self.problems.append(f"{self.where}: {problem}")
+                        continue
                     key, suffix = self._member_key(member.name)
-                    f = tar.extractfile(member)
-                    self.samples.setdefault(key, {})[suffix] = f.read() if f else b""
-        except (tarfile.TarError, EOFError, OSError) as e:
+                    self.samples.setdefault(key, {})[suffix] = _read_member(tar, member)
+        except (tarfile.TarError, EOFError, OSError, ValueError) as e:
             self.problems.append(f"{self.where}: unreadable tar (truncated or corrupt): {e}")
         for key in self.served:
             self.samples.pop(key, None)
@@ -189,8 +285,8 @@ class ShardReader:
 
     def leftovers(self) -> list[str]:
         """Sample keys present in the shard but not expected there."""
-        if self.samples is None:
-            rest = self._file.read()
+        if self.samples is None:  # the end of the archive, and nothing after it
+            rest = self._file.read(len(TAR_END) + 1)
             self.sha.update(rest)
             if rest == TAR_END:
                 self._file.close()
