@@ -1,5 +1,6 @@
 """A new user's first hour, round four (issue #39): packaging, benchmark help, messages that
 give the right advice, counts in words, and docs that say what the code does."""
+import json
 import re
 import subprocess
 import sys
@@ -353,7 +354,11 @@ def test_outputs_of_which_none_can_be_scored_exit_2_and_write_nothing(one_questi
     assert err.count("\n") == 1, err
     assert "no output could be scored (1 output for 1 question: 0 scored, 1 unreadable" in err
     assert "cannot be read as a video" in err
-    assert not (tmp_path / "res").exists() and not (tmp_path / "r").exists()
+    # every record is written first (#47): the error record, the tables, leaderboard, report
+    [record] = [json.loads(x) for x in out.read_text().splitlines()]
+    assert record["error"] and not record["pass"]
+    assert (tmp_path / "res" / "leaderboard.json").is_file()
+    assert (tmp_path / "r" / "index.html").is_file()
 
 
 def test_vmevalkit_questions_without_an_output_are_counted_missing(tmp_path, capsys):
@@ -386,7 +391,8 @@ def test_score_prints_a_short_table_per_model_and_where_the_full_ones_went(one_q
                      str(tmp_path / "r"), "--workers", "1"]) == 0
     captured = capsys.readouterr()
     lines = captured.out.splitlines()
-    assert lines[0] == "pass rate by level (passed/outputs):"
+    assert lines[0] == ("pass rate by level (passed/questions; a missing or unscored output "
+                        "fails):")
     assert lines[1].split() == ["model", "L1", "all"]
     assert lines[2].split() == ["o", "100%", "(1/1)", "100%", "(1/1)"]
     assert all(len(line) <= 100 for line in lines[:3])

@@ -81,7 +81,7 @@ def test_page_opens_with_the_summary_and_failures_first(tmp_path):
         ["--questions", str(q), "--outputs", str(out), "--out", str(tmp_path / "s.jsonl"),
          "--report", str(tmp_path / "r"), "--quiet", "--workers", "1"])) == 0
     page = (tmp_path / "r" / "index.html").read_text()
-    top = page.index("1 of 2 scored outputs pass")
+    top = page.index("o: 50% pass (1 of 2); 0 not scored, 0 missing")
     fail, ok = page.index("FAIL: "), page.index("PASS: ")
     table = page.index("<table>")
     assert top < fail < ok < table

@@ -12,9 +12,10 @@ the summary counts it. Beside the JSONL go the full summary tables (``_summary.t
 VBVR-Bench layouts (``vbvr``), ``{model}_vbvr_results.json``; ``--report DIR`` writes the HTML
 report (``report``). What is printed: the pass rate of each model by level
 (``summary.level_table``), where the files went, and the closing count line. Exit code 0 when
-the run completed (whatever the scores); 2 for unusable arguments, outputs of which none has a
-question, or a run in which no output could be scored (one line saying why; nothing is
-written).
+the run completed (whatever the scores); 2 for unusable arguments or outputs of which none has
+a question (one line saying why; nothing is written), and 2 for a run in which no output could
+be scored (every record, the tables, the leaderboard and the report are written first, then
+one line saying why).
 """
 from __future__ import annotations
 
@@ -326,6 +327,8 @@ def nothing_scored(results) -> str | None:
 
     if any(outcome(r) == "scored" for r in results):
         return None
+    if not results:
+        return "no output could be scored: every run is of a task id not in --questions"
     first = next((r for r in results if r.get("output") is not None), results[0])
     where = first.get("output") or first.get("task_id")
     return (f"no output could be scored ({count_line(results)}); {where}: "
@@ -352,11 +355,6 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     except BaseException:  # Ctrl-C, SIGTERM: no empty or half-filled folders of this run
         _remove_folders(made)
         raise
-    why = nothing_scored(results)
-    if why is not None:  # nothing to write: results of zeros would read as scores
-        _remove_folders(made)
-        print(error_line(why), file=sys.stderr)
-        return 2
     _write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
     rows = summarize(results)
     csv_path = Path(args.summary_csv or out.with_name(out.stem + "_summary.csv"))
@@ -381,4 +379,8 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
           + ", ".join(printable(as_given(str(p))) for p in tables))
     print(f"wrote {', '.join(printable(as_given(str(p))) for p in written)}")
     print(count_line(results))
+    why = nothing_scored(known(results))
+    if why is not None:  # every record written, and the status says nothing was scored
+        print(error_line(printable(why)), file=sys.stderr)
+        return 2
     return 0

@@ -80,6 +80,7 @@ def _failed(metric: str):
 #: video as a whole; ``other`` takes what is left (say, only the final frame's overlap).
 FAILURE_KINDS = (
     ("missing", "missing output", lambda r: outcome(r) == "missing"),
+    ("other_scene", "does not show the task's scene", lambda r: outcome(r) == "other scene"),
     ("unreadable", "unreadable", lambda r: bool(r.get("error"))),
     ("target_left", "target left or partly left", _target_left),
     ("vanished", "kept object vanished", _vanished),

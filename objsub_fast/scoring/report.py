@@ -447,6 +447,44 @@ def _draw_frame(frame, index, res, tracker, font):
     return img
 
 
+#: Widest strip image (px): the page's text column at a 1,280 px window (the tiles wrap onto
+#: more rows rather than being scaled down, so labels keep their size and the last frame
+#: is on screen).
+STRIP_MAX_WIDTH = 1180
+#: Gap between tiles (px).
+STRIP_GAP = 6
+
+
+def _tiled(tiles):
+    """The tiles laid out left to right in rows at most :data:`STRIP_MAX_WIDTH` wide.
+
+    Examples
+    --------
+    >>> from PIL import Image
+    >>> _tiled([Image.new("RGB", (256, STRIP_HEIGHT))] * 6).size
+    (1042, 518)
+    """
+    from PIL import Image
+
+    rows, row, width = [], [], 0
+    for t in tiles:
+        if row and width + STRIP_GAP + t.width > STRIP_MAX_WIDTH:
+            rows.append(row)
+            row, width = [], 0
+        width += (STRIP_GAP if row else 0) + t.width
+        row.append(t)
+    rows.append(row)
+    wide = max(sum(t.width for t in r) + STRIP_GAP * (len(r) - 1) for r in rows)
+    strip = Image.new("RGB", (wide, len(rows) * (STRIP_HEIGHT + STRIP_GAP) - STRIP_GAP),
+                      (60, 60, 60))
+    for k, r in enumerate(rows):
+        x = 0
+        for t in r:
+            strip.paste(t, (x, k * (STRIP_HEIGHT + STRIP_GAP)))
+            x += t.width + STRIP_GAP
+    return strip
+
+
 def write_strip(folder, res: dict, tracker) -> str | None:
     """Draw the sampled frames of one scored output into ``folder/img/``; return the path
     relative to ``folder`` (None for an error record: nothing to draw)."""
@@ -456,13 +494,7 @@ def write_strip(folder, res: dict, tracker) -> str | None:
         return None
     font = label_font()
     tiles = [_draw_frame(f, i, res, tracker, font) for i, f in tracker.sampled()]
-    gap = 6
-    strip = Image.new("RGB", (sum(t.width for t in tiles) + gap * (len(tiles) - 1),
-                              STRIP_HEIGHT), (60, 60, 60))
-    x = 0
-    for t in tiles:
-        strip.paste(t, (x, 0))
-        x += t.width + gap
+    strip = _tiled(tiles)
     rel = f"img/{_name(res)}.png"
     png = io.BytesIO()
     strip.save(png, format="PNG")
@@ -476,6 +508,7 @@ td:first-child,td:nth-child(2),td:nth-child(3){text-align:left}
 .task{margin:4px 0;padding:4px 10px;border-left:6px solid #999}.pass{border-color:#2a2}
 .fail{border-color:#d22}.task[open]{margin:18px 0;padding:10px}
 .frames{overflow-x:auto}.strip{max-width:none;display:block;margin:6px 0}
+.path{font-family:monospace;word-break:break-all}
 summary{cursor:pointer}.group>summary{font-weight:bold;margin:12px 0}
 .why{color:#b00}.ok{color:#181}.meta{color:#555}.top{font-size:16px}
 .legend span{display:inline-block;margin-right:14px;white-space:nowrap}
@@ -515,19 +548,27 @@ def _summary_table(rows) -> str:
 
 
 def _compact_summary(results, rows) -> str:
-    """The first lines of the page: how many outputs passed, failed or were not scored, and
-    each model's pass rate and mean score."""
-    from .summary import count_line
+    """The first lines of the page: each model's pass rate over its questions with what it
+    left unscored or missing (in bold: what failed first), then the counts of the run."""
+    from .summary import count_line, known, outcome
 
-    scored = [r for r in results if not r.get("error") and not r.get("unknown")]
-    passed = sum(bool(r.get("pass")) for r in scored)
-    lines = [f"<p class='top'><b>{passed} of {len(scored)} scored outputs pass</b>, "
-             f"{len(scored) - passed} fail. {html.escape(count_line(results))}.</p>"]
+    by_model = {}
+    for r in known(results):
+        by_model.setdefault(str(r.get("model")), []).append(r)
+    heads = []
+    for model, rs in sorted(by_model.items()):
+        passed = sum(bool(r.get("pass")) for r in rs)
+        kinds = [outcome(r) for r in rs]
+        unscored = sum(k not in ("scored", "missing") for k in kinds)
+        heads.append(f"{html.escape(model)}: {100 * passed / len(rs):.0f}% pass ({passed} of "
+                     f"{len(rs)}); {unscored} not scored, {kinds.count('missing')} missing")
+    lines = [f"<p class='top'><b>{'<br>'.join(heads)}</b></p>",
+             f"<p class='meta'>{html.escape(count_line(results))}.</p>"]
     models = [r for r in rows if r["model"] != "*" and r["level"] == "*"]
     if models:
         lines.append("<p class='meta'>" + "<br>".join(
-            f"{html.escape(str(r['model']))}: {100 * r['pass_rate']:.0f}% pass, mean score "
-            f"{r['mean_score']:.2f} ({r['tasks']} outputs)" for r in models) + "</p>")
+            f"{html.escape(str(r['model']))}: mean score {r['mean_score']:.2f} "
+            f"({r['tasks']} outputs)" for r in models) + "</p>")
     return "\n".join(lines)
 
 
@@ -552,6 +593,9 @@ def _task_block(res: dict, shown: bool) -> str:
         lines.append(f'<div class="meta">The reader said: {html.escape(res["error"])}</div>')
     if res.get("prompt"):
         lines.append(f'<div class="meta">Prompt: {html.escape(res["prompt"])}</div>')
+    if res.get("output"):
+        lines.append(f'<div class="meta">Output: <span class="path">'
+                     f'{html.escape(str(res["output"]))}</span></div>')
     reg, cam = res.get("registration"), res.get("metrics", {}).get("camera_motion")
     if reg:
         hidden = res["metrics"]["rule_accuracy"]["not_visible"]

@@ -44,16 +44,23 @@ def known(results) -> list:
     return [r for r in results if not r.get("unknown")]
 
 
+#: The start of the error of a readable video that does not show the task's scene.
+NOT_THE_SCENE = "the video does not show the task's first frame"
+
+
 def outcome(result: dict) -> str:
-    """What became of one job: "scored", "missing" (no output for the question), "unreadable"
-    (an output that could not be scored), "unusable question" (its task record) or "unknown"
-    (a run of a task the questions do not hold)."""
+    """What became of one job: "scored", "missing" (no output for the question), "other scene"
+    (a readable video that does not show the task's scene: another task's, or no objects),
+    "unreadable" (an output that could not be read), "unusable question" (its task record) or
+    "unknown" (a run of a task the questions do not hold)."""
     if result.get("unknown"):
         return "unknown"
     if not result.get("error"):
         return "scored"
     if result.get("output") is None:
         return "missing"
+    if str(result["error"]).startswith(NOT_THE_SCENE):
+        return "other scene"
     # score_job sets question_source once the task record has loaded
     return "unreadable" if "question_source" in result else "unusable question"
 
@@ -82,6 +89,8 @@ def count_line(results) -> str:
         kinds[outcome(r)] += 1
     said = [f"{kinds['scored']} scored", f"{kinds['unreadable']} unreadable",
             f"{kinds['missing']} missing"]
+    if kinds["other scene"]:
+        said.insert(1, f"{kinds['other scene']} not showing the task's scene")
     if kinds["unusable question"]:
         said.append(f"{kinds['unusable question']} with an unusable question")
     of = f" of {models} models" if models > 1 else ""
@@ -93,16 +102,21 @@ def count_line(results) -> str:
     return line
 
 
+#: The first line of :func:`level_table`.
+LEVEL_TABLE_TITLE = "pass rate by level (passed/questions; a missing or unscored output fails):"
+
+
 def level_table(results) -> str:
     """The short table ``score`` prints: one row per model, the pass rate of each level with
-    its counts (passed/outputs; an output that could not be scored, or is missing, fails).
+    its counts (passed/questions: each question of the model counts, a missing or unscored
+    output as a failure).
 
     Examples
     --------
     >>> rs = [{"model": "m", "level": lv, "pass": ok} for lv, ok in
     ...       [("L1", True), ("L1", False), ("L2", True)]]
     >>> print(level_table(rs))
-    pass rate by level (passed/outputs):
+    pass rate by level (passed/questions; a missing or unscored output fails):
     model  L1         L2          all
     m      50% (1/2)  100% (1/1)  67% (2/3)
     """
@@ -123,4 +137,4 @@ def level_table(results) -> str:
     grid += [[printable(m), *(cell(m, lv) for lv in levels), cell(m, "all")] for m in models]
     widths = [max(len(row[i]) for row in grid) for i in range(len(grid[0]))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in grid]
-    return "\n".join(["pass rate by level (passed/outputs):", *lines])
+    return "\n".join([LEVEL_TABLE_TITLE, *lines])
