@@ -2,6 +2,7 @@
 
 Each test failed on f3a5bb4."""
 import argparse
+import io
 import json
 
 import pytest
@@ -97,3 +98,58 @@ def test_the_level_table_says_its_denominator_is_the_questions(batch):
     table = level_table(results)
     assert table.splitlines()[0].startswith("pass rate by level (passed/questions;")
     assert "25% (1/4)" in table
+
+
+def _card_score_command(folder) -> list[str]:
+    """The scoring command of the card in ``folder``, as written."""
+    card = (folder / "README.md").read_text()
+    line = next(x for x in card.splitlines() if x.startswith("objsub-fast score "))
+    return line.split()[1:]
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_the_cards_scoring_command_works_as_written(tmp_path, monkeypatch, fmt):
+    """Outputs saved as the card says ({task_id}.mp4 in one folder per model), scored with the
+    card's command, DIR being the dataset folder (before: 'holds no question folder' for the
+    default format)."""
+    import tarfile
+
+    import numpy as np
+    from PIL import Image
+
+    from test_cli import run_main
+
+    data = tmp_path / "data"
+    assert run_main(["generate", "--out", str(data), "--count", "3", "--format", fmt,
+                     "--quiet", "--workers", "1"]) == 0
+    firsts = {}
+    if fmt == "webdataset":
+        for shard in sorted(data.glob("objsub-*.tar")):
+            with tarfile.open(shard) as tar:
+                names = tar.getnames()
+                for name in names:
+                    if name.endswith(".json"):
+                        key = name[:-len(".json")]
+                        record = json.loads(tar.extractfile(name).read())
+                        png = tar.extractfile(f"{key}.first.png").read()
+                        firsts[record["id"]] = np.asarray(Image.open(io.BytesIO(png)))
+    else:
+        for meta in data.rglob("question_metadata.json"):
+            record = json.loads(meta.read_text())
+            firsts[record["id"]] = np.asarray(Image.open(meta.parent / "first_frame.png"))
+    assert len(firsts) == 3
+    videos = tmp_path / "model_videos" / "model-a"
+    videos.mkdir(parents=True)
+    for task_id, first in firsts.items():   # a model that changes nothing: scored, fails
+        write_video(videos / f"{task_id}.mp4", np.repeat(first[None], 8, axis=0))
+    # A folder named after a task holding one video is that video
+    only = sorted(firsts)[0]
+    (videos / only).mkdir()
+    (videos / f"{only}.mp4").rename(videos / only / "video.mp4")
+    monkeypatch.chdir(tmp_path)
+    argv = [str(data) if a == "DIR" else a for a in _card_score_command(data)]
+    assert run_main(argv + ["--quiet", "--workers", "1"]) == 0
+    lines = [json.loads(x) for x in (tmp_path / "results" / "scores.jsonl").read_text()
+             .splitlines()]
+    assert len(lines) == 3 and all(r["error"] is None for r in lines), lines
+    assert all(r["pass"] is False for r in lines)

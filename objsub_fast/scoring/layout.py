@@ -21,7 +21,10 @@ Layouts understood (first match wins):
 3. Plain pairs: for every question folder ``{questions}/[...]/{task_id}/`` a model output named
    after the task id, ``{outputs}/{task_id}.{mp4,webm,gif,png,...}`` or a folder of frame
    images ``{outputs}/{task_id}/``; or the same one level down, ``{outputs}/{model}/...``, for
-   several models. A question without an output gives a job whose error says so.
+   several models. A question without an output gives a job whose error says so. A
+   ``{task_id}/`` folder holding one video and no frame images is that video. The questions
+   may be a WebDataset folder (``objsub-*.tar`` shards): each shard's ``{key}.json`` is a task
+   record, its ``id`` the task id.
 """
 from __future__ import annotations
 
@@ -80,7 +83,14 @@ class Job:
 
             record, self.question_source = load_question(self.question)
             return record
-        record = _read_metadata(self.question)
+        if isinstance(self.question, ShardRecord):
+            self.question_source = self.question.member
+            try:
+                record = loads_json(self.question.read().decode())
+            except (OSError, ValueError) as exc:
+                raise ValueError(f"unreadable {self.question}: {exc}") from None
+        else:
+            record = _read_metadata(self.question)
         if self.copy is not None:
             differs = copy_differences(record, _read_metadata(self.copy, follow=False))
             if differs:
@@ -117,8 +127,65 @@ def copy_differences(record: dict, copy: dict) -> list[str]:
     return [key for key in record if key not in copy or copy[key] != record[key]]
 
 
+class ShardRecord:
+    """A task record inside a WebDataset shard of the questions (its ``{key}.json`` member):
+    where it is, read when the job is scored.
+
+    Attributes
+    ----------
+    shard : Path
+    member : str
+        The member's name (``{key}.json``).
+    offset, size : int
+        Where its bytes lie in the shard.
+    """
+
+    parts = ()
+
+    def __init__(self, shard: Path, member: str, offset: int, size: int):
+        self.shard, self.member, self.offset, self.size = Path(shard), member, offset, size
+
+    def __str__(self) -> str:
+        return f"{self.shard}#{self.member}"
+
+    def read(self) -> bytes:
+        """The member's bytes (at most ``limits.MAX_RECORD_BYTES``)."""
+        from .limits import MAX_RECORD_BYTES
+
+        if self.size > MAX_RECORD_BYTES:
+            raise ValueError(f"{self} is larger than {MAX_RECORD_BYTES:,} bytes")
+        with open(self.shard, "rb") as fh:
+            fh.seek(self.offset)
+            return fh.read(self.size)
+
+
+def _shard_index(root: Path) -> dict:
+    """Task id -> :class:`ShardRecord` for every ``{key}.json`` member of the WebDataset shards
+    (``objsub-*.tar``) under ``root``: the task ids are the records' own ``id``."""
+    import tarfile
+
+    index = {}
+    for shard in sorted(root.rglob("objsub-*.tar")):
+        try:
+            with tarfile.open(shard, mode="r:") as tar:
+                members = [m for m in tar if m.isreg() and m.name.endswith(".json")]
+        except (tarfile.TarError, OSError):
+            continue
+        for m in members:
+            record = ShardRecord(shard, m.name, m.offset_data, m.size)
+            try:
+                task_id = loads_json(record.read().decode()).get("id")
+            except (OSError, ValueError, AttributeError):
+                continue
+            if isinstance(task_id, str) and task_id:
+                index.setdefault(task_id, record)
+    return index
+
+
 def question_index(questions) -> dict:
-    """Map task id -> question folder for every folder under ``questions`` that looks like one."""
+    """Map task id -> question folder for every folder under ``questions`` that looks like one;
+    for a WebDataset folder (no question folders, ``objsub-*.tar`` shards), task id -> its
+    record in a shard (:class:`ShardRecord`)."""
     index = {}
     if questions is None:
         return index
@@ -126,7 +193,7 @@ def question_index(questions) -> dict:
     for name in QUESTION_FILES:
         for f in sorted(root.rglob(name)):
             index.setdefault(f.parent.name, f.parent)
-    return index
+    return index or _shard_index(root)
 
 
 def _pick_output(folder: Path) -> Path | None:
@@ -216,7 +283,14 @@ def _find_plain(folder: Path, task_id: str) -> Path | None:
             if cand.is_file():
                 return cand
     d = folder / task_id
-    return d if d.is_dir() and not (d / METADATA).exists() else None
+    if not d.is_dir() or (d / METADATA).exists():
+        return None
+    # A folder holding one video and no frame images is that video.
+    files = [p for p in d.iterdir() if p.is_file()]
+    videos = [p for p in files if p.suffix.lower() in VIDEO_EXTS]
+    if len(videos) == 1 and not any(p.suffix.lower() in IMAGE_EXTS for p in files):
+        return videos[0]
+    return d
 
 
 def _plain_jobs(outputs: Path, index: dict) -> list[Job]:
@@ -249,7 +323,8 @@ def find_jobs(questions, outputs) -> list[Job]:
     index = question_index(questions)
     if questions is not None and not index:
         raise UsageError(f"--questions holds no question folder ({questions}): expected "
-                         f"{{task_id}}/{METADATA} or VBVR-Bench's {{split}}/{{task}}/{{index}}/")
+                         f"{{task_id}}/{METADATA}, VBVR-Bench's {{split}}/{{task}}/{{index}}/ "
+                         "or WebDataset shards objsub-*.tar")
     jobs = _vbvr_jobs(questions, outputs)
     if not jobs:
         jobs = _vmevalkit_jobs(outputs, index, questions is not None)
