@@ -153,3 +153,47 @@ def test_the_cards_scoring_command_works_as_written(tmp_path, monkeypatch, fmt):
              .splitlines()]
     assert len(lines) == 3 and all(r["error"] is None for r in lines), lines
     assert all(r["pass"] is False for r in lines)
+
+
+def test_an_interrupted_score_resumes_to_the_same_bytes(batch, tmp_path):
+    """Killed after two outputs were scored, the same command scores only the rest, and the
+    JSONL is byte for byte an uninterrupted run's."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    videos = render_transition(batch, "fade", 12)
+    questions, outputs = tmp_path / "q", tmp_path / "o"
+    for model in ("a", "b"):
+        for i in range(len(batch)):
+            rec = batch.task(i)
+            (questions / rec["id"]).mkdir(parents=True, exist_ok=True)
+            (questions / rec["id"] / "question_metadata.json").write_text(json.dumps(rec))
+            (outputs / model).mkdir(parents=True, exist_ok=True)
+            write_video(outputs / model / f"{rec['id']}.mp4", videos[i])
+
+    def command(out):
+        return [sys.executable, "-m", "objsub_fast.cli", "score", "--questions", str(questions),
+                "--outputs", str(outputs), "--out", str(out), "--workers", "1"]
+
+    whole = tmp_path / "whole" / "s.jsonl"
+    subprocess.run(command(whole), check=True, capture_output=True, timeout=600)
+    out = tmp_path / "cut" / "s.jsonl"
+    journal = out.with_name("s.jsonl.partial")
+    proc = subprocess.Popen(command(out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline and proc.poll() is None:
+        if journal.exists() and journal.read_bytes().count(b"\n") >= 3:   # header + 2
+            os.kill(proc.pid, signal.SIGKILL)
+            break
+        time.sleep(0.05)
+    proc.wait()
+    assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
+    assert not out.exists()
+    rerun = subprocess.run(command(out), capture_output=True, text=True, timeout=600)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "resuming: " in rerun.stderr
+    assert out.read_bytes() == whole.read_bytes()
+    assert not journal.exists()

@@ -27,13 +27,14 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from ..cli_common import add_quiet, add_workers, error_line, not_a_folder
+from ..cli_common import add_quiet, add_workers, counted, error_line, not_a_folder
 from ..dataset.parallel import worker_count
 from ..runtime.atomic import AtomicWriter
 from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
 from .layout import find_jobs, why_nothing_to_score
 from .leaderboard import write_leaderboard
+from .journal import ScoreJournal, job_key, journal_path
 from .limits import Limits
 from .names import TOTAL, printable, spreadsheet_cell
 from .vbvr import write_results
@@ -45,6 +46,9 @@ __all__ = ["add_arguments", "run", "score_job", "summarize", "format_table", "co
            "level_table", "nothing_scored", "outcome", "HEADINGS", "CHECK_HEADINGS"]
 
 ALL = TOTAL
+#: Largest --max-decoded-mb (1 TiB) and --max-seconds (a day) the command takes.
+MAX_DECODED_MB = 1 << 20
+MAX_SECONDS = 86_400
 #: Frames drawn per output in the HTML report.
 STRIP_FRAMES = 6
 
@@ -88,15 +92,17 @@ def add_arguments(parser) -> None:
         "limits of each output", "an output over one is its error record naming the limit; "
         "the others are scored (docs/scoring.md: Scoring untrusted submissions)")
     group.add_argument("--max-frames", type=int, default=limits.frames, metavar="N",
-                       help="frames an output may hold (default: %(default)s)")
+                       help="frames an output may hold, an integer >= 1 (default: "
+                            "%(default)s)")
     group.add_argument("--max-frame-pixels", type=int, default=limits.pixels, metavar="N",
-                       help="pixels a frame may hold, width x height (default: %(default)s, "
-                            "4096x4096)")
+                       help="pixels a frame may hold (width x height), an integer >= 1 "
+                            "(default: %(default)s, 4096x4096)")
     group.add_argument("--max-decoded-mb", type=float, default=limits.decoded_bytes / 2**20,
-                       metavar="MB", help="MB of decoded pictures an output may take "
-                                          "(default: %(default)g)")
+                       metavar="MB", help="MB of decoded pictures an output may take, in "
+                                          f"(0, {MAX_DECODED_MB:,}] (default: %(default)g)")
     group.add_argument("--max-seconds", type=float, default=limits.seconds, metavar="S",
-                       help="seconds of scoring an output may take (default: %(default)g)")
+                       help=f"seconds of scoring an output may take, in (0, {MAX_SECONDS:,}] "
+                            "(default: %(default)g; kernel compiling not counted)")
     parser.add_argument("--storage-options", default=None, metavar="JSON",
                         help="fsspec options of store URLs: --questions, --outputs and --out "
                              "may be s3://, gs://, az:// URLs (see docs/object_storage.md)")
@@ -188,27 +194,45 @@ def format_table(rows) -> str:
     return "\n".join(line.rstrip() for line in lines)
 
 
-def _results(jobs, workers: int, progress: bool, report_dir=None, limits=None):
-    """Yield the result of every job as it finishes; with ``progress``, as ``generate`` shows
-    it: a bar on a terminal, a plain line every 1% (and at the end) otherwise."""
+def _results(jobs, workers: int, progress: bool, report_dir=None, limits=None,
+             journal=None):
+    """The result of every job, in the order of ``jobs``. With a ``journal``, the jobs it
+    already holds are not scored again, and each new result is journaled as it finishes.
+    With ``progress``, progress as ``generate`` shows it: a bar on a terminal, a plain line
+    every 1% (and at the end) otherwise."""
     from joblib import Parallel, delayed
 
     from ..dataset.progress import Progress
 
-    bar = Progress(len(jobs), 0, quiet=not progress)
-    step, pending = max(1, len(jobs) // 100), 0
+    done = journal.done if journal is not None else {}
+    todo = [job for job in jobs if job_key(job) not in done]
+    bar = Progress(len(todo), 0, quiet=not progress)
+    step, pending = max(1, len(todo) // 100), 0
     if workers == 1:
-        gen = (score_job(job, report_dir, limits) for job in jobs)
+        gen = (score_job(job, report_dir, limits) for job in todo)
     else:
         gen = Parallel(n_jobs=workers, return_as="generator", batch_size=1)(
-            delayed(score_job)(job, report_dir, limits) for job in jobs)
-    for n, res in enumerate(gen, 1):
-        yield res
+            delayed(score_job)(job, report_dir, limits) for job in todo)
+    fresh = {}
+    for n, (job, res) in enumerate(zip(todo, gen), 1):
+        res = json.loads(json.dumps(res))   # as a resumed run reads it back: the same bytes
+        fresh[job_key(job)] = res
+        if journal is not None:
+            journal.add(job_key(job), res)
         pending += 1
-        if pending >= step or n == len(jobs):
+        if pending >= step or n == len(todo):
             bar.update(pending)
             pending = 0
     bar.close()
+    return [done.get(job_key(job)) or fresh[job_key(job)] for job in jobs]
+
+
+def _journal_header(args, report_dir) -> dict:
+    """What names a run for its journal: its inputs, limits and report folder."""
+    limits = limits_of(args)
+    return {"questions": str(args.questions), "outputs": str(args.outputs),
+            "report": str(report_dir), "limits": [limits.frames, limits.pixels,
+                                                  limits.decoded_bytes, limits.seconds]}
 
 
 def _check_writable(path: Path, option: str, folder: bool = False) -> None:
@@ -240,9 +264,14 @@ def limits_of(args) -> Limits:
                     decoded_bytes=default.decoded_bytes if mb is None else int(mb * 2**20),
                     seconds=getattr(args, "max_seconds", default.seconds))
     try:
-        return limits.check()
+        limits.check()
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    for flag, value, top in (("--max-decoded-mb", mb, MAX_DECODED_MB),
+                             ("--max-seconds", limits.seconds, MAX_SECONDS)):
+        if value is not None and value > top:
+            raise UsageError(f"{flag} must be in (0, {top:,}]; got {value:g}")
+    return limits
 
 
 def _prepare(args, questions, outputs, out) -> list:
@@ -346,14 +375,22 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     workers = worker_count(args.workers, len(jobs))
     report_dir = getattr(args, "report", None)
     made = _make_folders(out.parent)
+    journal = ScoreJournal(journal_path(out), _journal_header(args, report_dir))
+    if journal.done and not args.quiet:
+        print(f"objsub-fast: resuming: {counted(len(journal.done), 'output')} already scored "
+              f"({printable(journal.path.name)})", file=sys.stderr)
     try:
         if report_dir is not None:
             made += _make_folders(Path(report_dir) / "img")
+        with journal:
+            results = _results(jobs, workers, _shows_progress(args), report_dir,
+                               limits_of(args), journal)
         results = [{**r, **{k: as_given(r[k]) for k in ("question", "output") if r.get(k)}}
-                   for r in _results(jobs, workers, _shows_progress(args), report_dir,
-                                     limits_of(args))]
-    except BaseException:  # Ctrl-C, SIGTERM: no empty or half-filled folders of this run
-        _remove_folders(made)
+                   for r in results]
+    except BaseException:  # Ctrl-C, SIGTERM: no empty or half-filled folders of this run,
+        if not journal.path.exists() or not ScoreJournal(journal.path, journal.header).done:
+            journal.remove()   # but the journal of what was scored stays for a rerun
+            _remove_folders(made)
         raise
     _write_text(out, "".join(json.dumps(r, sort_keys=True) + "\n" for r in results))
     rows = summarize(results)
@@ -378,6 +415,7 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     print("full tables (by model, level and rule kind, every check): "
           + ", ".join(printable(as_given(str(p))) for p in tables))
     print(f"wrote {', '.join(printable(as_given(str(p))) for p in written)}")
+    journal.remove()
     print(count_line(results))
     why = nothing_scored(known(results))
     if why is not None:  # every record written, and the status says nothing was scored
