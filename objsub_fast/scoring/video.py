@@ -499,6 +499,50 @@ def _as_rgb(frame: np.ndarray) -> np.ndarray:
     return a[:, :, :3]
 
 
+def _turns(frame) -> int:
+    """Quarter turns counterclockwise a player gives ``frame`` (an ``av.VideoFrame``) for its
+    container's display matrix (``rotate`` tag); VideoError for an angle that is not a
+    multiple of 90 degrees (no player shows it upright, and the scorer cannot read it as
+    shown)."""
+    angle = getattr(frame, "rotation", 0) or 0
+    if angle % 90:
+        raise VideoError(f"the container turns the picture by {angle:g} degrees, not a multiple "
+                         "of 90: the scorer cannot read it as a player shows it")
+    return round(angle / 90) % 4
+
+
+def _frame_count(path: Path) -> int:
+    """How many pictures the image file ``path`` holds (1 for a still; an animated WebP, PNG
+    (APNG) or multi-frame TIFF more); 1 when it cannot be read (the still reader says why)."""
+    from PIL import Image
+
+    with _open_regular(path) as fh:
+        try:
+            with Image.open(fh) as im:
+                return int(getattr(im, "n_frames", 1))
+        except Exception:  # noqa: BLE001 - _read_image gives the reason
+            return 1
+
+
+def _animated_frames(path: Path, budget: Budget):
+    """Yield the pictures of an animated image as (H, W, 3) uint8 arrays, one at a time, each
+    counted against ``budget``."""
+    from PIL import Image, ImageSequence
+
+    with _open_regular(path) as fh:
+        try:
+            with Image.open(fh) as im:
+                budget.size(*im.size)
+                for picture in ImageSequence.Iterator(im):
+                    frame = np.asarray(picture.convert("RGB"))
+                    budget.frame(frame.shape[1], frame.shape[0], frame.nbytes)
+                    yield frame
+        except VideoError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any decoder failure is a per-task error
+            raise VideoError(f"undecodable image {path.name}: {exc}") from None
+
+
 def _resized(frame: np.ndarray, shape) -> np.ndarray:
     """``frame`` (H, W, 3) scaled to ``shape``'s height and width, as a player shows a stream
     whose frames change size: in frame 0's geometry."""
@@ -587,6 +631,10 @@ def _raw_frames(source, threads: int, budget: Budget):
     if path.stat().st_size == 0:
         raise VideoError(f"empty file: {path.name}")
     if path.suffix.lower() in IMAGE_EXTS:
+        count = _frame_count(path)
+        if count > 1:     # an animated image is a video, as a browser plays it
+            budget.count(count)
+            return "array", _animated_frames(path, budget)
         return "image", iter([_read_image(path, budget)])
     return "video", _decode_video(path, threads, budget)
 
@@ -658,6 +706,10 @@ class FrameStream:
         geometry = None
         for raw in self._raw:
             self.budget.time()
+            if not isinstance(raw, (np.ndarray, list, tuple)) and _turns(raw):
+                # shown turned by its container (a display matrix): read as a player shows it
+                raw = np.rot90(reformatter.reformat(raw, format="rgb24").to_ndarray(),
+                               _turns(raw))
             if isinstance(raw, np.ndarray) or isinstance(raw, (list, tuple)):
                 frame = _as_rgb(raw)
                 if self.mapper is None:
