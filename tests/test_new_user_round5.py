@@ -197,3 +197,22 @@ def test_an_interrupted_score_resumes_to_the_same_bytes(batch, tmp_path):
     assert "resuming: " in rerun.stderr
     assert out.read_bytes() == whole.read_bytes()
     assert not journal.exists()
+
+
+def test_final_frame_matches_fails_a_video_that_changes_nothing():
+    """A do-nothing video (the first frame throughout) fails final_frame_matches, naming the
+    targets still shown, even where one small target among large kept objects leaves the IoU
+    above its threshold (before: 'final_frame_matches' passed such a video)."""
+    from objsub_fast.scoring import score_video
+
+    batch = generate_batch(range(30, 42), level="L1")
+    high_iou = 0
+    for i in range(len(batch)):
+        still = batch.first_frames[i][None].repeat(8, axis=0)
+        res = score_video(batch.task(i), still)
+        final = res["metrics"]["final_object_match"]
+        targets = batch.task(i)["object_subtraction_data"]["remove_object_ids"]
+        assert not final["pass"] and sorted(final["targets_left"]) == sorted(targets), final
+        assert res["dimensions"]["final"] == 0.0
+        high_iou += final["iou"] >= 0.80
+    assert high_iou >= 1   # the case the IoU alone let through is among them

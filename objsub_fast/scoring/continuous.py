@@ -57,6 +57,8 @@ def _kept(k: dict) -> float:
 
 
 def _final(f: dict) -> float:
+    if f.get("targets_left"):
+        return 0.0
     lo = THRESHOLDS["final_object_match"]["min_iou"]
     return min(1.0, max(0.0, (f["iou"] - 0.5) / (lo - 0.5)))
 

@@ -92,10 +92,20 @@ def _final_camera(track):
 def final_object_match(track) -> dict:
     """The final-frame IoU under the tracked camera, or under the camera the final frame's
     own kept objects give when that fits better (the tracked camera can lag when few
-    objects are left to see it): ``{"iou", "pass"}``."""
+    objects are left to see it), and the targets the final frame still shows (as the removal
+    invariants read them: tracked there, or left behind in their place):
+    ``{"iou", "targets_left", "pass"}``. A final frame that still shows a target does not
+    match, whatever its IoU (one small target left among large kept objects keeps the IoU
+    high)."""
+    from .removal import removed
+
+    m = track.model
     min_iou = THRESHOLDS["final_object_match"]["min_iou"]
     iou = _iou(track, tuple(track.cameras[-1]))
     refit = _final_camera(track)
     if refit is not None and iou < min_iou:
         iou = max(iou, _iou(track, refit))
-    return {"iou": round(float(iou), 4), "pass": bool(iou >= min_iou)}
+    left = m.removed & track.visible & ~removed(track)
+    targets_left = [int(i) for i in m.ids[left]]
+    return {"iou": round(float(iou), 4), "targets_left": targets_left,
+            "pass": bool(iou >= min_iou and not targets_left)}

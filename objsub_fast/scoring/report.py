@@ -100,6 +100,9 @@ def _capital(text: str) -> str:
 
 
 def _why_final(f: dict, name) -> list[str]:
+    if f.get("targets_left"):
+        return [f"The final frame still shows {_listed(f['targets_left'], name)}, which "
+                "should be gone."]
     return [f"The final frame matches the expected final frame at IoU {f['iou']:.2f} "
             f"(needs {THRESHOLDS['final_object_match']['min_iou']:.2f})."]
 
