@@ -31,7 +31,6 @@ Exit status 0 if every case is right.
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import shutil
@@ -44,6 +43,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from objsub_fast.testing.streams import h264_stream
 
 TASK = "object_subtraction_task"
 
@@ -158,24 +159,6 @@ class Material:
         (run / "question" / "question_metadata.json").write_text(json.dumps(record))
 
 
-def h264(frames, pix_fmt="yuv420p") -> bytes:
-    import av
-
-    buf = io.BytesIO()
-    with av.open(buf, "w", format="h264") as c:
-        s = c.add_stream("libx264", rate=16)
-        s.height, s.width = frames[0].shape[:2]
-        s.pix_fmt = pix_fmt
-        s.options = {"crf": "8", "preset": "ultrafast"}
-        for f in frames:
-            for p in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(f),
-                                                         format="rgb24")):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-    return buf.getvalue()
-
-
 def lines(path: Path) -> list[dict]:
     return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
 
@@ -223,11 +206,13 @@ def memory_cases(args, tally, mat):
     folder = mat.case("resolution_drop")
     big = [np.kron(f, np.ones((8, 8, 1), np.uint8)) for f in mat.videos[0][:3]]
     small = [f[::16, ::16] for f in mat.videos[0][3:]] * 30
-    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264(big) + h264(small))
+    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264_stream(big)
+                                                                + h264_stream(small))
     judged(args, tally, mat, "memory", "2048 px, then 16 px, scored twice", folder,
            lambda rs, out, f: (True, "same verdict twice"), runs=2)
     folder = mat.case("format_change")
-    data = h264(list(mat.videos[1][:5]), "yuv444p") + h264(list(mat.videos[1][5:]))
+    data = (h264_stream(list(mat.videos[1][:5]), "yuv444p")
+            + h264_stream(list(mat.videos[1][5:])))
     (mat.run(folder, "m", 1) / "video" / "out.mp4").write_bytes(data)
     judged(args, tally, mat, "memory", "yuv444p, then yuv420p (correct)", folder,
            lambda rs, out, f: (all(r["pass"] for r in rs if r["output"]),
@@ -305,11 +290,11 @@ def unbounded_cases(args, tally, mat):
                                    f"error names {flag}")
     folder = mat.case("many_frames")
     frames = np.repeat(mat.videos[0][:1], 20_000, axis=0)
-    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264(frames))
+    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264_stream(frames))
     judged(args, tally, mat, "unbounded", "20,000 frames", folder, named("--max-frames"))
     folder = mat.case("huge_video")
     white = np.full((2, 8192, 8192, 3), 255, np.uint8)
-    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264(list(white)))
+    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264_stream(list(white)))
     del white
     judged(args, tally, mat, "unbounded", "an 8192x8192 video", folder,
            named("--max-frame-pixels"))
@@ -320,7 +305,7 @@ def unbounded_cases(args, tally, mat):
            named("--max-frame-pixels"))
     folder = mat.case("slow")
     frames = np.repeat(mat.videos[0], 60, axis=0)
-    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264(list(frames)))
+    (mat.run(folder, "m", 0) / "video" / "out.mp4").write_bytes(h264_stream(list(frames)))
     judged(args, tally, mat, "unbounded", "960 frames under --max-seconds 1", folder,
            named("--max-seconds"), "--max-seconds", "1")
 

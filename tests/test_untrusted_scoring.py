@@ -17,6 +17,7 @@ import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import render_transition, score_video, write_video
+from objsub_fast.testing.streams import h264_stream
 
 TASK = "object_subtraction_task"
 
@@ -58,25 +59,6 @@ def _run_folder(out, model, task_id, run="run_0"):
     return folder
 
 
-def _h264(frames, pix_fmt="yuv420p") -> bytes:
-    """An Annex B H.264 stream of ``frames`` (RGB), lossless enough to score as drawn."""
-    import av
-
-    buf = io.BytesIO()
-    with av.open(buf, "w", format="h264") as c:
-        s = c.add_stream("libx264", rate=16)
-        s.height, s.width = frames[0].shape[:2]
-        s.pix_fmt = pix_fmt
-        s.options = {"crf": "8", "preset": "ultrafast"}
-        for f in frames:
-            for p in s.encode(av.VideoFrame.from_ndarray(np.ascontiguousarray(f),
-                                                         format="rgb24")):
-                c.mux(p)
-        for p in s.encode():
-            c.mux(p)
-    return buf.getvalue()
-
-
 def _score_in_subprocess(record, path) -> dict:
     """score_video in a fresh process (a read out of bounds kills only it)."""
     code = textwrap.dedent(f"""
@@ -102,7 +84,7 @@ def test_a_video_whose_resolution_drops_midway_is_read_in_frame_zeros_geometry(b
     changed from run to run)."""
     big = [np.kron(f, np.ones((2, 2, 1), np.uint8)) for f in videos[0][:3]]
     path = tmp_path / "changes.mp4"
-    path.write_bytes(_h264(big) + _h264(list(videos[0][3:])))
+    path.write_bytes(h264_stream(big) + h264_stream(list(videos[0][3:])))
     runs = [_score_in_subprocess(batch.task(0), path) for _ in range(2)]
     assert runs[0] == runs[1]
     assert runs[0]["error"] is None and runs[0]["pass"], runs[0]
@@ -115,7 +97,7 @@ def test_the_compiled_sampler_is_entered_only_with_planes_that_hold_what_it_read
     its own: before, it read out of bounds and returned whatever memory held)."""
     frames = [np.full((512, 512, 3), 255, np.uint8), np.full((256, 256, 3), 255, np.uint8)]
     path = tmp_path / "two.h264"
-    path.write_bytes(_h264(frames[:1]) + _h264(frames[1:]))
+    path.write_bytes(h264_stream(frames[:1]) + h264_stream(frames[1:]))
     code = textwrap.dedent(f"""
         import av
         from av.video.reformatter import VideoReformatter
@@ -143,8 +125,8 @@ def test_a_pixel_format_change_midway_keeps_a_correct_video_correct(batch, video
     """The chroma of every frame is read in frame 0's format (before: with frame 0's chroma
     taps, from planes of another size)."""
     path = tmp_path / "formats.mp4"
-    path.write_bytes(_h264(list(videos[1][:4]), formats[0])
-                     + _h264(list(videos[1][4:]), formats[1]))
+    path.write_bytes(h264_stream(list(videos[1][:4]), formats[0])
+                     + h264_stream(list(videos[1][4:]), formats[1]))
     res = _score_in_subprocess(batch.task(1), path)
     assert res["error"] is None and res["pass"], res
 
