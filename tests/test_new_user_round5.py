@@ -216,3 +216,15 @@ def test_final_frame_matches_fails_a_video_that_changes_nothing():
         assert res["dimensions"]["final"] == 0.0
         high_iou += final["iou"] >= 0.80
     assert high_iou >= 1   # the case the IoU alone let through is among them
+
+
+def test_a_record_read_back_from_json_is_explained_like_the_one_scored(batch):
+    """The journal of a resumable run holds records as JSON (object ids as text keys): the
+    report explains them as it explains a fresh record (a moved object was a KeyError)."""
+    from objsub_fast.scoring import score_video
+    from objsub_fast.scoring.report import explain
+    from objsub_fast.testing.controls import control_frames
+
+    res = score_video(batch.task(0), control_frames(batch, 0, "drift", 24))
+    assert res["metrics"]["kept_object_stability"]["moved"], res["verdict"]
+    assert explain(json.loads(json.dumps(res))) == explain(res)

@@ -109,7 +109,9 @@ def _why_final(f: dict, name) -> list[str]:
 
 def _why_kept(k: dict, name) -> list[str]:
     limit = THRESHOLDS["kept_object_stability"]["max_mean_displacement_px"]
-    out = [f"{_capital(name(oid))} moved {k['per_object_px'][oid]:.1f} px on average relative "
+    # object id -> px; the keys are strings once the record has been through JSON
+    moved_px = {str(oid): px for oid, px in k["per_object_px"].items()}
+    out = [f"{_capital(name(oid))} moved {moved_px[str(oid)]:.1f} px on average relative "
            f"to the camera (allowed {limit:g} px)." for oid in k["moved"]]
     out += [f"{_capital(_listed(k['vanished'], name))} vanished."] if k["vanished"] else []
     return out + [f"{_capital(name(c['id']))} {c['change']} from frame {c['frame']}."
