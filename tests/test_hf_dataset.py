@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.dataset.card import CARD, INDEX, card_bytes, size_category
+from objsub_fast.dataset.card import CARD, INDEX, card_bytes, identity, size_category
 from objsub_fast.dataset.config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import verify
@@ -143,12 +143,83 @@ def test_the_card_reads_with_the_hub_card_tools(made, case):
     assert data.size_categories[0] in sizes
     configs = MetadataConfigs.from_dataset_card_data(data)
     assert [f["split"] for f in configs["default"]["data_files"]] == [split]
+    assert identity(config) in configs["default"]["description"]  # what datasets caches by
     info = data.to_dict().get("dataset_info")
     if info:  # the declared columns parse as datasets.Features
         features = datasets.Features._from_yaml_list(info["features"])
         assert "first.png" in features or "first_frame" in features
     assert str(config.count) in card.text.replace(",", "") and "objsub-fast verify" in card.text
     assert hub.DatasetCardData(**data.to_dict()).to_dict() == data.to_dict()
+
+
+# --------------------------------------------------------------------------- never stale (#47)
+# datasets caches a local folder's rows under the folder's base name and a hash of the card's
+# configs and columns, never of the files: the card's configs carry the dataset's identity.
+
+def _rows(folder, split, cache):
+    datasets = pytest.importorskip("datasets")
+    ds = datasets.load_dataset(str(folder), split=split, cache_dir=str(cache))
+    return ds["txt"] if "txt" in ds.column_names else ds["prompt"]
+
+
+def _prompts(config):
+    return [_expected(config).task(i)["prompt"] for i in range(config.count)]
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit"])
+def test_two_datasets_of_one_folder_name_load_their_own_rows(fmt, tmp_path):
+    first, second = RunConfig(count=4, format=fmt), RunConfig(count=6, seed=3, format=fmt)
+    generate(first, tmp_path / "hf1" / "mydata", workers=1, quiet=True)
+    generate(second, tmp_path / "hf2" / "mydata", workers=1, quiet=True)
+    assert _rows(tmp_path / "hf1" / "mydata", "train", tmp_path / "cache") == _prompts(first)
+    assert _rows(tmp_path / "hf2" / "mydata", "train", tmp_path / "cache") == _prompts(second)
+
+
+def test_an_extended_dataset_loads_its_new_rows(tmp_path):
+    datasets = pytest.importorskip("datasets")
+    small, large = RunConfig(count=4, shard_size=2), RunConfig(count=8, shard_size=2)
+    generate(small, tmp_path / "mydata", workers=1, quiet=True)
+    assert _rows(tmp_path / "mydata", "train", tmp_path / "cache") == _prompts(small)
+    generate(large, tmp_path / "mydata", workers=1, quiet=True)  # extended in place
+    assert _rows(tmp_path / "mydata", "train", tmp_path / "cache") == _prompts(large)
+    again = datasets.load_dataset(str(tmp_path / "mydata"), split="train",
+                                  cache_dir=str(tmp_path / "cache"),
+                                  download_mode="force_redownload")
+    assert again.num_rows == large.count
+
+
+@pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit", "vbvr"])
+def test_an_overwritten_dataset_loads_its_new_rows(fmt, tmp_path):
+    before, after = RunConfig(count=4, format=fmt), RunConfig(count=3, seed=11, format=fmt)
+    generate(before, tmp_path / "mydata", workers=1, quiet=True)
+    assert len(_rows(tmp_path / "mydata", "train", tmp_path / "cache")) == before.count
+    generate(after, tmp_path / "mydata", workers=1, quiet=True, overwrite=True)
+    rows = _rows(tmp_path / "mydata", "train", tmp_path / "cache")
+    assert rows == _prompts(after)
+
+
+def test_the_identity_is_the_configuration():
+    base = RunConfig(count=4)
+    assert identity(base) == identity(RunConfig(count=4))
+    others = [RunConfig(count=5), RunConfig(count=4, seed=1), RunConfig(count=4, split="test"),
+              RunConfig(count=4, format="vmevalkit"), RunConfig(count=4, canvas_size=512)]
+    assert len({identity(base)} | {identity(c) for c in others}) == 1 + len(others)
+    assert identity(base).encode() in card_bytes(base)
+
+
+def test_a_card_without_the_identity_is_a_note(made, tmp_path):
+    import shutil
+
+    folder = tmp_path / "d"
+    shutil.copytree(made / "webdataset", folder)
+    config, _ = CASES["webdataset"]
+    (folder / CARD).write_bytes(card_bytes(config, legacy=True))
+    report = verify(folder)
+    assert report.problems == []
+    assert any(n.startswith(f"{CARD} is an older card") for n in report.notes)
+    generate(config, folder, workers=1, quiet=True)  # the rerun the note names refreshes it
+    assert (folder / CARD).read_bytes() == card_bytes(config)
+    assert not [n for n in verify(folder).notes if "older card" in n]
 
 
 def test_verify_checks_the_card_byte_for_byte(made, tmp_path):

@@ -55,11 +55,12 @@ def _run(argv, cwd):
     return proc
 
 
-def _python(code: str, cwd):
-    """Run a snippet (plus checks) as a script; a UserWarning (e.g. webdataset's about
-    shardshuffle, torch's about read-only arrays) fails it."""
+def _python(code: str, cwd, env=None):
+    """Run a snippet (plus checks) as a script, with ``env`` added to its environment; a
+    UserWarning (e.g. webdataset's about shardshuffle, torch's about read-only arrays) fails
+    it."""
     proc = subprocess.run([sys.executable, "-W", "error::UserWarning", "-c", code], cwd=cwd,
-                          capture_output=True, text=True, timeout=900, env=ENV)
+                          capture_output=True, text=True, timeout=900, env={**ENV, **(env or {})})
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -242,5 +243,10 @@ def test_hugging_face_split_snippets(tmp_path):
     pytest.importorskip("datasets", reason="the [hf] extra")
     for argv in _commands(_block_with("bash", "--split test", "docs/generating.md")):
         _run(argv, tmp_path)
+    cache = tmp_path / "hf-cache"  # the snippet's cache, not the user's
     _python(_block_with("python", "load_dataset", "docs/generating.md")
-            + "\nassert train.num_rows == 40 and test.num_rows == 20\n", tmp_path)
+            + "\nassert train.num_rows == 40 and test.num_rows == 20\n", tmp_path,
+            env={"HF_HOME": str(cache), "HF_DATASETS_CACHE": str(cache / "datasets"),
+                 "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    assert sorted(p.name for p in (cache / "datasets").iterdir() if p.is_dir()) == [
+        "hf-test", "hf-train"]

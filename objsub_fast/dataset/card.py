@@ -2,12 +2,14 @@
 index ``metadata.jsonl`` that ``datasets.load_dataset(folder)`` reads.
 
 The card opens with the YAML front matter that the ``datasets`` library and the Hub read:
-``configs`` with ``data_files`` for the run's split (``--split``, ``train`` when none is named),
-``license``, ``task_categories``, ``size_categories``, ``tags`` and the typed columns
-(``dataset_info.features``, so no column depends on which tasks come first). Then a short human
-part: the task, the levels with an example prompt each, the columns, the configuration and
-generator version, the command that regenerates the dataset byte for byte, and how to score a
-model on it.
+``configs`` with ``data_files`` for the run's split (``--split``, ``train`` when none is named)
+and a ``description`` carrying the dataset's :func:`identity` (``datasets`` caches a folder's
+rows by its name and the card, not by the files: without it an extended, replaced or same-named
+dataset loaded another's cached rows), ``license``, ``task_categories``, ``size_categories``,
+``tags`` and the typed columns (``dataset_info.features``, so no column depends on which tasks
+come first). Then a short human part: the task, the levels with an example prompt each, how to
+load it, the columns, the configuration and generator version, the command that regenerates the
+dataset byte for byte, and how to score a model on it.
 
 What each layout loads as (:func:`loader`):
 
@@ -40,7 +42,7 @@ from .options import generate_command
 from .shards import plan_shards, task_levels
 
 __all__ = ["CARD", "INDEX", "card_bytes", "index_lines", "loader", "write_files",
-           "check_files", "size_category", "is_ours", "owned_files"]
+           "check_files", "size_category", "is_ours", "owned_files", "identity"]
 
 CARD = "README.md"
 #: The folder layouts' index (the name ``datasets``' folder readers look for).
@@ -226,15 +228,48 @@ def index_lines(config):
 
 # --------------------------------------------------------------------------- the card
 
-def _yaml_front(config, kind: str, patterns: list[str]) -> list[str]:
+def identity(config) -> str:
+    """The dataset's content identity: 16 hex digits of the SHA-256 of its configuration as
+    ``manifest.json`` records it (every task is a pure function of it, so two datasets with
+    other rows never share it: another count, seed, split, format, generator version...).
+
+    The card's ``configs`` carry it in their ``description``, which ``datasets`` hashes into
+    the cache folder of a local dataset; that folder is otherwise named by the folder's base
+    name and the card's patterns and columns, never by the files' contents.
+
+    Examples
+    --------
+    >>> from objsub_fast.dataset.config import RunConfig
+    >>> len(identity(RunConfig(count=4)))
+    16
+    >>> identity(RunConfig(count=4)) != identity(RunConfig(count=6))
+    True
+    """
+    import hashlib
+
+    text = json.dumps(config.to_json(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _description(config) -> str:
+    """The ``description`` of the card's config: what the dataset is, and its identity."""
+    return (f"objsub-fast dataset {identity(config)}: {config.count} tasks, split "
+            f"{config.split or 'train'}, format {config.format}, generator "
+            f"{config.generator_version}")
+
+
+def _yaml_front(config, kind: str, patterns: list[str], legacy: bool = False) -> list[str]:
     split = config.split or "train"
     tags = ["synthetic", "video-generation", "instruction-following", "object-subtraction",
             "vmevalkit", "vbvr"]
     lines = ["---", "license: mit", "pretty_name: Object Subtraction (objsub-fast)",
              "language:", "- en", "task_categories:", "- image-to-video", "size_categories:",
              f"- {size_category(config.count)}", "tags:"] + [f"- {t}" for t in tags]
-    lines += ["configs:", "- config_name: default", "  data_files:", f"  - split: {split}",
-              "    path:"] + [f"    - {json.dumps(p)}" for p in patterns]
+    lines += ["configs:", "- config_name: default"]
+    if not legacy:  # the cache key of datasets: see identity()
+        lines += [f"  description: {json.dumps(_description(config))}"]
+    lines += ["  data_files:", f"  - split: {split}", "    path:"] + [
+        f"    - {json.dumps(p)}" for p in patterns]
     if kind != "vbvr-tar":
         features = [line for name, k, _ in _columns(config, kind if kind == "webdataset"
                                                       else "folders")
@@ -249,9 +284,12 @@ def _type_words(kind) -> str:
     return "list" if isinstance(kind, list) else "struct"
 
 
-def card_bytes(config, version: str = __version__) -> bytes:
+def card_bytes(config, version: str = __version__, *, legacy: bool = False) -> bytes:
     """The dataset card (``README.md``) of a run of ``config`` (a RunConfig) written by
     objsub-fast ``version`` (the installed one; ``verify`` passes the one a card names).
+
+    ``legacy``: the card as written before cards carried the dataset's :func:`identity`,
+    which ``verify`` recognises.
 
     Examples
     --------
@@ -259,6 +297,8 @@ def card_bytes(config, version: str = __version__) -> bytes:
     >>> card = card_bytes(RunConfig(count=8, split="test")).decode()
     >>> card.startswith("---"), "- split: test" in card
     (True, True)
+    >>> identity(RunConfig(count=8, split="test")) in card
+    True
     """
     kind, patterns = loader(config)
     split = config.split or "train"
@@ -287,6 +327,11 @@ def card_bytes(config, version: str = __version__) -> bytes:
              "| --- | --- | --- |"]
     body += [f"| `{name.replace('_file_name', '')}` | {_type_words(k)} | {words} |"
              for name, k, words in columns]
+    if not legacy:
+        body += ["", "`datasets` caches what it reads by the folder's name and the `configs` "
+                 f"above, whose description carries this dataset's identity (`{identity(config)}`"
+                 ", a digest of its configuration): another dataset in a folder of the same "
+                 "name, or this one extended or regenerated, loads its own rows."]
     body += [
         "", "## Configuration", "",
         f"generator_version `{config.generator_version}`; the configuration as "
@@ -304,7 +349,7 @@ def card_bytes(config, version: str = __version__) -> bytes:
         "```", "",
         "(question folders: the VMEvalKit or VBVR-Bench layouts.) It writes one JSON line per "
         "video, a summary, and `leaderboard.html` ranking the models.", ""]
-    return ("\n".join(_yaml_front(config, kind, patterns) + body)).encode()
+    return ("\n".join(_yaml_front(config, kind, patterns, legacy) + body)).encode()
 
 
 # --------------------------------------------------------------------------- write and check
@@ -379,12 +424,14 @@ def write_files(config, out) -> None:
 
 def check_files(config, out) -> tuple[list[str], list[str]]:
     """(problems, notes) of the Hugging Face files in ``out``: each compared byte for byte with
-    the one the configuration gives. A dataset written before cards existed has none: a note
-    says how to add them."""
+    the one the configuration gives. A dataset written before cards existed has none, and one
+    written before cards carried its :func:`identity` has an older card: a note says how to
+    add or refresh them."""
     import hashlib
 
-    problems, missing, foreign = [], [], []
-    for name, parts in _expected(config, _card_version(out)):
+    problems, missing, foreign, older = [], [], [], []
+    version = _card_version(out)
+    for name, parts in _expected(config, version):
         path = Path(out) / name
         if not path.exists():
             missing.append(name)
@@ -399,13 +446,20 @@ def check_files(config, out) -> tuple[list[str], list[str]]:
         with open(path, "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 got.update(block)
-        if got.digest() != want.digest():
+        if name == CARD and got.digest() != want.digest() and got.digest() == hashlib.sha256(
+                card_bytes(config, version, legacy=True)).digest():
+            older.append(name)
+        elif got.digest() != want.digest():
             problems.append(f"{name}: differs from the one the configuration gives "
                             "(edited, or written by another objsub-fast)")
     notes = [f"no {' or '.join(missing)} (the Hugging Face dataset files, written since "
              "objsub-fast writes cards): rerun the generate command to add them"] if missing else []
     notes += [f"{name} is not one objsub-fast wrote: left as it is, not checked"
               for name in foreign]
+    notes += [f"{name} is an older card, without the dataset's identity (datasets.load_dataset "
+              "may load the cached rows of another dataset of this folder's name, or of this "
+              "one before it was extended or regenerated): rerun the generate command to "
+              "refresh it" for name in older]
     return problems, notes
 
 
