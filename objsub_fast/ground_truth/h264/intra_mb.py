@@ -13,8 +13,10 @@ import numpy as np
 
 from ...runtime._numba import noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue
-from .cavlc import S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, write_block
-from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
+from .cavlc import (S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, coeff_token_table,
+                    write_block)
+from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN,
+                           ZIGZAG_4X4 as ZIGZAG)
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
 from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
@@ -112,6 +114,11 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     stats[S_I16_V + imode] += 1
     stats[S_CHROMA_DC + icmode] += 1
     gy, gx = 4 * mby, 4 * mbx
+    if zero_residual:   # an empty DC block: its coeff_token alone (as write_block writes it)
+        table = coeff_token_table(nc_of(nzy, gy, gx))
+        put_bits(buf, st, COEFF_TOKEN_CODE[table, 0, 0], COEFF_TOKEN_LEN[table, 0, 0])
+        stats[table] += 1
+        return
     for k in range(16):
         coefs[k] = dclev[ZIGZAG[k] // 4, ZIGZAG[k] % 4]
     write_block(buf, st, coefs, 16, nc_of(nzy, gy, gx), stats)

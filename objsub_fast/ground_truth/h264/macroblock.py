@@ -47,15 +47,16 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     elif left or top:
         dc = (total + 8) >> 4
     sad_v = sad_h = sad_dc = 0
-    for r in range(16):
+    above = cy_[y0 - 1 if top else y0, x0:x0 + 16]   # (read only when available)
+    for r in range(16):   # all three in one branch-free pass over row slices
+        row = sy[y0 + r, x0:x0 + 16]
+        beside = np.int64(cy_[y0 + r, x0 - 1 if left else x0])
         for c in range(16):
-            s = np.int64(sy[y0 + r, x0 + c])
-            if top:
-                d = s - np.int64(cy_[y0 - 1, x0 + c])
-                sad_v += d if d >= 0 else -d
-            if left:
-                d = s - np.int64(cy_[y0 + r, x0 - 1])
-                sad_h += d if d >= 0 else -d
+            s = np.int64(row[c])
+            d = s - np.int64(above[c])
+            sad_v += d if d >= 0 else -d
+            d = s - beside
+            sad_h += d if d >= 0 else -d
             d = s - dc
             sad_dc += d if d >= 0 else -d
         best = sad_dc
@@ -70,7 +71,7 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
         best = sad_v
     if left and sad_h < best:
         best = sad_h
-    sads[0], sads[1], sads[2] = sad_v, sad_h, sad_dc
+    sads[0], sads[1], sads[2] = sad_v if top else 0, sad_h if left else 0, sad_dc
     return best
 
 
@@ -93,9 +94,12 @@ def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
 def _chroma_exact(su, sv, yc, xc, pred_u, pred_v):  # pragma: no cover - compiled
     """Whether both 8x8 chroma predictions equal the source at (yc, xc)."""
     for r in range(8):
+        differ = 0
         for c in range(8):
-            if su[yc + r, xc + c] != pred_u[r, c] or sv[yc + r, xc + c] != pred_v[r, c]:
-                return False
+            differ |= (np.int64(su[yc + r, xc + c]) ^ pred_u[r, c]) | \
+                (np.int64(sv[yc + r, xc + c]) ^ pred_v[r, c])
+        if differ:
+            return False
     return True
 
 
