@@ -274,6 +274,16 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
 
 
 @noalloc_kernel
+def _copy_plane(src, dst):  # pragma: no cover - compiled
+    """``dst[:, :] = src`` for two distinct 2-D arrays of one shape, a row at a time (a slice
+    assignment between arrays first checks for overlap and may copy through a new array)."""
+    for r in range(src.shape[0]):
+        row_src, row_dst = src[r], dst[r]
+        for c in range(row_src.shape[0]):
+            row_dst[c] = row_src[c]
+
+
+@noalloc_kernel
 def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
     """Zero the TotalCoeff counts (``nz``: Y, U, V) of the macroblocks this picture coded (all
     of them for an IDR picture), so that the next picture starts from zeros everywhere without
@@ -302,7 +312,8 @@ def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2,
     tuples; ``common``: (K, 2) room for the motion search's common vectors. ``nz`` is zero on
     entry (a new encoder's, or as the previous call left it); ``i4m`` matters in IDR pictures
     only (Intra 4x4 is not used in P pictures)."""
-    prev_mv[:, :, :] = mv  # pragma: no cover - compiled
+    rows, row = mv.shape[0], mv.shape[1] * mv.shape[2]
+    _copy_plane(mv.reshape(rows, row), prev_mv.reshape(rows, row))
     n_common = common_vectors(mv, ref, common)
     mv[:, :, :] = 0
     ref[:, :] = -1 if idr else 0
@@ -317,6 +328,6 @@ def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2,
     clear_coded_counts(code, idr, nz)
     if idr:
         for k in range(3):
-            ref_planes[k][:, :] = cur[k]
+            _copy_plane(cur[k], ref_planes[k])
     else:
         copy_coded(code, cur[0], cur[1], cur[2], ref_planes[0], ref_planes[1], ref_planes[2])
