@@ -47,16 +47,15 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     elif left or top:
         dc = (total + 8) >> 4
     sad_v = sad_h = sad_dc = 0
-    above = cy_[y0 - 1 if top else y0, x0:x0 + 16]   # (read only when available)
-    for r in range(16):   # all three in one branch-free pass over row slices
-        row = sy[y0 + r, x0:x0 + 16]
-        beside = np.int64(cy_[y0 + r, x0 - 1 if left else x0])
+    for r in range(16):
         for c in range(16):
-            s = np.int64(row[c])
-            d = s - np.int64(above[c])
-            sad_v += d if d >= 0 else -d
-            d = s - beside
-            sad_h += d if d >= 0 else -d
+            s = np.int64(sy[y0 + r, x0 + c])
+            if top:
+                d = s - np.int64(cy_[y0 - 1, x0 + c])
+                sad_v += d if d >= 0 else -d
+            if left:
+                d = s - np.int64(cy_[y0 + r, x0 - 1])
+                sad_h += d if d >= 0 else -d
             d = s - dc
             sad_dc += d if d >= 0 else -d
         best = sad_dc
@@ -71,7 +70,7 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
         best = sad_v
     if left and sad_h < best:
         best = sad_h
-    sads[0], sads[1], sads[2] = sad_v if top else 0, sad_h if left else 0, sad_dc
+    sads[0], sads[1], sads[2] = sad_v, sad_h, sad_dc
     return best
 
 

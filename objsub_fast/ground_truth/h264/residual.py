@@ -46,22 +46,16 @@ def scan(lev, y, x, start, out):  # pragma: no cover - compiled
 def uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
     """Whether the source macroblock is one flat colour in Y, Cb and Cr."""
     v = sy[y0, x0]
-    for r in range(16):   # a row at a time, without a branch per sample
-        row = sy[y0 + r, x0:x0 + 16]
-        differ = 0
+    for r in range(16):
         for c in range(16):
-            differ |= row[c] ^ v
-        if differ:
-            return False
+            if sy[y0 + r, x0 + c] != v:
+                return False
     cy, cx = y0 // 2, x0 // 2
     u, w = su[cy, cx], sv[cy, cx]
     for r in range(8):
-        row_u, row_v = su[cy + r, cx:cx + 8], sv[cy + r, cx:cx + 8]
-        differ = 0
         for c in range(8):
-            differ |= (row_u[c] ^ u) | (row_v[c] ^ w)
-        if differ:
-            return False
+            if su[cy + r, cx + c] != u or sv[cy + r, cx + c] != w:
+                return False
     return True
 
 
