@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...runtime._numba import kernel, noalloc_kernel
+from ...runtime._numba import noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue
-from .cavlc import S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, write_block
-from .cavlc_tables import CBP_INTRA_CODE_NUM, ZIGZAG_4X4 as ZIGZAG
+from .cavlc import (S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, coeff_token_table,
+                    write_block)
+from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN,
+                           ZIGZAG_4X4 as ZIGZAG)
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
 from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
@@ -112,6 +114,11 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     stats[S_I16_V + imode] += 1
     stats[S_CHROMA_DC + icmode] += 1
     gy, gx = 4 * mby, 4 * mbx
+    if zero_residual:   # an empty DC block: its coeff_token alone (as write_block writes it)
+        table = coeff_token_table(nc_of(nzy, gy, gx))
+        put_bits(buf, st, COEFF_TOKEN_CODE[table, 0, 0], COEFF_TOKEN_LEN[table, 0, 0])
+        stats[table] += 1
+        return
     for k in range(16):
         coefs[k] = dclev[ZIGZAG[k] // 4, ZIGZAG[k] % 4]
     write_block(buf, st, coefs, 16, nc_of(nzy, gy, gx), stats)
@@ -120,21 +127,19 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
                  stats)
 
 
-@kernel
+@noalloc_kernel
 def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
-            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, v4, coefs):
+            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, i4s):
     """Code the macroblock at (y0, x0) as Intra 4x4: each block's mode by SAD + lambda * mode
-    bits, predicted and reconstructed in decoding order."""  # pragma: no cover - compiled
-    pred, diff, lev = m16[0], m16[1], m16[2]
+    bits, predicted and reconstructed in decoding order. ``i4s``: (5, 16) int64 scratch (edges,
+    modes, predicted modes, level counts); ``m4[0]`` holds the candidate predictions."""
+    pred, diff, lev = m16[0], m16[1], m16[2]  # pragma: no cover - compiled
     left_mb, top_mb = x0 > 0, y0 > 0
     yc, xc = y0 // 2, x0 // 2
     width = cy_.shape[1]
-    t = np.zeros(9, np.int64)
-    lf = np.zeros(5, np.int64)
-    cand = np.empty((4, 4), np.int64)
-    modes = np.empty(16, np.int64)
-    predicted = np.empty(16, np.int64)
-    counts = np.zeros(16, np.int64)
+    t, lf = i4s[0, :9], i4s[1, :5]
+    cand = m4[0]
+    modes, predicted, counts = i4s[2], i4s[3], i4s[4]
     _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, False)
     for b in range(16):
         bx, by = BLK_X[b], BLK_Y[b]
@@ -215,12 +220,79 @@ def _luma_ssd(sy, cy_, y0, x0):  # pragma: no cover - compiled
 
 
 @noalloc_kernel
+def _keep_i16(buf, st, pos, stats, cy_, cu, cv, nzy, nzu, nzv, y0, x0, kept, kept_bytes):
+    """Keep what coding a macroblock as Intra 16x16 left behind (its bytes from ``pos``, the
+    counters, its TotalCoeff counts and reconstruction) in ``kept`` and ``kept_bytes``, so
+    that :func:`_restore_i16` can put it back without coding it again; False (nothing kept)
+    when its bytes do not fit."""  # pragma: no cover - compiled
+    n = st[0] - pos
+    if n > kept_bytes.shape[0] - 384:
+        return False
+    for k in range(n):
+        kept_bytes[384 + k] = buf[pos + k]
+    _keep_planes(cy_, cu, cv, y0, x0, kept_bytes, True)
+    m = stats.shape[0]
+    for k in range(m):
+        kept[k] = stats[k]
+    kept[m], kept[m + 1], kept[m + 2] = st[0], st[1], st[2]
+    for k in range(16):
+        kept[m + 3 + k] = nzy[y0 // 4 + (k >> 2), x0 // 4 + (k & 3)]
+    for k in range(4):
+        kept[m + 19 + k] = nzu[y0 // 8 + (k >> 1), x0 // 8 + (k & 1)]
+        kept[m + 23 + k] = nzv[y0 // 8 + (k >> 1), x0 // 8 + (k & 1)]
+    return True
+
+
+@noalloc_kernel
+def _restore_i16(buf, st, pos, stats, cy_, cu, cv, nzy, nzu, nzv, i4m, y0, x0, kept,
+                 kept_bytes):  # pragma: no cover - compiled
+    """Put back what :func:`_keep_i16` kept: the writer, counters and macroblock as they were
+    right after coding it as Intra 16x16."""
+    m = stats.shape[0]
+    for k in range(m):
+        stats[k] = kept[k]
+    for k in range(kept[m] - pos):
+        buf[pos + k] = kept_bytes[384 + k]
+    st[0], st[1], st[2] = kept[m], kept[m + 1], kept[m + 2]
+    _keep_planes(cy_, cu, cv, y0, x0, kept_bytes, False)
+    for k in range(16):
+        nzy[y0 // 4 + (k >> 2), x0 // 4 + (k & 3)] = kept[m + 3 + k]
+        i4m[y0 // 4 + (k >> 2), x0 // 4 + (k & 3)] = 2
+    for k in range(4):
+        nzu[y0 // 8 + (k >> 1), x0 // 8 + (k & 1)] = kept[m + 19 + k]
+        nzv[y0 // 8 + (k >> 1), x0 // 8 + (k & 1)] = kept[m + 23 + k]
+
+
+@noalloc_kernel(inline="always")
+def _keep_planes(cy_, cu, cv, y0, x0, kept_bytes, keep):  # pragma: no cover - compiled
+    """Copy the macroblock's 384 reconstructed samples into ``kept_bytes[:384]`` (``keep``)
+    or back from it."""
+    for r in range(16):
+        for c in range(16):
+            if keep:
+                kept_bytes[16 * r + c] = cy_[y0 + r, x0 + c]
+            else:
+                cy_[y0 + r, x0 + c] = kept_bytes[16 * r + c]
+    for r in range(8):
+        for c in range(8):
+            if keep:
+                kept_bytes[256 + 8 * r + c] = cu[y0 // 2 + r, x0 // 2 + c]
+                kept_bytes[320 + 8 * r + c] = cv[y0 // 2 + r, x0 // 2 + c]
+            else:
+                cu[y0 // 2 + r, x0 // 2 + c] = kept_bytes[256 + 8 * r + c]
+                cv[y0 // 2 + r, x0 // 2 + c] = kept_bytes[320 + 8 * r + c]
+
+
+@noalloc_kernel
 def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam, lam2, use_i4,
-               nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4, v4, coefs, known):
+               nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4, v4, coefs, known,
+               kept, kept_bytes, i4s):
     """Code an intra macroblock: exact Intra 16x16 for a flat one continuing its neighbour,
     else the better of Intra 16x16 (best modes by SAD; ``known``: as in
     ``residual.best_intra``) and, if ``use_i4``, Intra 4x4 (``saved``: room for the counters
-    while both are tried)."""
+    while both are tried; ``kept`` (len(stats) + 27 int64), ``kept_bytes`` (uint8, 384 + room
+    for a macroblock's bytes): the Intra 16x16 result while Intra 4x4 is tried; ``i4s``: the
+    scratch of :func:`code_i4`)."""
     if uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
         flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0)
         if flat >= 0:   # V with V, H with H
@@ -238,12 +310,18 @@ def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam,
     code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
              False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
     cost16 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
+    was_kept = _keep_i16(buf, st, pos, stats, cy_, cu, cv, nzy, nzu, nzv, y0, x0, kept,
+                         kept_bytes)
     st[0], st[1], st[2] = pos, acc, nbits
     _copy_into(saved, stats)
     code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
-            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, v4, coefs)
+            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, i4s)
     cost4 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
     if cost16 <= cost4:
+        if was_kept:   # the same state as coding it again
+            _restore_i16(buf, st, pos, stats, cy_, cu, cv, nzy, nzu, nzv, i4m, y0, x0, kept,
+                         kept_bytes)
+            return
         st[0], st[1], st[2] = pos, acc, nbits
         _copy_into(saved, stats)
         code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,

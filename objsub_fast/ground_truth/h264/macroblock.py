@@ -90,6 +90,31 @@ def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
 
 
 @noalloc_kernel
+def _chroma_exact(su, sv, yc, xc, pred_u, pred_v):  # pragma: no cover - compiled
+    """Whether both 8x8 chroma predictions equal the source at (yc, xc)."""
+    for r in range(8):
+        differ = 0
+        for c in range(8):
+            differ |= (np.int64(su[yc + r, xc + c]) ^ pred_u[r, c]) | \
+                (np.int64(sv[yc + r, xc + c]) ^ pred_v[r, c])
+        if differ:
+            return False
+    return True
+
+
+@noalloc_kernel
+def _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
+    """Write the macroblock's predictions at (y0, x0) into the reconstruction."""
+    for r in range(16):
+        for c in range(16):
+            cy_[y0 + r, x0 + c] = pred[r, c]
+    for r in range(8):
+        for c in range(8):
+            cu[y0 // 2 + r, x0 // 2 + c] = pred_u[r, c]
+            cv[y0 // 2 + r, x0 // 2 + c] = pred_v[r, c]
+
+
+@noalloc_kernel
 def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp):
     """mb_type P_L0_16x16, ref_idx_l0 (te(v) of range 1 when two are active), the vector's
     difference from its prediction, coded_block_pattern me(v)."""  # pragma: no cover
@@ -124,6 +149,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     v4 = np.zeros((3, 4), np.int64)           # Cb, Cr DC levels, scaled DCs
     coefs = np.zeros(16, np.int64)
     saved = np.zeros_like(stats)              # counters while two intra codings are tried
+    kept = np.zeros(stats.shape[0] + 27, np.int64)   # Intra 16x16's while 4x4 is tried
+    kept_bytes = np.zeros(384 + 8192, np.uint8)
+    i4s = np.zeros((5, 16), np.int64)         # code_i4's edges, modes and counts
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, diff8, lev_u, lev_v = m8[0], m8[1], m8[2], m8[3], m8[4]
     dclev_u, dclev_v, dc8 = v4[0], v4[1], v4[2]
@@ -150,6 +178,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             # ---------------------------------------------------------- decide
             intra = is_idr
             mvx = mvy = 0
+            best_sad = 1
             ref_idx = 0
             if not is_idr and code[mby, mbx] == 0:
                 # unchanged: the previous picture as it is (P_Skip, or a zero vector coded)
@@ -177,9 +206,11 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                     skip_run = 0
                 # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
                 # bytes (fades at 1024) for a third more encoding time
+                known = unknown if is_idr else edge_sads
+                try_i4 = use_i4 and is_idr
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
-                           lam2, use_i4 and is_idr, nzy, nzu, nzv, i4m, buf, st, stats, saved,
-                           m16, m8, m4, v4, coefs, unknown if is_idr else edge_sads)
+                           lam2, try_i4, nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4,
+                           v4, coefs, known, kept, kept_bytes, i4s)
                 ref[mby, mbx] = -1
                 continue
             predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
@@ -189,24 +220,31 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             ref[mby, mbx] = ref_idx
             last_x, last_y = mvx, mvy
             # ---------------------------------------------------------- inter residual
-            cbp_luma = 0
-            for r in range(16):
-                for c in range(16):
-                    diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
-            for b8 in range(4):
-                n8 = 0
-                for b in range(4 * b8, 4 * b8 + 4):
-                    n8 += transform_quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTER_ROUNDING, 0)
-                if n8 > 0:
-                    cbp_luma |= 1 << b8
-                else:
+            cbp_luma = cbp_chroma = 0
+            if best_sad == 0 and _chroma_exact(su, sv, yc, xc, pred_u, pred_v):
+                # the prediction is the source: every level is zero and the reconstruction
+                # is the prediction (already in place for the zero vector: cur = ref there)
+                if mvx != 0 or mvy != 0:
+                    _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0)
+            else:
+                for r in range(16):
+                    for c in range(16):
+                        diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
+                for b8 in range(4):
+                    n8 = 0
                     for b in range(4 * b8, 4 * b8 + 4):
-                        lev[BLK_Y[b]:BLK_Y[b] + 4, BLK_X[b]:BLK_X[b] + 4] = 0
-            cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, pred_u, pred_v,
-                                     diff8, lev_u, lev_v, dclev_u, dclev_v, dc8)
-            for b in range(16):
-                dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
-                                 y0 + BLK_Y[b], x0 + BLK_X[b])
+                        n8 += transform_quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp,
+                                                 INTER_ROUNDING, 0)
+                    if n8 > 0:
+                        cbp_luma |= 1 << b8
+                    else:
+                        for b in range(4 * b8, 4 * b8 + 4):
+                            lev[BLK_Y[b]:BLK_Y[b] + 4, BLK_X[b]:BLK_X[b] + 4] = 0
+                cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, pred_u,
+                                         pred_v, diff8, lev_u, lev_v, dclev_u, dclev_v, dc8)
+                for b in range(16):
+                    dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
+                                     y0 + BLK_Y[b], x0 + BLK_X[b])
             # ---------------------------------------------------------- skip?
             if cbp_luma == 0 and cbp_chroma == 0 and ref_idx == 0:
                 sx_, sy_ = skip_mv(mv, ref, mby, mbx)
@@ -232,6 +270,16 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                          coefs, stats)
     if skip_run > 0:
         put_ue(buf, st, skip_run)
+
+
+@noalloc_kernel
+def _copy_plane(src, dst):  # pragma: no cover - compiled
+    """``dst[:, :] = src`` for two distinct 2-D arrays of one shape, a row at a time (a slice
+    assignment between arrays first checks for overlap and may copy through a new array)."""
+    for r in range(src.shape[0]):
+        row_src, row_dst = src[r], dst[r]
+        for c in range(row_src.shape[0]):
+            row_dst[c] = row_src[c]
 
 
 @noalloc_kernel
@@ -263,7 +311,8 @@ def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2,
     tuples; ``common``: (K, 2) room for the motion search's common vectors. ``nz`` is zero on
     entry (a new encoder's, or as the previous call left it); ``i4m`` matters in IDR pictures
     only (Intra 4x4 is not used in P pictures)."""
-    prev_mv[:, :, :] = mv  # pragma: no cover - compiled
+    rows, row = mv.shape[0], mv.shape[1] * mv.shape[2]
+    _copy_plane(mv.reshape(rows, row), prev_mv.reshape(rows, row))
     n_common = common_vectors(mv, ref, common)
     mv[:, :, :] = 0
     ref[:, :] = -1 if idr else 0
@@ -278,6 +327,6 @@ def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2,
     clear_coded_counts(code, idr, nz)
     if idr:
         for k in range(3):
-            ref_planes[k][:, :] = cur[k]
+            _copy_plane(cur[k], ref_planes[k])
     else:
         copy_coded(code, cur[0], cur[1], cur[2], ref_planes[0], ref_planes[1], ref_planes[2])

@@ -1,0 +1,152 @@
+#!/usr/bin/env python
+"""``generate --canvas-size 1024 --videos`` (WebDataset, one worker) of this tree against a git
+revision, in one run, the two taking turns (issue #46).
+
+    python benchmarks/bench_generate_1024.py --base f3a5bb4            # 800 tasks, 3 rounds
+    python benchmarks/bench_generate_1024.py --base f3a5bb4 --count 200 --rounds 1   # quick
+    python benchmarks/bench_generate_1024.py --base f3a5bb4 --base-tree ../before \
+        --tree /tmp/after --label 3c2f566       # checkouts whose kernels are compiled already
+
+Each tree runs in a child process with its own ``objsub_fast`` (``--base``: exported from git
+into a temporary folder, or an existing checkout given with ``--base-tree``); the child loads
+its kernels on a few warm-up tasks, then times ``generate`` itself. Rows (medians over the
+rounds):
+
+- tasks/s: tasks over wall time, and tasks per CPU-second of the child (one worker, in
+  process, so this is the rate of one core while the machine's other tenants leave it free);
+- encoder share: CPU time inside ``transition_video.encode_steps`` (drawing the frames,
+  RGB -> YUV of the changed rectangles and the H.264 picture kernel) over the run's CPU time;
+- us per coded MB: that time over the macroblocks the encoder coded (every one of the IDR
+  picture, then those the changed rectangles touch);
+- core-hours and disk per million tasks, from the CPU rate and the shards' bytes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from _extras import description
+
+HERE = Path(__file__).resolve().parent
+
+
+def child(count: int, out: str) -> dict:
+    """Generate ``count`` tasks at 1024 with videos in ``out`` (this process's objsub_fast),
+    timing the encoder's compiled calls; the numbers of the module docstring."""
+    import numpy as np
+
+    import objsub_fast.ground_truth.transition_video as tv
+    from objsub_fast.dataset.pipeline import RunConfig, generate
+    from objsub_fast.ground_truth.h264.encoder import mark_changed
+
+    real = tv.encode_steps
+    acc = {"cpu": 0.0, "mbs": 0}
+
+    def timed(p, begin, first, final, rgb, src, ref, cur, code, frame_index, *rest):
+        t0 = time.process_time()
+        done = real(p, begin, first, final, rgb, src, ref, cur, code, frame_index, *rest)
+        acc["cpu"] += time.process_time() - t0
+        h, w = rgb.shape[:2]
+        mark = np.zeros_like(code)
+        for f in range(begin, begin + done):
+            if frame_index + f - begin == 0 or p.start[f] != tv.FROM_PREVIOUS:
+                acc["mbs"] += code.size
+            else:
+                mark_changed(p.changed[p.changed_at[f]:p.changed_at[f + 1]], mark, h, w)
+                acc["mbs"] += int(mark.sum())
+        return done
+
+    tv.encode_steps = timed
+    config = RunConfig(count=count, canvas_size=(1024, 1024), videos=True)
+    generate(RunConfig(count=8, canvas_size=(1024, 1024), videos=True), Path(out) / "warm-up",
+             workers=1, quiet=True)
+    acc["cpu"], acc["mbs"] = 0.0, 0
+    wall, cpu = time.perf_counter(), time.process_time()
+    manifest = generate(config, Path(out) / "run", workers=1, quiet=True)
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    return {"wall": wall, "cpu": cpu, "encoder_cpu": acc["cpu"], "coded_mbs": acc["mbs"],
+            "bytes": sum(s["bytes"] for s in manifest["shards"])}
+
+
+def export(rev: str, folder: Path) -> Path:
+    """``objsub_fast`` of git revision ``rev`` extracted into ``folder``."""
+    archive = subprocess.run(["git", "archive", rev, "objsub_fast"], cwd=HERE.parent,
+                             check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder
+
+
+def run_child(tree: Path, count: int, tmp: Path) -> dict:
+    """One timed run of ``tree``'s objsub_fast in a fresh process."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    with tempfile.TemporaryDirectory(dir=tmp) as out:
+        text = subprocess.run([sys.executable, __file__, "--child", out, "--count", str(count)],
+                              env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def main(argv=None) -> int:
+    """Run the trees in turns and print the table."""
+    ap = argparse.ArgumentParser(description=description(__doc__))
+    ap.add_argument("--count", type=int, default=800)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--base", help="git revision to compare with (its objsub_fast)")
+    ap.add_argument("--base-tree", help="a checkout of the revision to compare with (instead of "
+                    "exporting --base; its compiled kernels are reused)")
+    ap.add_argument("--tree", help="a checkout (or export) to time instead of this one, e.g. a "
+                    "frozen export of a commit while the worktree changes")
+    ap.add_argument("--label", default="this tree", help="the name of --tree in the table")
+    ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.count, args.child)))
+        return 0
+    with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
+        trees = {}
+        if args.base_tree:
+            trees[args.base or args.base_tree] = Path(args.base_tree)
+        elif args.base:
+            trees[args.base] = export(args.base, Path(tmp) / "base")
+        trees[args.label] = Path(args.tree) if args.tree else HERE.parent
+        runs = {name: [] for name in trees}
+        for _ in range(args.rounds):
+            for name, tree in trees.items():
+                runs[name].append(run_child(tree, args.count, Path(tmp)))
+    load = os.getloadavg()
+    rows, ref = [], None
+    for name, results in runs.items():
+        med = {k: statistics.median(r[k] for r in results) for k in results[0]}
+        rate_wall, rate_cpu = args.count / med["wall"], args.count / med["cpu"]
+        ref = rate_cpu if ref is None else ref
+        rows.append([name, f"{rate_wall:.1f}", f"{rate_cpu:.1f}", f"{rate_cpu / ref:.2f}x",
+                     f"{med['encoder_cpu'] / med['cpu']:.0%}",
+                     f"{med['encoder_cpu'] * 1e3 / args.count:.1f}",
+                     f"{med['coded_mbs'] / args.count:,.0f}",
+                     f"{med['encoder_cpu'] * 1e6 / med['coded_mbs']:.2f}",
+                     f"{1e6 / rate_cpu / 3600:.1f}", f"{med['bytes'] / args.count / 1e3:.0f} kB "
+                     f"({med['bytes'] / args.count * 1e6 / 1e9:.0f} GB)"])
+    header = ["code", "tasks/s (wall)", "tasks/CPU-s", "speed-up", "encoder share",
+              "encoder ms/task", "coded MBs/task", "us/coded MB", "core-h/1M", "disk/task (1M)"]
+    cells = [header] + rows
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    print(f"generate --canvas-size 1024 --videos (WebDataset, 1 worker, {args.count} tasks), "
+          f"medians of {args.rounds} rounds taking turns; load average at the end "
+          f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    for k, r in enumerate(cells):
+        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
+                        enumerate(zip(r, widths))))
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
