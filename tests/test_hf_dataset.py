@@ -5,6 +5,7 @@ checks the card's bytes, and ``--split`` keeps the seeds of a train and a test s
 Needs the ``[hf]`` extra (``datasets``, ``huggingface_hub``); skips without it."""
 import importlib
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -205,6 +206,31 @@ def test_the_identity_is_the_configuration():
               RunConfig(count=4, format="vmevalkit"), RunConfig(count=4, canvas_size=512)]
     assert len({identity(base)} | {identity(c) for c in others}) == 1 + len(others)
     assert identity(base).encode() in card_bytes(base)
+
+
+def test_the_video_card_snippet_reads_a_row_without_torchcodec(made, tmp_path):
+    """The card of a --videos dataset, its loading snippet run as written (DIR: the folder)
+    with torchcodec unimportable, then its first row read: the mp4 is its stored bytes."""
+    pytest.importorskip("datasets")
+    import re
+    import subprocess
+    import sys
+
+    folder = made / "webdataset-videos"
+    card = (folder / CARD).read_text()
+    [snippet] = re.findall(r"## Loading\n\n```python\n(.*?)```", card, flags=re.S)
+    assert 'cast_column("mp4", datasets.Video(decode=False))' in snippet
+    code = ("import sys\nsys.modules['torchcodec'] = None  # as if not installed\n"
+            + snippet.replace('"DIR"', json.dumps(str(folder)))
+            + "\nrow = ds[0]\nassert row['mp4']['bytes'][4:8] == b'ftyp'"
+            + "\nassert video == row['mp4']['bytes']\n")
+    cache = tmp_path / "hf"
+    env = {**os.environ, "HF_HOME": str(cache), "HF_DATASETS_CACHE": str(cache / "datasets"),
+           "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=600, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert (cache / "datasets").is_dir()  # the snippet's cache: this test's, not the user's
 
 
 def test_a_card_without_the_identity_is_a_note(made, tmp_path):

@@ -288,8 +288,8 @@ def card_bytes(config, version: str = __version__, *, legacy: bool = False) -> b
     """The dataset card (``README.md``) of a run of ``config`` (a RunConfig) written by
     objsub-fast ``version`` (the installed one; ``verify`` passes the one a card names).
 
-    ``legacy``: the card as written before cards carried the dataset's :func:`identity`,
-    which ``verify`` recognises.
+    ``legacy``: the card as written before cards carried the dataset's :func:`identity` (and,
+    for videos, the way to read them without ``torchcodec``), which ``verify`` recognises.
 
     Examples
     --------
@@ -322,9 +322,17 @@ def card_bytes(config, version: str = __version__, *, legacy: bool = False) -> b
         "| level | what it asks | example prompt |", "| --- | --- | --- |"]
     body += [f"| {lv} | {_LEVEL_ROWS[lv][0]} | {_LEVEL_ROWS[lv][1]}{_SUFFIX} |" for lv in levels]
     body += ["", "## Loading", "", "```python", "import datasets",
-             f'ds = datasets.load_dataset("DIR", split="{split}")   # DIR: this folder',
-             "```", "", f"It reads {where}. Columns:", "", "| column | type | holds |",
-             "| --- | --- | --- |"]
+             f'ds = datasets.load_dataset("DIR", split="{split}")   # DIR: this folder']
+    raw_videos = kind == "webdataset" and config.videos and not legacy
+    if raw_videos:
+        body += ['ds = ds.cast_column("mp4", datasets.Video(decode=False))   # no torchcodec',
+                 'video = ds[0]["mp4"]["bytes"]   # the ground-truth video: an mp4 file\'s bytes']
+    body += ["```", ""]
+    if raw_videos:
+        body += ["Decoding the `mp4` column (`datasets.Video`) needs `torchcodec`: the "
+                 "`cast_column` line reads each video as its stored bytes without it (leave it "
+                 "out to decode with `torchcodec` installed).", ""]
+    body += [f"It reads {where}. Columns:", "", "| column | type | holds |", "| --- | --- | --- |"]
     body += [f"| `{name.replace('_file_name', '')}` | {_type_words(k)} | {words} |"
              for name, k, words in columns]
     if not legacy:
