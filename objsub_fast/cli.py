@@ -460,9 +460,21 @@ def main(argv=None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     # ``score`` options belong to the scoring module; pass them through untouched.
-    args = (argparse.Namespace(handler=_score, score_args=argv[1:]) if argv[:1] == ["score"]
-            else parser.parse_args(argv))
-    return _run_handler(args)
+    if argv[:1] == ["score"]:
+        return _run_handler(argparse.Namespace(handler=_score, score_args=argv[1:]))
+    if argv[:1] == ["generate"]:
+        _hint_out(parser, argv)
+    return _run_handler(parser.parse_args(argv))
+
+
+def _hint_out(parser, argv) -> None:
+    """``generate FOLDER`` (the folder as a positional argument, as ``verify`` takes it): one
+    line naming ``--out`` instead of argparse's bare "unrecognized arguments"."""
+    _, extra = parser.parse_known_args(argv)
+    folders = [a for a in extra if not a.startswith("-")]
+    if folders:
+        _fail(f"unrecognized argument {folders[0]!r}: generate takes its output folder as "
+              f"--out (objsub-fast generate --out {folders[0]})")
 
 
 def _run_handler(args) -> int:

@@ -228,3 +228,19 @@ def test_a_record_read_back_from_json_is_explained_like_the_one_scored(batch):
     res = score_video(batch.task(0), control_frames(batch, 0, "drift", 24))
     assert res["metrics"]["kept_object_stability"]["moved"], res["verdict"]
     assert explain(json.loads(json.dumps(res))) == explain(res)
+
+
+def test_generate_with_a_folder_as_its_argument_names_out(tmp_path, capsys):
+    from test_cli import run_main
+
+    assert run_main(["generate", str(tmp_path / "data")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--out" in err and "generate --out" in err, err
+    assert not (tmp_path / "data").exists()
+
+
+def test_gitignore_keeps_the_readmes_own_folders_out():
+    from pathlib import Path
+
+    ignored = (Path(__file__).parents[1] / ".gitignore").read_text().split()
+    assert "/data/" in ignored and "/results/" in ignored
