@@ -33,6 +33,8 @@ import time
 from pathlib import Path
 
 from _extras import description
+from _revisions import export
+from _table import print_table
 
 HERE = Path(__file__).resolve().parent
 
@@ -73,14 +75,6 @@ def child(count: int, out: str) -> dict:
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return {"wall": wall, "cpu": cpu, "encoder_cpu": acc["cpu"], "coded_mbs": acc["mbs"],
             "bytes": sum(s["bytes"] for s in manifest["shards"])}
-
-
-def export(rev: str, folder: Path) -> Path:
-    """``objsub_fast`` of git revision ``rev`` extracted into ``folder``."""
-    archive = subprocess.run(["git", "archive", rev, "objsub_fast"], cwd=HERE.parent,
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
 
 
 def run_child(tree: Path, count: int, tmp: Path) -> dict:
@@ -135,16 +129,10 @@ def main(argv=None) -> int:
                      f"({med['bytes'] / args.count * 1e6 / 1e9:.0f} GB)"])
     header = ["code", "tasks/s (wall)", "tasks/CPU-s", "speed-up", "encoder share",
               "encoder ms/task", "coded MBs/task", "us/coded MB", "core-h/1M", "disk/task (1M)"]
-    cells = [header] + rows
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     print(f"generate --canvas-size 1024 --videos (WebDataset, 1 worker, {args.count} tasks), "
           f"medians of {args.rounds} rounds taking turns; load average at the end "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
-    for k, r in enumerate(cells):
-        print("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in
-                        enumerate(zip(r, widths))))
-        if k == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table([header] + rows, left=1)
     return 0
 
 

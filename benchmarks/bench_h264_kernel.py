@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 
 from _extras import description
+from _revisions import export
+from _table import print_table
 
 import numpy as np
 
@@ -126,14 +128,6 @@ def time_recorded(path: str, repeats: int, statistic=statistics.median) -> dict:
     return out
 
 
-def export(rev: str, folder: Path) -> Path:
-    """``objsub_fast`` of git revision ``rev`` extracted into ``folder``."""
-    archive = subprocess.run(["git", "archive", rev, "objsub_fast"], cwd=HERE.parent,
-                             check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
-
-
 def child(tree: Path, path: str, repeats: int) -> dict:
     """Time the recorded pictures with the ``objsub_fast`` of ``tree`` in a child process."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -186,15 +180,9 @@ def main(argv=None) -> int:
                          f"{r['psnr']:.2f}"])
     header = ["canvas style", "code", "IDR ms", "P ms", "coded P MBs", "us/coded MB",
               "IDR speed-up", "P speed-up", "bytes", "PSNR dB"]
-    cells = [header] + rows
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     print(f"H264Encoder.encode per video ({args.tasks} tasks per row, medians of "
           f"{args.repeats} repeats x {args.rounds if args.base else 1} rounds, one core)")
-    for k, r in enumerate(cells):
-        print("  ".join(c.ljust(w) if i < 2 else c.rjust(w) for i, (c, w) in
-                        enumerate(zip(r, widths))))
-        if k == 0:
-            print("  ".join("-" * w for w in widths))
+    print_table([header] + rows, left=2)
     return 0
 
 
