@@ -19,7 +19,7 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 from .thresholds import THRESHOLDS
 from .votes import change_start, voted
 
-__all__ = ["tone_map", "colour_changes"]
+__all__ = ["tone_map", "colour_changes", "own_tones"]
 
 _LUMA = np.array([0.299, 0.587, 0.114])
 #: The tone fit's and the codec drift's limits (``tone_min_span``, ``tone_max_reference_off``,
@@ -75,6 +75,33 @@ def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = Non
         use[rows, worst[rows]] = False
     gain, offset = _fit(before, after, use)
     return gain, offset, use
+
+
+def own_tones(before: np.ndarray, after: np.ndarray, gain: np.ndarray,
+              offset: np.ndarray) -> np.ndarray:
+    """(J - 1, 2, 3) per object its own tone: per channel the (gain, offset) line taking the
+    background's colour ``before[0]`` to ``after[0]`` and the object's ``before[j]`` to
+    ``after[j]``; the scene's ``gain`` and ``offset`` (3,) in a channel where the two are less
+    than ``tone_min_span`` levels apart (a line through close points swings with a codec's
+    noise) or the object is not seen (NaN), or where the line's gain falls outside
+    ``tone_gain_range``.
+
+    Examples
+    --------
+    >>> before = np.array([[255., 255, 255], [200, 40, 40]])
+    >>> after = np.array([[230., 230, 230], [150, 36, 36]])    # the object darker still
+    >>> line = own_tones(before, after, np.full(3, 230 / 255), np.zeros(3))[0]
+    >>> np.round(line[0] * 200 + line[1], 1).tolist()
+    [150.0, 36.0, 36.0]
+    """
+    span = before[1:] - before[0]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        g = (after[1:] - after[0]) / span
+    lo, hi = _LIMITS["tone_gain_range"]
+    ok = (np.abs(span) >= _LIMITS["tone_min_span"]) & np.isfinite(g) & (g >= lo) & (g <= hi)
+    g = np.where(ok, g, gain[None])
+    o = np.where(ok, after[0] - g * before[0], offset[None])
+    return np.stack([g, o], axis=1)
 
 
 def _first_colours(series: np.ndarray, window: int) -> np.ndarray:

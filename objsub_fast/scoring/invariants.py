@@ -34,11 +34,16 @@ def camera_motion(track) -> dict:
 
 
 def added_objects(track) -> dict:
-    """Ink no task object explains that stayed (``accounting``), named by colour and shape."""
+    """Ink no task object explains that stayed (``accounting``), named by colour and shape,
+    and the changed regions away from every object (``residual``)."""
     vocab = track.model.question.vocabulary
     added = [{**a, "color": vocab.colors[a["color"]], "shape": vocab.shape_labels[a["shape"]]}
              for a in track.added]
-    return {"added": added, "pass": not added}
+    appeared = [{"frame": r["frame"], "box": r["box"], "area_px": r["area_px"],
+                 "change": f"something appeared at ({(r['box'][0] + r['box'][2]) // 2}, "
+                           f"{(r['box'][1] + r['box'][3]) // 2}) from frame {r['frame']}"}
+                for r in track.regions if r["object"] is None]
+    return {"added": added, "appeared": appeared, "pass": not added and not appeared}
 
 
 def removed_object_count(track) -> dict:

@@ -84,6 +84,28 @@ def _read_out_changes(track, k: int) -> list[dict]:
     return out
 
 
+def _appearance_changes(track, kidx) -> list[dict]:
+    """The changed regions (``residual``) on a kept object's square or ring: a change each,
+    ``{"id", "change", "kind": "appearance", "frame", "box", "area_px"}``, in the words of the
+    region (a hole, blurred, ...) or, when a feature already named a change of that object,
+    those words stand and the region only decides."""
+    ids = track.model.ids.tolist()
+    kept = set(int(k) for k in kidx)
+    out, seen = [], set()
+    for region in track.regions:
+        k = region["object"]
+        if k is None or k not in kept or k in seen:
+            continue
+        seen.add(k)
+        words = region["words"]
+        change = (f"changed here from frame {region['frame']}" if words == "changed"
+                  else words)
+        out.append({"id": ids[k], "change": change, "kind": "appearance",
+                    "frame": region["frame"], "box": region["box"],
+                    "area_px": region["area_px"]})
+    return out
+
+
 def kept_object_stability(track) -> dict:
     """``kept_object_stability`` of a :class:`track.Track`: mean displacement, vanished objects,
     colour and shape read-outs, footprint and colour changes, each voted over the frames
@@ -111,7 +133,9 @@ def kept_object_stability(track) -> dict:
             changes.append({"id": ids[k], **change})
     tone = colour_changes(track)
     changes += tone
+    changes += _appearance_changes(track, kidx)
     changed_color = sorted({c["id"] for c in changes if c["kind"] in ("colour", "tone")})
+    changed_look = sorted({c["id"] for c in changes if c["kind"] == "appearance"})
     changed_shape = [c["id"] for c in changes if c["kind"] == "shape"]
     limit = st["max_mean_displacement_px"] * m.unit
     moved = [ids[k] for k in kidx if per_obj.get(ids[k], 0.0) > limit]
@@ -119,6 +143,7 @@ def kept_object_stability(track) -> dict:
     return {"mean_displacement_px": round(worst / m.unit, 3), "per_object_px": per_obj,
             "moved": moved, "vanished": vanished, "changed_color": changed_color,
             "changed_shape": changed_shape, "changed_footprint": changed_footprint,
-            "changes": changes,
+            "changed_appearance": changed_look, "changes": changes,
             "pass": bool(worst <= limit and not vanished and not changed_color
-                         and not changed_shape and not changed_footprint)}
+                         and not changed_shape and not changed_footprint
+                         and not changed_look)}

@@ -201,6 +201,54 @@ camera_motion          max_zoom                  0.15     largest |scale - 1| of
                                                           the video; a push-in of 3-5% passes
 camera_motion          max_pan_fraction          0.10     largest pan of the canvas centre, as a
                                                           fraction of the canvas diagonal
+residual               slack_delta_e             1.0      each frame is held against its
+                                                          expected frame (``residual``): a pixel
+                                                          within its expected range (3x3, 5x5
+                                                          under a moving camera) widened by this
+                                                          much (CIELAB) is as expected
+residual               floor_delta_e             8.0      a pixel is changed when its residual
+                                                          (averaged over 3x3) is above this ...
+residual               noise_factor              2.0      ... plus this times the noise of its
+                                                          part of the frame: the other kept
+                                                          objects' (their median), the
+                                                          background's and its own before
+                                                          anything happened ...
+residual               noise_quantile            0.9      ... each read as this quantile of its
+                                                          residual in that frame
+residual               baseline_frames           4        an object's own noise: the median over
+                                                          frames 1-4
+residual               ring_fraction             0.25     a kept object's part of the frame is its
+                                                          square and a ring of this fraction of
+                                                          its size around it: what appears right
+                                                          beside it is its change
+residual               free_growth_fraction      0.25     a removal target's square (where drawn
+                                                          and where seen) grown by this fraction
+                                                          of its size ...
+residual               free_margin_px            8        ... and these px (scaled) is free: a
+                                                          codec smears a removal over its blocks
+                                                          (16 px at low bitrate)
+residual               min_seconds               0.25     a pixel changed this long in a row is a
+                                                          change (a person sees a quarter of a
+                                                          second; a codec's one-frame glitch is
+                                                          none); at the video's frame rate, 16
+                                                          fps when the source has no times
+residual               min_area_px               64       changed pixels joined across 2 px,
+                                                          this many (at 256; scaled with the
+                                                          canvas's area: 0.1% of it) are a
+                                                          change: under a moving camera at a very
+                                                          low bitrate a codec's block errors
+                                                          join in patches of up to 45 px
+residual               diffuse_pixel_floor       2.5      a change spread thin over one object (a
+                                                          blur): its residual above this (what a
+                                                          tone fit's error leaves on a fill) ...
+residual               diffuse_floor             12.0     ... summed over its square and ring per
+                                                          px of its outline, above this (a blur
+                                                          of sigma 3: 5-19 at a very low bitrate;
+                                                          an unchanged object jittering or under
+                                                          a push-in there: up to 10) ...
+residual               diffuse_factor            5.0      ... and this many times the other kept
+                                                          objects' (median), its own before and
+                                                          the background's, for min_seconds
 =====================  ========================  =======  ======================================
 
 ``removed_object_count`` (objects absent from the final frame vs. the task's number) and
@@ -232,6 +280,11 @@ THRESHOLDS = {
     "added_objects": {"min_area_fraction": 0.5, "min_frames": 3,
                       "zone_growth_fraction": 0.25},
     "camera_motion": {"max_zoom": 0.15, "max_pan_fraction": 0.10},
+    "residual": {"slack_delta_e": 1.0, "floor_delta_e": 8.0, "noise_factor": 2.0,
+                 "noise_quantile": 0.9, "baseline_frames": 4, "ring_fraction": 0.25,
+                 "free_growth_fraction": 0.25, "min_seconds": 0.25, "min_area_px": 96,
+                 "diffuse_pixel_floor": 2.5, "diffuse_floor": 12.0,
+                 "diffuse_factor": 5.0, "free_margin_px": 8},
     "removed_object_count": {},
     "rule_accuracy": {},
 }

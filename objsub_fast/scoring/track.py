@@ -18,13 +18,19 @@ from ..runtime._numba import kernel
 from .accounting import InkLedger, unexplained
 from .appearance import background_colour, in_own_white, object_colours, square_ink
 from .camera import CameraVote, apply_camera
+from .colour_change import own_tones, tone_map
 from .detect import Detector, classify_shapes, match
 from .model import TaskModel
 from .footprint import FootprintReader
+from .residual import ResidualReader
 from .silhouette import Silhouettes
 from .thresholds import THRESHOLDS
 
 __all__ = ["Track", "Tracker"]
+
+#: A kept object's area change the residual follows (``Tracker._object_cameras``): half of
+#: ``kept_object_stability``'s ``max_area_change``.
+FOLLOW_AREA_CHANGE = 0.0
 
 
 @dataclass(eq=False)
@@ -56,6 +62,8 @@ class Track:
     silhouettes : ``silhouette.Silhouettes``, the kept objects' first silhouettes
     changed_masks : {object: {"first": (t, mask), "worst": (overlap, t, mask)}}, the
         silhouettes of the frames where an object's footprint read changed
+    regions : list of dict, the video's changes against its expected video
+        (``residual.ResidualReader.regions``)
     """
 
     model: TaskModel
@@ -81,6 +89,7 @@ class Track:
     added: list
     silhouettes: Silhouettes
     changed_masks: dict = field(default_factory=dict)
+    regions: list = field(default_factory=list)
 
     @property
     def frames(self) -> int:
@@ -208,6 +217,7 @@ class Tracker:
         self._added_min_area = added["min_area_fraction"] * m.area.min()
         self._zone_half = m.size * (0.5 + added["zone_growth_fraction"])
         self.samples = FrameSamples(keep_samples)
+        self.residual = None        # the ResidualReader, from frame 0 on (see update)
 
     def set_mapping(self, mapping) -> None:
         """Take the visible objects and canvas part of a registration (None: all visible)."""
@@ -232,7 +242,7 @@ class Tracker:
         for n, (frame, classes, repeated) in enumerate(stream.canvas_frames()):
             if n == 0:
                 self.set_mapping(stream.mapper.mapping)
-            self.update(frame, classes, repeated)
+            self.update(frame, classes, repeated, getattr(stream, "time", None))
         return self.track()
 
     def track(self) -> Track:
@@ -251,7 +261,8 @@ class Tracker:
             last_area=self.ref_area.copy(), max_step=self.max_step, max_global=self.max_global,
             final_classes=self.final_cls, final_frame=self.final_frame,
             added=self.ledger.added(len(self.present)), silhouettes=self.footprints.silhouettes,
-            changed_masks=self.footprints.changed_masks)
+            changed_masks=self.footprints.changed_masks,
+            regions=self.residual.regions() if self.residual is not None else [])
 
     def sampled(self, keep: int | None = None) -> list[tuple[int, np.ndarray]]:
         """The kept frames, about ``keep`` of them spread evenly: list of (index, frame)."""
@@ -259,7 +270,8 @@ class Tracker:
 
     # ------------------------------------------------------------------ one frame
 
-    def update(self, frame: np.ndarray, classes=None, repeated: bool = False) -> None:
+    def update(self, frame: np.ndarray, classes=None, repeated: bool = False,
+               time: float | None = None) -> None:
         """Detect and match objects in one canvas frame.
 
         ``classes``: the frame's pixel classes when the frame source classified it;
@@ -269,12 +281,14 @@ class Tracker:
         read-out (detection and matching see only the classes: the same inputs give the same
         outputs); only what reads the colours (ink, colours, background) is measured again. A
         repeat leaves the inputs as they were, so the frames after it that repeat it are
-        repeats too (their inputs are not compared again).
+        repeats too (their inputs are not compared again). ``time``: the frame's time in
+        seconds, when the source says (the residual's changes must last ``min_seconds``).
         """
         m = self.model
         comps = self.detect(frame, classes, repeated)
         if repeated and self._repeating:
             self._repeat(frame, comps)
+            self._read_residual(frame, time)
             return
         inputs = (self.ref_x.copy(), self.ref_y.copy(), self.ref_area.copy(),
                   self.present[-1] if self.present else None,
@@ -282,6 +296,7 @@ class Tracker:
         self._repeating = repeated and self._same_inputs(inputs)
         if self._repeating:
             self._repeat(frame, comps)
+            self._read_residual(frame, time)
             return
         self._inputs = inputs
         t = len(self.present)
@@ -326,6 +341,47 @@ class Tracker:
         self._comp_of = comp_of
         self._account(t, comps, idx, cam)
         self.samples.add(t, frame)
+        self._read_residual(frame, time)
+
+    def _read_residual(self, frame, time) -> None:
+        """Hold this frame against the expected video (``residual``): frame 0 is its
+        reference; the frame's camera, its tone (a line per channel through the background's
+        and the kept objects' colours, then against frame 0's: ``colour_change.tone_map``)
+        and where the removal targets are seen now."""
+        m = self.model
+        if self.residual is None:
+            self.residual = ResidualReader(m, frame, self.rect, ~m.removed & self.visible,
+                                           self.background[0])
+            self._tone_before = np.vstack([self.background[0], self.colours[0]])
+        kept = np.concatenate([[True], ~m.removed & self.visible])
+        after = np.vstack([self.background[-1], self.colours[-1]])
+        use = kept & np.isfinite(after[:, 0]) & np.isfinite(self._tone_before[:, 0])
+        gain, offset, _ = tone_map(np.nan_to_num(self._tone_before), np.nan_to_num(after)[None],
+                                   use[None])
+        k = self.residual.kept
+        lines = own_tones(self._tone_before[np.r_[0, 1 + k]], after[np.r_[0, 1 + k]], gain[0],
+                          offset[0])
+        seen = np.where(self.present[-1][m.removed, None], self.positions[-1][m.removed],
+                        np.nan)
+        self.residual.update(frame, self.cameras[-1], (gain[0], offset[0]), seen,
+                             self._object_cameras(k), lines, time)
+
+    def _object_cameras(self, k) -> np.ndarray:
+        """(K, 3) the camera (s, tx, ty) each of objects ``k`` is seen through in the latest
+        frame: the scene's zoom times its own slight size change (the root of its area ratio,
+        within :data:`FOLLOW_AREA_CHANGE`: a larger one the footprint judges, and a halo or a
+        copy beside it must not be followed), the pan that puts its drawn centroid where it
+        is seen (NaN rows: not seen)."""
+        m = self.model
+        s = self.cameras[-1][0]
+        ratio = np.asarray(self.footprint[-1])[k, 0]
+        slight = np.isfinite(ratio) & (np.abs(ratio - 1) <= FOLLOW_AREA_CHANGE)
+        f = s * np.sqrt(np.where(slight, ratio, 1.0))
+        q = np.stack([m.cx[k], m.cy[k]], axis=1)
+        t = self.positions[-1][k] - m.center - f[:, None] * (q - m.center)
+        out = np.column_stack([f, t])
+        out[~self.present[-1][k]] = np.nan
+        return out
 
     def _read_colours(self, frame, comps, comp_of) -> None:
         """This frame's background colour, each seen object's median colour and the ink over

@@ -689,6 +689,7 @@ class FrameStream:
         self._lut = lut
         self.mapper = None
         self.count = 0
+        self.time = None            # the latest video frame's time (s); None: not known
 
     def _first(self, rgb):
         mapping = (self._register(rgb, self.kind) if self._register is not None
@@ -721,6 +722,7 @@ class FrameStream:
                 out = self.mapper.from_array(frame)
                 classes, repeated = None, False
             else:
+                self.time = raw.time        # seconds, from the container's timestamps
                 if self.mapper is None:
                     self._first(reformatter.reformat(raw, format="rgb24").to_ndarray())
                     geometry = (raw.width, raw.height, raw.format.name)

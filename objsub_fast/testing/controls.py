@@ -49,6 +49,11 @@ darkened           ground truth, one kept object 30% darker from            kept
                    mid-video on (``outputs.recoloured``)
 lightened          the same, 25% of the way to white                        kept_object_stability
 desaturated        the same, 60% of the way to its grey                     kept_object_stability
+local_KIND         ground truth, the largest kept object changed from       kept_object_stability
+                   mid-video on by ``local_changes.LOCAL_CHANGES[KIND]``
+                   (blur, copy, hole, scratch, speckle, halo, glow,
+                   checker, two_tone, smear, mosaic, spot): its place, size
+                   and median colour stay
 =================  ======================================================  ======================
 
 :data:`LOW_BITRATE` are the encoder options of the benchmark's very low bitrate (heavy block
@@ -67,6 +72,7 @@ from ..engine import generate_batch
 from ..ground_truth.transitions import (STYLE_NAMES, SolidSprite, draw_sprite, frame_progress,
                                         task_arrays, task_frames, whiten)
 from ..task.vocabulary import KINDS, LEVEL_KINDS, OUTLINE_RGB
+from .local_changes import LOCAL_CHANGES, apply_local_change, object_patch
 from .outputs import COOL_TONE, recoloured, toned
 
 __all__ = ["CONTROLS", "LOW_BITRATE", "control_tasks", "control_frames", "caught"]
@@ -500,6 +506,19 @@ def _recoloured(change: str, amount: float):
     return build
 
 
+def _local(kind: str):
+    """A control builder: the ground truth, and the largest kept object inside the window
+    changed by ``local_changes`` kind ``kind`` (at full strength) from mid-video on: its
+    place, size and median colour stay, what a person sees changes."""
+    def build(first, arrs, num_frames, style, window):
+        frames = _ground_truth(first, arrs, num_frames, style, window)
+        k = _kept_object(arrs, window)
+        box = object_patch(int(arrs["left"][k]), int(arrs["top"][k]), int(arrs["size"][k]),
+                           first.shape[:2])
+        return apply_local_change(frames, first, box, kind, num_frames // 2)
+    return build
+
+
 CONTROLS = {
     "ground_truth": (_ground_truth, None),
     "wrong_object": (_wrong_object, "rule_accuracy"),
@@ -525,6 +544,7 @@ CONTROLS = {
     "darkened": (_recoloured("darker", DARKENED), "kept_object_stability"),
     "lightened": (_recoloured("lighter", LIGHTENED), "kept_object_stability"),
     "desaturated": (_recoloured("desaturated", DESATURATED), "kept_object_stability"),
+    **{f"local_{kind}": (_local(kind), "kept_object_stability") for kind in LOCAL_CHANGES},
 }
 
 

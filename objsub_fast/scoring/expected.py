@@ -1,0 +1,252 @@
+"""The expected video: for each frame, the picture the task allows.
+
+The task's first frame, as this video shows it (its own canvas frame 0, which the registration
+matched to the task's objects), brought through the frame's camera (``camera``: zoom and pan
+about the canvas centre) and the scene's tone (``colour_change.tone_map``: per channel a gain and
+an offset through the background and the kept objects). Nothing else may change, except in the
+*free* zones: each removal target's square where it was drawn and where it is seen now, while
+its removal runs and after it (what is left there is judged by the removal invariants).
+
+A camera and a codec move an unchanged picture by a fraction of a pixel and resample its edges,
+so the expected frame is not one value per pixel but a range: the least and the greatest CIELAB
+lightness and colour (and R, G, B levels) over the 3x3 neighbourhood (5x5 under a moving
+camera) (:func:`tolerance_bounds`). A pixel anywhere within its range is as expected.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..runtime._numba import kernel
+
+__all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "lab_of", "quantised",
+           "STILL_PX"]
+
+#: A camera that moves no canvas pixel farther than this is still (a tolerance of 1 px).
+STILL_PX = 0.25
+
+
+@kernel(nogil=True)
+def _warp(ref, s, tx, ty, cx, cy, u0, v0, u1, v1, top, left, out, valid):
+    """Bilinear sample of ``ref`` (H, W, 3) at ``q = c + (p - c - t) / s`` for the canvas
+    pixels ``p`` of the window at (``top``, ``left``) the size of ``out`` (float32); ``valid``
+    is False where ``q`` falls outside the shown part [u0, u1) x [v0, v1) of the canvas."""
+    h, w = ref.shape[:2]
+    for j in range(out.shape[0]):
+        y = top + j
+        qy = cy + (y - cy - ty) / s
+        for i in range(out.shape[1]):
+            x = left + i
+            qx = cx + (x - cx - tx) / s
+            if qx < u0 or qy < v0 or qx > u1 - 1 or qy > v1 - 1:
+                valid[j, i] = False
+                for c in range(3):
+                    out[j, i, c] = 255.0
+                continue
+            valid[j, i] = True
+            x0 = min(int(qx), w - 2) if w > 1 else 0
+            y0 = min(int(qy), h - 2) if h > 1 else 0
+            fx, fy = qx - x0, qy - y0
+            x1, y1 = min(x0 + 1, w - 1), min(y0 + 1, h - 1)
+            for c in range(3):
+                upper = ref[y0, x0, c] * (1 - fx) + ref[y0, x1, c] * fx
+                lower = ref[y1, x0, c] * (1 - fx) + ref[y1, x1, c] * fx
+                out[j, i, c] = upper * (1 - fy) + lower * fy
+
+
+def _lab_tables():
+    """(linear, cube): sRGB level (0-255) -> linear light, and :data:`CUBE_STEPS` + 1
+    samples of CIELAB's f(t) over t in [0, 1] (D65 white)."""
+    v = np.arange(256) / 255.0
+    linear = np.where(v <= 0.04045, v / 12.92, ((v + 0.055) / 1.055) ** 2.4)
+    t = np.linspace(0.0, 1.0, CUBE_STEPS + 1)
+    cube = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return linear.astype(np.float64), cube.astype(np.float64)
+
+
+#: Samples of CIELAB's cube root (linearly interpolated between them: within 0.01 of L*).
+CUBE_STEPS = 4096
+#: sRGB to XYZ over the D65 white, rows X/Xn, Y/Yn, Z/Zn.
+_XYZ = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                 [0.0193, 0.1192, 0.9505]]) / np.array([[0.9505], [1.0], [1.089]])
+LINEAR, CUBE = _lab_tables()
+
+
+@kernel(nogil=True, inline="always")
+def _cube(t, cube):
+    """CIELAB's f(t) for t in [0, 1] from its samples ``cube``."""
+    t = min(max(t, 0.0), 1.0) * (cube.shape[0] - 1)
+    i = min(int(t), cube.shape[0] - 2)
+    return cube[i] + (cube[i + 1] - cube[i]) * (t - i)
+
+
+@kernel(nogil=True, inline="always")
+def lab_of(r, g, b, linear, cube, xyz):
+    """CIELAB (L*, a*, b*) of an sRGB colour (levels, rounded and clipped to 0-255)."""
+    lr = linear[min(max(int(r + 0.5), 0), 255)]
+    lg = linear[min(max(int(g + 0.5), 0), 255)]
+    lb = linear[min(max(int(b + 0.5), 0), 255)]
+    fx = _cube(xyz[0, 0] * lr + xyz[0, 1] * lg + xyz[0, 2] * lb, cube)
+    fy = _cube(xyz[1, 0] * lr + xyz[1, 1] * lg + xyz[1, 2] * lb, cube)
+    fz = _cube(xyz[2, 0] * lr + xyz[2, 1] * lg + xyz[2, 2] * lb, cube)
+    return 116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)
+
+
+@kernel(nogil=True)
+def _to_lab(img, linear, cube, xyz, out):
+    """``img`` (H, W, 3) sRGB as CIELAB."""
+    h, w = img.shape[:2]
+    for y in range(h):
+        for x in range(w):
+            lab = lab_of(img[y, x, 0], img[y, x, 1], img[y, x, 2], linear, cube, xyz)
+            for c in range(3):
+                out[y, x, c] = lab[c]
+
+
+def to_lab(img: np.ndarray) -> np.ndarray:
+    """(H, W, 3) float32 CIELAB (D65) of sRGB ``img`` (levels).
+
+    Examples
+    --------
+    >>> np.round(to_lab(np.array([[[255, 0, 0], [255, 255, 255]]], np.uint8)).astype(float), 1).tolist()
+    [[[53.2, 80.1, 67.2], [100.0, 0.0, 0.0]]]
+    """
+    out = np.empty(img.shape, np.float32)
+    _to_lab(np.asarray(img, np.float32), LINEAR, CUBE, _XYZ, out)
+    return out
+
+
+@kernel(nogil=True)
+def _spread(img, c, radius, lo, hi, scratch_lo, scratch_hi):
+    """Channel ``c`` of ``lo`` / ``hi``: the least / greatest of ``img[..., c]`` over the
+    square of ``radius`` px each way (clipped at the border), rows then columns."""
+    h, w = img.shape[:2]
+    for y in range(h):
+        for x in range(w):
+            a = img[y, x, c]
+            b = a
+            for xx in range(max(x - radius, 0), min(x + radius + 1, w)):
+                v = img[y, xx, c]
+                a = min(a, v)
+                b = max(b, v)
+            scratch_lo[y, x] = a
+            scratch_hi[y, x] = b
+    for y in range(h):
+        ya, yb = max(y - radius, 0), min(y + radius + 1, h)
+        for x in range(w):
+            a = scratch_lo[y, x]
+            b = scratch_hi[y, x]
+            for yy in range(ya, yb):
+                a = min(a, scratch_lo[yy, x])
+                b = max(b, scratch_hi[yy, x])
+            lo[y, x, c] = a
+            hi[y, x, c] = b
+
+
+def warp_reference(ref: np.ndarray, cam, center, rect, window=None):
+    """``ref`` (H, W, 3) as camera ``cam`` = (s, tx, ty) about ``center`` shows it: (float32
+    frame, bool valid), valid where the camera shows a part of ``rect`` = (u0, v0, u1, v1);
+    only the canvas ``window`` = (y0, y1, x0, x1) of it when given.
+
+    Examples
+    --------
+    >>> ref = np.zeros((4, 4, 3), np.uint8); ref[:, 2:] = 200
+    >>> warped, valid = warp_reference(ref, (1.0, 1.0, 0.0), (1.5, 1.5), (0, 0, 4, 4))
+    >>> warped[0, :, 0].tolist(), valid[0].tolist()
+    ([255.0, 0.0, 0.0, 200.0], [False, True, True, True])
+    """
+    y0, y1, x0, x1 = window if window is not None else (0, ref.shape[0], 0, ref.shape[1])
+    out = np.empty((y1 - y0, x1 - x0, 3), np.float32)
+    valid = np.empty((y1 - y0, x1 - x0), np.bool_)
+    _warp(ref, float(cam[0]), float(cam[1]), float(cam[2]), float(center[0]),
+          float(center[1]), *(float(v) for v in rect), int(y0), int(x0), out, valid)
+    return out, valid
+
+
+def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi): per pixel the least and greatest CIELAB lightness (channel 0) and colour
+    (a*, b*; channels 1, 2) of sRGB ``img``, and of its R, G, B levels (channels 3-5), over its
+    neighbourhood of ``radius`` px each way (3x3 for 1): what a shift of that many pixels or an
+    edge's resampling may show there.
+
+    Examples
+    --------
+    >>> img = np.full((1, 4, 3), 255, np.float32); img[0, 3] = (255, 0, 0)
+    >>> lo, hi = tolerance_bounds(img)
+    >>> np.round(lo[0, :, 0]).tolist(), np.round(hi[0, :, 1]).tolist()
+    ([100.0, 100.0, 53.0, 53.0], [0.0, 0.0, 80.0, 80.0])
+    """
+    both = np.concatenate([to_lab(img), np.asarray(img, np.float32)], axis=2)
+    lo, hi = np.empty_like(both), np.empty_like(both)
+    s_lo, s_hi = np.empty(img.shape[:2], np.float32), np.empty(img.shape[:2], np.float32)
+    for c in range(6):
+        _spread(both, c, int(radius), lo, hi, s_lo, s_hi)
+    return lo, hi
+
+
+def quantised(cam) -> tuple[float, float, float]:
+    """Camera ``cam`` = (s, tx, ty) rounded to a zoom step of 1/1000 and a pan step of 1/8 px
+    (a 256 canvas's corner moves less than 0.2 px between steps, well within the tolerance of
+    a moving camera): frames of a slow push-in share their expected frame.
+
+    Examples
+    --------
+    >>> quantised((1.01234, 0.31, -2.0))
+    (1.012, 0.25, -2.0)
+    """
+    s, tx, ty = (float(v) for v in cam)
+    return round(s, 3), round(tx * 8) / 8, round(ty * 8) / 8
+
+
+class ExpectedVideo:
+    """The expected frames of one video, from its canvas frame 0.
+
+    Parameters
+    ----------
+    reference : (H, W, 3) uint8
+        The video's canvas frame 0.
+    center : (2,) canvas centre (the camera's zoom is about it)
+    rect : (u0, v0, u1, v1)
+        The part of the canvas the frames show.
+
+    :meth:`bounds` gives a frame's tolerance range (before its tone): computed again only when
+    the camera moved since the frame it was last computed for. Under a moving camera the range
+    spans 2 px each way instead of 1: the camera is estimated from the objects' centroids to
+    a fraction of a pixel, and the frame was resampled from a sharper picture than frame 0.
+
+    Examples
+    --------
+    >>> ref = np.full((8, 8, 3), 255, np.uint8); ref[2:5, 2:5] = (200, 0, 0)
+    >>> lo, hi, valid = ExpectedVideo(ref, (3.5, 3.5), (0, 0, 8, 8)).bounds((1.0, 0.0, 0.0))
+    >>> np.round(lo[3, 5, :3]).tolist(), np.round(hi[3, 5, :3]).tolist(), bool(valid.all())
+    ([42.0, 0.0, 0.0], [100.0, 67.0, 56.0], True)
+    """
+
+    def __init__(self, reference: np.ndarray, center, rect):
+        self.reference = np.ascontiguousarray(reference)
+        self.center = center
+        self.rect = tuple(float(v) for v in rect)
+        self._cam = None
+        self._cached = None
+
+    def bounds(self, cam):
+        """(lo, hi, valid) of the frame camera ``cam`` shows (see :func:`tolerance_bounds`)."""
+        cam = quantised(cam)
+        if cam != self._cam:
+            warped, valid = warp_reference(self.reference, cam, self.center, self.rect)
+            lo, hi = tolerance_bounds(warped, 1 if self.still(cam) else 2)
+            self._cam, self._cached = cam, (lo, hi, valid)
+        return self._cached
+
+    def bounds_in(self, cam, window, radius=None):
+        """(lo, hi, valid) of the canvas ``window`` = (y0, y1, x0, x1) of the frame camera
+        ``cam`` shows, with a tolerance of ``radius`` px (default: as :meth:`bounds`)."""
+        warped, valid = warp_reference(self.reference, cam, self.center, self.rect, window)
+        radius = radius or (1 if self.still(cam) else 2)
+        lo, hi = tolerance_bounds(warped, radius)
+        return lo, hi, valid
+
+    def still(self, cam) -> bool:
+        """Whether camera ``cam`` moves no canvas pixel by more than :data:`STILL_PX`."""
+        s, tx, ty = (float(v) for v in cam)
+        reach = abs(s - 1) * float(np.hypot(*self.center)) + float(np.hypot(tx, ty))
+        return reach <= STILL_PX

@@ -1,0 +1,430 @@
+"""The residual: each frame held against its expected frame (``expected``), within the noise
+this video shows on content that did not change, and the changed regions it leaves.
+
+Per pixel, how far the frame, brought back through its tone, lies outside its expected range
+(the least and greatest CIELAB lightness and colour around the pixel in the expected frame),
+averaged over the 3x3 pixels around (grain averages out, a change does not), as a CIELAB
+distance (CIE76: a codec's block error in a saturated fill is 3-5, a blur's edge band 10-25, a
+faint copy 30-50). A pixel is *changed* when that distance is above its threshold:
+``floor_delta_e`` plus ``noise_factor`` times the noise of its part of the frame:
+
+- on a kept object's square or the ring around it (a quarter of its size): the largest of the
+  other kept objects' typical residual in that frame (their median ``noise_quantile``), the
+  background's, and this object's own in the frames before anything happened
+  (``baseline_frames``). A global effect (a blur or grain of the whole picture, a codec's
+  smear) raises every object's residual together and changes nothing; one object differing from
+  the rest does;
+- elsewhere: the background's ``noise_quantile`` residual in that frame;
+- never in a free zone (a removal target's square, where it was drawn and where it is seen)
+  nor where the frame shows no part of the canvas.
+
+A pixel changed for at least ``min_seconds`` in a row (a person sees a quarter of a second; a
+one-frame codec glitch is not a change) is kept; connected kept pixels of at least
+``min_area_px`` (at 256 px, scaled with the canvas's area) are the video's changes
+(:meth:`ResidualReader.regions`), each with the frame it started in, the object whose square
+or ring it lies on (or none) and a word for what it looks like (:func:`_words`).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.ndimage import binary_dilation
+from skimage.measure import label, regionprops
+
+from ..runtime._numba import kernel
+from .camera import apply_camera
+from .expected import _XYZ, CUBE, LINEAR, ExpectedVideo, lab_of, to_lab
+from .thresholds import THRESHOLDS
+
+__all__ = ["ResidualReader", "residual"]
+
+_ST = THRESHOLDS["residual"]
+#: A frame interval when the source gives no times (the project's videos' 16 fps).
+DEFAULT_FPS = 16.0
+#: A kept object whose own camera moves its outline this far (canvas px) from where the scene's
+#: camera puts it is held against the expected frame its own camera shows
+#: (``ResidualReader._follow_objects``).
+FOLLOW_PX = 0.5
+#: An object's own tone line that moves no level by more than this is the scene's.
+TONE_SAME = 3.0
+#: A pixel (brought back through the tone) within this many levels of its expected R, G and B
+#: ranges is as expected without its CIELAB distance being computed (most pixels of a frame).
+RGB_SLACK = 2.0
+#: Changed pixels this far apart (canvas px at 256) belong to one change.
+JOIN_PX = 2
+#: The expected pixel is the object's (not background) when its lightness (L*) is this far below
+#: the background's (used only to put a region into words).
+INK_LIGHTNESS = 15.0
+
+
+@kernel(nogil=True)
+def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, excess, out, lightness):
+    """``out`` (H, W): the distance (CIELAB units) of ``frame``, brought back through the tone
+    (``(v - offset) / gain`` per RGB channel), outside its expected range ``lo`` .. ``hi``
+    (widened by ``slack``), averaged over the 3x3 pixels around; ``lightness``: that average's
+    signed lightness excess (+: lighter)."""
+    h, w = frame.shape[:2]
+    for y in range(h):
+        for x in range(w):
+            r = (frame[y, x, 0] - offset[0]) / gain[0]
+            g = (frame[y, x, 1] - offset[1]) / gain[1]
+            b = (frame[y, x, 2] - offset[2]) / gain[2]
+            if (lo[y, x, 3] - RGB_SLACK <= r <= hi[y, x, 3] + RGB_SLACK
+                    and lo[y, x, 4] - RGB_SLACK <= g <= hi[y, x, 4] + RGB_SLACK
+                    and lo[y, x, 5] - RGB_SLACK <= b <= hi[y, x, 5] + RGB_SLACK):
+                for c in range(3):          # within its neighbours' levels: a blend of them
+                    excess[y, x, c] = 0.0
+                continue
+            ycc = lab_of(r, g, b, linear, cube, xyz)
+            for c in range(3):
+                v = ycc[c]
+                if v > hi[y, x, c] + slack:
+                    excess[y, x, c] = v - hi[y, x, c] - slack
+                elif v < lo[y, x, c] - slack:
+                    excess[y, x, c] = v - lo[y, x, c] + slack
+                else:
+                    excess[y, x, c] = 0.0
+    for y in range(h):
+        ya, yb = max(y - 1, 0), min(y + 2, h)
+        for x in range(w):
+            xa, xb = max(x - 1, 0), min(x + 2, w)
+            e0 = e1 = e2 = 0.0
+            for yy in range(ya, yb):
+                for xx in range(xa, xb):
+                    e0 += excess[yy, xx, 0]
+                    e1 += excess[yy, xx, 1]
+                    e2 += excess[yy, xx, 2]
+            n = (yb - ya) * (xb - xa)
+            e0, e1, e2 = e0 / n, e1 / n, e2 / n
+            out[y, x] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
+            lightness[y, x] = e0
+
+
+@kernel(nogil=True)
+def _persist(res, thr, lightness, ink, t, need, run_start, first, lighter, inside):
+    """Per pixel: the run of frames ``res`` has been above ``thr``; where a run reaches
+    ``need`` frames for the first time, ``first`` takes the run's start and ``lighter`` /
+    ``inside`` what the pixel showed then. Returns the number of pixels kept so far."""
+    h, w = res.shape
+    kept = 0
+    for y in range(h):
+        for x in range(w):
+            if res[y, x] > thr[y, x]:
+                if run_start[y, x] < 0:
+                    run_start[y, x] = t
+                if first[y, x] < 0 and t - run_start[y, x] + 1 >= need:
+                    first[y, x] = run_start[y, x]
+                    lighter[y, x] = lightness[y, x] > 0
+                    inside[y, x] = ink[y, x]
+            else:
+                run_start[y, x] = -1
+            if first[y, x] >= 0:
+                kept += 1
+    return kept
+
+
+def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0):
+    """(distance, signed lightness): how far ``frame`` (H, W, 3), brought back through the tone
+    ``gain``, ``offset`` (per RGB channel), lies outside its expected CIELAB range
+    ``lo`` .. ``hi`` (``expected.tolerance_bounds``, widened by ``slack``), averaged
+    over the 3x3 pixels around, in CIELAB units.
+
+    Examples
+    --------
+    >>> from objsub_fast.scoring.expected import tolerance_bounds
+    >>> ref = np.full((9, 9, 3), 255, np.float32)
+    >>> frame = np.full((9, 9, 3), 255, np.uint8); frame[3:6, 3:6] = 0   # a new dark square
+    >>> dist, lightness = residual(frame, *tolerance_bounds(ref))
+    >>> round(float(dist[4, 4])), round(float(dist[0, 0])), bool(lightness[4, 4] < 0)
+    (99, 0, True)
+    """
+    h, w = frame.shape[:2]
+    excess = np.empty((h, w, 3), np.float32)
+    out = np.empty((h, w), np.float32)
+    lightness = np.empty((h, w), np.float32)
+    _residual(np.ascontiguousarray(frame), lo, hi, np.asarray(gain, np.float64),
+              np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, excess, out,
+              lightness)
+    return out, lightness
+
+
+def _clip_rect(cx, cy, half, shape):
+    """(y0, y1, x0, x1) of the square of half-side ``half`` about (cx, cy), clipped."""
+    h, w = shape
+    return (int(max(np.floor(cy - half), 0)), int(min(np.ceil(cy + half) + 1, h)),
+            int(max(np.floor(cx - half), 0)), int(min(np.ceil(cx + half) + 1, w)))
+
+
+class ResidualReader:
+    """Read each canvas frame's residual against the expected video into changed regions.
+
+    Parameters
+    ----------
+    model : TaskModel
+    reference : (H, W, 3) uint8, the video's canvas frame 0
+    rect : (u0, v0, u1, v1), the part of the canvas the frames show
+    kept : (M,) bool, the kept objects the frames show
+    background : (3,) the background's colour in frame 0
+    """
+
+    def __init__(self, model, reference, rect, kept, background=(255, 255, 255)):
+        self.model = m = model
+        self.expected = ExpectedVideo(reference, m.center, rect)
+        self.kept = np.flatnonzero(kept)
+        self.targets = np.flatnonzero(m.removed)
+        h, w = reference.shape[:2]
+        self.shape = (h, w)
+        self.run_start = np.full((h, w), -1, np.int32)
+        self.first = np.full((h, w), -1, np.int32)
+        self.lighter = np.zeros((h, w), np.bool_)
+        self.inside = np.zeros((h, w), np.bool_)
+        self.zones = []                 # per frame: (K, 4) kept zones (y0, y1, x0, x1)
+        self.noise = []                 # per frame: (K,) the kept objects' residual quantile
+        self.means = []                 # per frame: (K,) residual per px of each outline
+        self.diffuse_run = np.zeros(len(self.kept), int)
+        self.diffuse_from = np.full(len(self.kept), -1)
+        self.diffuse_regions = []
+        self.thresholds = []            # per frame: (K + 1,) thresholds (kept..., background)
+        self.times = []
+        self.kept_px = 0
+        self._bg_lightness = float(to_lab(np.asarray(background, np.float32)[None, None])[0, 0, 0])
+
+    def _need(self) -> int:
+        """Frames a change must last: ``min_seconds`` at the video's frame interval."""
+        times = np.asarray(self.times, float)
+        step = (float(np.median(np.diff(times))) if len(times) > 1 and np.isfinite(times).all()
+                else 1.0 / DEFAULT_FPS)
+        step = step if step > 0 else 1.0 / DEFAULT_FPS
+        return max(2, int(np.ceil(_ST["min_seconds"] / step - 1e-6)))
+
+    def _kept_zones(self, cam) -> np.ndarray:
+        """(K, 4) each kept object's square and ring where the camera puts it."""
+        m = self.model
+        placed = apply_camera(m.square_centres[self.kept], cam, m.center)
+        half = cam[0] * m.size[self.kept] * (0.5 + _ST["ring_fraction"])
+        return np.array([_clip_rect(x, y, r, self.shape)
+                         for (x, y), r in zip(placed, half)], int).reshape(-1, 4)
+
+    def _free_zones(self, cam, seen) -> list:
+        """The removal targets' squares where they were drawn (through the camera) and where
+        they are seen (``seen``: (T, 2), NaN where not), grown by ``free_growth_fraction``
+        of their size and ``free_margin_px`` (a codec smears a change over its blocks)."""
+        m = self.model
+        k = self.targets
+        placed = apply_camera(m.square_centres[k], cam, m.center)
+        half = cam[0] * m.size[k] * (0.5 + _ST["free_growth_fraction"]) \
+            + _ST["free_margin_px"] * m.unit
+        rects = [_clip_rect(x, y, r, self.shape) for (x, y), r in zip(placed, half)]
+        for (x, y), r in zip(seen, half):
+            if np.isfinite(x):
+                rects.append(_clip_rect(x, y, r, self.shape))
+        return rects
+
+    def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None,
+               time=None) -> None:
+        """Read one canvas frame: ``cam`` its camera, ``tone`` its (gain, offset) per channel,
+        ``seen_targets`` (T, 2) where the removal targets are seen (NaN: not), ``poses``
+        (K, 3) each kept object's own camera (s, tx, ty): where it is seen and at its seen
+        size (NaN: not seen; its place and size are ``kept_object_stability``'s to judge, the
+        residual judges its looks there), ``own_tones`` (K, 2, 3) each kept object's own tone line
+        (its fill's colour is the colour test's to judge), ``time`` its time in seconds
+        (None: unknown)."""
+        t = len(self.times)
+        self.times.append(np.nan if time is None else float(time))
+        lo, hi, valid = self.expected.bounds(cam)
+        res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"])
+        zones = self._kept_zones(cam)
+        self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
+        judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
+        self.zones.append(zones)
+        thr = self._pixel_thresholds(res, zones, judged, outside)
+        ink = (lo[..., 0] + hi[..., 0]) * 0.5 < self._bg_lightness - INK_LIGHTNESS
+        need = self._need()
+        self.kept_px = _persist(res, thr, lightness, ink, t, need, self.run_start,
+                                self.first, self.lighter, self.inside)
+        self._diffuse(t, need, res, lightness, ink, zones, judged, outside)
+
+    def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
+                        lightness) -> None:
+        """Each kept object's square and ring held against the expected frame as its own
+        camera shows it (``poses[j]`` = (s, tx, ty): where it is seen and at its seen size,
+        where that moves its outline by more than :data:`FOLLOW_PX` from where the scene's
+        camera puts it), when it is the only kept object (the scene's camera then has nothing
+        to be estimated from; with others, an object off its place is the displacement's to
+        judge, and a copy beside it pulls its centroid), through its own tone (``own_tones[j]``: the line through the
+        background's and its fill's colours, first and now, where it differs from the
+        scene's): ``res`` and ``lightness`` take the smaller residual of the two cameras at
+        each pixel (a copy or a halo beside the object pulls its centroid and its area, so
+        its own camera alone would explain part of them away). Its place, size and fill
+        colour are the displacement's, the footprint's and the colour test's to judge (each
+        with its threshold); the residual judges the rest."""
+        h, w = self.shape
+        sizes = self.model.size[self.kept]
+        for j, (y0, y1, x0, x1) in enumerate(zones):
+            pose = poses[j] if poses is not None and len(zones) == 1 else cam
+            moved = bool(np.isfinite(pose).all()) and (
+                abs(pose[0] - cam[0]) * sizes[j] + np.hypot(pose[1] - cam[1], pose[2] - cam[2])
+                > FOLLOW_PX)
+            own = own_tones[j] if own_tones is not None else tone
+            apart = np.abs(np.asarray(own[0]) - tone[0]) * 255 + np.abs(np.asarray(own[1])
+                                                                       - tone[1])
+            if not moved and apart.max() < TONE_SAME:
+                continue
+            win = (max(y0 - 1, 0), min(y1 + 1, h), max(x0 - 1, 0), min(x1 + 1, w))
+            if moved:
+                lo, hi, _ = self.expected.bounds_in(pose, win, 2)
+            else:
+                lo, hi = (np.ascontiguousarray(b[win[0]:win[1], win[2]:win[3]])
+                          for b in self.expected.bounds(cam)[:2])
+            part, light = residual(frame[win[0]:win[1], win[2]:win[3]], lo, hi, own[0], own[1],
+                                   _ST["slack_delta_e"])
+            iy, ix = y0 - win[0], x0 - win[2]
+            part = part[iy:iy + y1 - y0, ix:ix + x1 - x0]
+            better = part < res[y0:y1, x0:x1] if moved else np.ones(part.shape, bool)
+            res[y0:y1, x0:x1][better] = part[better]
+            lightness[y0:y1, x0:x1][better] = light[iy:iy + y1 - y0, ix:ix + x1 - x0][better]
+
+    @staticmethod
+    def _judged(valid, zones, free):
+        """(judged, outside): the pixels held against the expected frame (shown, not in a
+        free zone), and those of them away from every kept object's zone."""
+        judged = valid.copy()
+        for y0, y1, x0, x1 in free:
+            judged[y0:y1, x0:x1] = False
+        outside = judged.copy()
+        for y0, y1, x0, x1 in zones:
+            outside[y0:y1, x0:x1] = False
+        return judged, outside
+
+    def _pixel_thresholds(self, res, zones, judged, outside) -> np.ndarray:
+        """(H, W) each pixel's threshold this frame (see the module docstring; inf: not
+        judged), and the kept objects' typical residual kept for the frames after."""
+        q = _ST["noise_quantile"]
+        bg_px = res[::2, ::2][outside[::2, ::2]]
+        bg_noise = float(np.quantile(bg_px, q)) if bg_px.size else 0.0
+        self.noise.append(np.array([
+            float(np.quantile(res[y0:y1, x0:x1][judged[y0:y1, x0:x1]], q))
+            if judged[y0:y1, x0:x1].any() else np.nan for y0, y1, x0, x1 in zones]))
+        floor, factor = _ST["floor_delta_e"], _ST["noise_factor"]
+        noise = np.maximum(self._reference_level(self.noise), bg_noise)
+        thr = np.full(self.shape, floor + factor * bg_noise, np.float32)
+        for (y0, y1, x0, x1), level in zip(zones, floor + factor * noise):
+            part = thr[y0:y1, x0:x1]
+            np.maximum(part, level, out=part)
+        thr[~judged] = np.inf
+        self.thresholds.append((floor + factor * noise).tolist() + [floor + factor * bg_noise])
+        return thr
+
+    @staticmethod
+    def _reference_level(series) -> np.ndarray:
+        """(K,) per kept object the level its latest value of ``series`` (a list of (K,)
+        per frame) is held against: the larger of the other objects' median in that frame
+        and its own median over ``baseline_frames`` from frame 1 (inf in frame 0)."""
+        now = series[-1]
+        if len(series) < 2:
+            return np.full(len(now), np.inf)
+        own = np.nan_to_num(np.nanmedian(np.array(series[1:1 + _ST["baseline_frames"]]),
+                                         axis=0), nan=0.0)
+        out = own.copy()
+        for j in range(len(now)):
+            others = np.delete(now, j)
+            others = others[np.isfinite(others)]
+            if others.size:
+                out[j] = max(out[j], float(np.median(others)))
+        return out
+
+    def _diffuse(self, t, need, res, lightness, ink, zones, judged, outside) -> None:
+        """The test of a change spread thin over one object (a blur, a soft glow): the
+        residual above ``diffuse_pixel_floor`` (what a tone fit's error and a codec's drift
+        leave on an unchanged fill) summed over its square and ring, per pixel of its outline (a camera's and a
+        codec's errors lie along outlines, so this is alike for objects of any size), above
+        ``diffuse_floor`` and ``diffuse_factor`` times the other objects' (their median), its
+        own before anything happened and the background's (as over an object of the median
+        size), for ``min_seconds``."""
+        bg = float(np.maximum(res[::2, ::2][outside[::2, ::2]] - _ST["diffuse_pixel_floor"],
+                              0.0).mean()) if outside.any() else 0.0
+        outline = 4.0 * self.model.size[self.kept]
+        above = np.maximum(res - _ST["diffuse_pixel_floor"], 0.0)
+        self.means.append(np.array([
+            float(above[y0:y1, x0:x1][judged[y0:y1, x0:x1]].mean()) * (y1 - y0) * (x1 - x0) / n
+            if judged[y0:y1, x0:x1].any() else np.nan
+            for (y0, y1, x0, x1), n in zip(zones, outline)]))
+        bg *= (1 + 2 * _ST["ring_fraction"]) ** 2 * float(np.median(self.model.size)) / 4.0
+        now = np.nan_to_num(self.means[-1], nan=0.0)
+        level = np.maximum(self._reference_level(self.means), bg)
+        over = (now > _ST["diffuse_floor"]) & (now > _ST["diffuse_factor"] * level)
+        self.diffuse_run = np.where(over, self.diffuse_run + 1, 0)
+        for j in np.flatnonzero((self.diffuse_run >= need) & (self.diffuse_from < 0)):
+            self.diffuse_from[j] = t - need + 1
+            y0, y1, x0, x1 = zones[j]
+            hit = judged[y0:y1, x0:x1] & (res[y0:y1, x0:x1] > _ST["slack_delta_e"])
+            self.diffuse_regions.append({
+                "frame": int(self.diffuse_from[j]), "box": [int(x0), int(y0), int(x1), int(y1)],
+                "area_px": round(float(hit.sum()) / self.model.unit ** 2, 1),
+                "object": int(self.kept[j]),
+                "words": _words(ink[y0:y1, x0:x1][hit], lightness[y0:y1, x0:x1][hit] > 0)})
+        self.kept_px += len(self.diffuse_regions)
+
+    def regions(self) -> list[dict]:
+        """The video's changes: connected pixels changed for ``min_seconds`` (joined across
+        :data:`JOIN_PX`), of at least
+        ``min_area_px`` (scaled), each ``{"frame", "box": [x0, y0, x1, y1], "area_px",
+        "object": the kept object index whose square or ring it lies on (None: none),
+        "words"}``, largest first."""
+        if not self.kept_px:
+            return []
+        m = self.model
+        min_area = _ST["min_area_px"] * m.unit ** 2
+        changed = self.first >= 0
+        # Pieces of one change a few pixels apart (the two sides of a copy, a blur's ring
+        # broken by a codec's blocks) are one change: joined across JOIN_PX.
+        joined = binary_dilation(changed, iterations=max(1, round(JOIN_PX * m.unit)))
+        labels = label(joined, connectivity=2) * changed
+        out = []
+        for reg in regionprops(labels):
+            if reg.area < min_area:
+                continue
+            rr, cc = reg.coords[:, 0], reg.coords[:, 1]
+            start = int(self.first[rr, cc].min())
+            obj = self._object_of(rr, cc, start)
+            y0, x0, y1, x1 = reg.bbox
+            out.append({"frame": start, "box": [int(x0), int(y0), int(x1), int(y1)],
+                        "area_px": round(float(reg.area) / m.unit ** 2, 1),
+                        "object": obj, "words": _words(self.inside[rr, cc],
+                                                       self.lighter[rr, cc])})
+        named = {r["object"] for r in out}
+        out += [r for r in self.diffuse_regions if r["object"] not in named]
+        out.sort(key=lambda r: -r["area_px"])
+        return out
+
+    def _object_of(self, rr, cc, t: int):
+        """The kept object (index) whose zone in frame ``t`` holds most of the pixels
+        ``rr, cc``, or None."""
+        best, most = None, 0
+        for j, (y0, y1, x0, x1) in enumerate(self.zones[t]):
+            n = int(((rr >= y0) & (rr < y1) & (cc >= x0) & (cc < x1)).sum())
+            if n > most:
+                best, most = int(self.kept[j]), n
+        return best
+
+
+def _words(inside: np.ndarray, lighter: np.ndarray) -> str:
+    """What a changed region looks like, from where its pixels lie (``inside`` the object's
+    expected ink or not) and whether they turned ``lighter`` or darker.
+
+    Examples
+    --------
+    >>> _words(np.array([1, 1, 1, 1], bool), np.array([1, 1, 1, 0], bool))
+    'lost part of its fill (a hole)'
+    >>> _words(np.array([1, 1, 0, 0], bool), np.array([1, 1, 0, 0], bool))
+    'blurred'
+    """
+    n = inside.size
+    fill_lost = (inside & lighter).sum() / n
+    ink_outside = (~inside & ~lighter).sum() / n
+    if fill_lost >= 0.6:
+        return "lost part of its fill (a hole)"
+    if ink_outside >= 0.6:
+        return "gained something beside it (a copy, a shadow, a smear)"
+    if fill_lost >= 0.25 and ink_outside >= 0.25:
+        return "blurred"
+    return "changed"
