@@ -246,8 +246,7 @@ class ResidualReader:
     def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
                         lightness) -> None:
         """Each kept object's square and ring held against the expected frame as its own
-        camera shows it (``poses[j]`` = (s, tx, ty): where it is seen and at its seen size,
-        where that moves its outline by more than :data:`FOLLOW_PX` from where the scene's
+        camera shows it (``poses[j]`` = (s, tx, ty): where it is seen, where that moves its outline by more than :data:`FOLLOW_PX` from where the scene's
         camera puts it), when it is the only kept object (the scene's camera then has nothing
         to be estimated from; with others, an object off its place is the displacement's to
         judge, and a copy beside it pulls its centroid), through its own tone (``own_tones[j]``: the line through the

@@ -232,12 +232,13 @@ residual               min_seconds               0.25     a pixel changed this l
                                                           second; a codec's one-frame glitch is
                                                           none); at the video's frame rate, 16
                                                           fps when the source has no times
-residual               min_area_px               64       changed pixels joined across 2 px,
+residual               min_area_px               96       changed pixels joined across 2 px,
                                                           this many (at 256; scaled with the
-                                                          canvas's area: 0.1% of it) are a
+                                                          canvas's area: 0.15% of it) are a
                                                           change: under a moving camera at a very
                                                           low bitrate a codec's block errors
-                                                          join in patches of up to 45 px
+                                                          join in patches of up to 45 px, and an
+                                                          object redrawn 4% larger up to 80
 residual               diffuse_pixel_floor       2.5      a change spread thin over one object (a
                                                           blur): its residual above this (what a
                                                           tone fit's error leaves on a fill) ...

@@ -28,10 +28,6 @@ from .thresholds import THRESHOLDS
 
 __all__ = ["Track", "Tracker"]
 
-#: A kept object's area change the residual follows (``Tracker._object_cameras``): half of
-#: ``kept_object_stability``'s ``max_area_change``.
-FOLLOW_AREA_CHANGE = 0.0
-
 
 @dataclass(eq=False)
 class Track:
@@ -368,18 +364,13 @@ class Tracker:
 
     def _object_cameras(self, k) -> np.ndarray:
         """(K, 3) the camera (s, tx, ty) each of objects ``k`` is seen through in the latest
-        frame: the scene's zoom times its own slight size change (the root of its area ratio,
-        within :data:`FOLLOW_AREA_CHANGE`: a larger one the footprint judges, and a halo or a
-        copy beside it must not be followed), the pan that puts its drawn centroid where it
-        is seen (NaN rows: not seen)."""
+        frame: the scene's zoom, and the pan that puts its drawn centroid where it is seen
+        (NaN rows: not seen)."""
         m = self.model
         s = self.cameras[-1][0]
-        ratio = np.asarray(self.footprint[-1])[k, 0]
-        slight = np.isfinite(ratio) & (np.abs(ratio - 1) <= FOLLOW_AREA_CHANGE)
-        f = s * np.sqrt(np.where(slight, ratio, 1.0))
         q = np.stack([m.cx[k], m.cy[k]], axis=1)
-        t = self.positions[-1][k] - m.center - f[:, None] * (q - m.center)
-        out = np.column_stack([f, t])
+        t = self.positions[-1][k] - m.center - s * (q - m.center)
+        out = np.column_stack([np.full(len(k), s), t])
         out[~self.present[-1][k]] = np.nan
         return out
 
