@@ -7,7 +7,8 @@ sharpening) must pass. The property test draws both at random.
 """
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, event, given, settings, strategies as st
+from scipy.ndimage import binary_dilation
 from skimage.color import deltaE_ciede2000, rgb2lab
 
 from objsub_fast.ground_truth.transitions import task_arrays
@@ -143,16 +144,27 @@ def test_a_change_away_from_every_object_is_something_added(batches):
 # ---------------------------------------------------------------- the property test
 
 #: What a local change must reach to be one a person sees at once: this many CIEDE2000 units
-#: over at least this fraction of the canvas (0.5% of 256 x 256: 328 px) ...
+#: over at least this fraction of the canvas (48 px of 256 x 256, a 7 x 7 patch) ...
 VISIBLE_DELTA_E = 12.0
-VISIBLE_FRACTION = 0.005
+VISIBLE_FRACTION = 48 / 256 ** 2
 #: ... for at least 0.25 s (at the 16 fps frames in memory are read at: 4 frames).
 PROPERTY_FRAMES = 16
 
 
-def _visible_area(before: np.ndarray, after: np.ndarray) -> float:
-    """Fraction of the canvas where ``after`` is at least VISIBLE_DELTA_E from ``before``."""
-    diff = np.any(before != after, axis=-1)
+#: The scorer forgives what lies within this many px of an edge of the first frame (a camera's
+#: and a codec's resampling; 2 px under a moving camera): a change confined to the edges (a
+#: mosaic of a flat object, a smear along its outline) is not counted as visible here.
+EDGE_PX = 2
+
+
+def _visible_area(first: np.ndarray, before: np.ndarray, after: np.ndarray) -> float:
+    """Fraction of the canvas where ``after`` is at least VISIBLE_DELTA_E from ``before``,
+    farther than EDGE_PX from every edge of ``first``."""
+    edges = np.zeros(first.shape[:2], bool)
+    edges[:, 1:] |= np.any(first[:, 1:] != first[:, :-1], axis=-1)
+    edges[1:] |= np.any(first[1:] != first[:-1], axis=-1)
+    near = binary_dilation(edges, iterations=EDGE_PX + 1)
+    diff = np.any(before != after, axis=-1) & ~near
     if not diff.any():
         return 0.0
     d = deltaE_ciede2000(rgb2lab(before[diff][None] / 255.0), rgb2lab(after[diff][None] / 255.0))
@@ -162,7 +174,8 @@ def _visible_area(before: np.ndarray, after: np.ndarray) -> float:
 @settings(max_examples=120, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(look=st.sampled_from(["flat", "solid"]), task=st.integers(0, 20),
-       local=st.booleans(), local_kind=st.sampled_from(sorted(LOCAL_CHANGES)),
+       local=st.sampled_from([True, True, False]),
+       local_kind=st.sampled_from(sorted(LOCAL_CHANGES)),
        global_kind=st.sampled_from(sorted(GLOBAL_CHANGES)), amount=st.floats(0.3, 1.0),
        start=st.integers(2, PROPERTY_FRAMES - 5), pick=st.integers(0, 9), seed=st.integers(0, 99))
 def test_local_changes_a_person_sees_fail_and_changes_of_the_whole_picture_pass(
@@ -175,11 +188,13 @@ def test_local_changes_a_person_sees_fail_and_changes_of_the_whole_picture_pass(
         frames, _, _ = _changed(batch, task, local_kind, start, amount, k,
                                 frames=PROPERTY_FRAMES)
         gt = control_frames(batch, task, "ground_truth", PROPERTY_FRAMES)
-        visible = _visible_area(gt[-1], frames[-1]) >= VISIBLE_FRACTION
+        visible = _visible_area(gt[0], gt[-1], frames[-1]) >= VISIBLE_FRACTION
         res = score_video(batch.task(task), frames)
+        event(f"local change, {'visible' if visible else 'below visibility'}")
         if visible:
             assert not res["pass"], (local_kind, amount, res["verdict"])
     else:
         gt = control_frames(batch, task, "ground_truth", PROPERTY_FRAMES)
         res = score_video(batch.task(task), apply_global_change(gt, global_kind, amount, seed))
+        event("change of the whole picture")
         assert res["pass"], (global_kind, amount, res["verdict"])

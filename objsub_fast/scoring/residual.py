@@ -317,12 +317,13 @@ class ResidualReader:
     def _reference_level(series) -> np.ndarray:
         """(K,) per kept object the level its latest value of ``series`` (a list of (K,)
         per frame) is held against: the larger of the other objects' median in that frame
-        and its own median over ``baseline_frames`` from frame 1 (inf in frame 0)."""
+        and its own least over ``baseline_frames`` from frame 1 (a change that starts in
+        them must not raise its own threshold; inf in frame 0)."""
         now = series[-1]
         if len(series) < 2:
             return np.full(len(now), np.inf)
-        own = np.nan_to_num(np.nanmedian(np.array(series[1:1 + _ST["baseline_frames"]]),
-                                         axis=0), nan=0.0)
+        own = np.nan_to_num(np.nanmin(np.array(series[1:1 + _ST["baseline_frames"]]),
+                                      axis=0), nan=0.0)
         out = own.copy()
         for j in range(len(now)):
             others = np.delete(now, j)

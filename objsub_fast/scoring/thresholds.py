@@ -215,8 +215,8 @@ residual               noise_factor              2.0      ... plus this times th
                                                           anything happened ...
 residual               noise_quantile            0.9      ... each read as this quantile of its
                                                           residual in that frame
-residual               baseline_frames           4        an object's own noise: the median over
-                                                          frames 1-4
+residual               baseline_frames           4        an object's own noise: the least over
+                                                          frames 1-4 (a change may start there)
 residual               ring_fraction             0.25     a kept object's part of the frame is its
                                                           square and a ring of this fraction of
                                                           its size around it: what appears right
