@@ -84,17 +84,25 @@ def _read_out_changes(track, k: int) -> list[dict]:
     return out
 
 
-def _appearance_changes(track, kidx) -> list[dict]:
+def _holds_added(box, added) -> bool:
+    """Whether region ``box`` = [x0, y0, x1, y1] holds an added object's place (``added``:
+    the ledger's items, ``at`` = (x, y)): that ink is ``added_objects``' to judge."""
+    x0, y0, x1, y1 = box
+    return any(x0 <= a["at"][0] <= x1 and y0 <= a["at"][1] <= y1 for a in added)
+
+
+def _appearance_changes(track, kidx, named) -> list[dict]:
     """The changed regions (``residual``) on a kept object's square or ring: a change each,
     ``{"id", "change", "kind": "appearance", "frame", "box", "area_px"}``, in the words of the
-    region (a hole, blurred, ...) or, when a feature already named a change of that object,
-    those words stand and the region only decides."""
+    region (a hole, blurred, ...); none where a feature already named a change of that object
+    (its words stand) or where the region holds an added object (``added_objects``')."""
     ids = track.model.ids.tolist()
     kept = set(int(k) for k in kidx)
     out, seen = [], set()
     for region in track.regions:
         k = region["object"]
-        if k is None or k not in kept or k in seen:
+        if k is None or k not in kept or k in seen or ids[k] in named \
+                or _holds_added(region["box"], track.added):
             continue
         seen.add(k)
         words = region["words"]
@@ -133,7 +141,7 @@ def kept_object_stability(track) -> dict:
             changes.append({"id": ids[k], **change})
     tone = colour_changes(track)
     changes += tone
-    changes += _appearance_changes(track, kidx)
+    changes += _appearance_changes(track, kidx, {c["id"] for c in changes})
     changed_color = sorted({c["id"] for c in changes if c["kind"] in ("colour", "tone")})
     changed_look = sorted({c["id"] for c in changes if c["kind"] == "appearance"})
     changed_shape = [c["id"] for c in changes if c["kind"] == "shape"]
