@@ -91,7 +91,7 @@ def own_tones(before: np.ndarray, after: np.ndarray, gain: np.ndarray,
     >>> before = np.array([[255., 255, 255], [200, 40, 40]])
     >>> after = np.array([[230., 230, 230], [150, 36, 36]])    # the object darker still
     >>> line = own_tones(before, after, np.full(3, 230 / 255), np.zeros(3))[0]
-    >>> np.round(line[0] * 200 + line[1], 1).tolist()
+    >>> np.round(line[0] * before[1] + line[1], 1).tolist()     # its line meets its colour
     [150.0, 36.0, 36.0]
     """
     span = before[1:] - before[0]

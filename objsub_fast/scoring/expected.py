@@ -18,7 +18,7 @@ import numpy as np
 
 from ..runtime._numba import kernel
 
-__all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "lab_of", "quantised",
+__all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "quantised",
            "STILL_PX"]
 
 #: A camera that moves no canvas pixel farther than this is still (a tolerance of 1 px).
@@ -80,7 +80,7 @@ def _cube(t, cube):
 
 
 @kernel(nogil=True, inline="always")
-def lab_of(r, g, b, linear, cube, xyz):
+def _lab_of(r, g, b, linear, cube, xyz):
     """CIELAB (L*, a*, b*) of an sRGB colour (levels, rounded and clipped to 0-255)."""
     lr = linear[min(max(int(r + 0.5), 0), 255)]
     lg = linear[min(max(int(g + 0.5), 0), 255)]
@@ -97,7 +97,7 @@ def _to_lab(img, linear, cube, xyz, out):
     h, w = img.shape[:2]
     for y in range(h):
         for x in range(w):
-            lab = lab_of(img[y, x, 0], img[y, x, 1], img[y, x, 2], linear, cube, xyz)
+            lab = _lab_of(img[y, x, 0], img[y, x, 1], img[y, x, 2], linear, cube, xyz)
             for c in range(3):
                 out[y, x, c] = lab[c]
 
@@ -237,12 +237,12 @@ class ExpectedVideo:
             self._cam, self._cached = cam, (lo, hi, valid)
         return self._cached
 
-    def bounds_in(self, cam, window, radius=None):
+    def bounds_in(self, cam, window):
         """(lo, hi, valid) of the canvas ``window`` = (y0, y1, x0, x1) of the frame camera
-        ``cam`` shows, with a tolerance of ``radius`` px (default: as :meth:`bounds`)."""
+        ``cam`` shows, with a moving camera's tolerance (an object's own camera: its place is
+        estimated from its centroid alone)."""
         warped, valid = warp_reference(self.reference, cam, self.center, self.rect, window)
-        radius = radius or (1 if self.still(cam) else 2)
-        lo, hi = tolerance_bounds(warped, radius)
+        lo, hi = tolerance_bounds(warped, 2)
         return lo, hi, valid
 
     def still(self, cam) -> bool:

@@ -32,7 +32,7 @@ from skimage.measure import label, regionprops
 
 from ..runtime._numba import kernel
 from .camera import apply_camera
-from .expected import _XYZ, CUBE, LINEAR, ExpectedVideo, lab_of, to_lab
+from .expected import _XYZ, CUBE, LINEAR, ExpectedVideo, _lab_of, to_lab
 from .thresholds import THRESHOLDS
 
 __all__ = ["ResidualReader", "residual"]
@@ -40,9 +40,8 @@ __all__ = ["ResidualReader", "residual"]
 _ST = THRESHOLDS["residual"]
 #: A frame interval when the source gives no times (the project's videos' 16 fps).
 DEFAULT_FPS = 16.0
-#: A kept object whose own camera moves its outline this far (canvas px) from where the scene's
-#: camera puts it is held against the expected frame its own camera shows
-#: (``ResidualReader._follow_objects``).
+#: A lone kept object seen this far (canvas px) from where the scene's camera puts it is also
+#: held against the expected frame where it is seen (``ResidualReader._follow_objects``).
 FOLLOW_PX = 0.5
 #: An object's own tone line that moves no level by more than this is the scene's.
 TONE_SAME = 3.0
@@ -74,7 +73,7 @@ def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, excess, out
                 for c in range(3):          # within its neighbours' levels: a blend of them
                     excess[y, x, c] = 0.0
                 continue
-            ycc = lab_of(r, g, b, linear, cube, xyz)
+            ycc = _lab_of(r, g, b, linear, cube, xyz)
             for c in range(3):
                 v = ycc[c]
                 if v > hi[y, x, c] + slack:
@@ -100,12 +99,13 @@ def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, excess, out
 
 
 @kernel(nogil=True)
-def _persist(res, thr, lightness, ink, t, need, run_start, first, lighter, inside):
+def _persist(res, thr, lightness, lo, hi, ink_below, t, need, run_start, first, lighter,
+             inside):
     """Per pixel: the run of frames ``res`` has been above ``thr``; where a run reaches
     ``need`` frames for the first time, ``first`` takes the run's start and ``lighter`` /
-    ``inside`` what the pixel showed then. Returns the number of pixels kept so far."""
+    ``inside`` what the pixel showed then (inside: the expected lightness, the middle of
+    ``lo`` .. ``hi``, below ``ink_below``: the object's ink, not background)."""
     h, w = res.shape
-    kept = 0
     for y in range(h):
         for x in range(w):
             if res[y, x] > thr[y, x]:
@@ -114,12 +114,9 @@ def _persist(res, thr, lightness, ink, t, need, run_start, first, lighter, insid
                 if first[y, x] < 0 and t - run_start[y, x] + 1 >= need:
                     first[y, x] = run_start[y, x]
                     lighter[y, x] = lightness[y, x] > 0
-                    inside[y, x] = ink[y, x]
+                    inside[y, x] = (lo[y, x, 0] + hi[y, x, 0]) * 0.5 < ink_below
             else:
                 run_start[y, x] = -1
-            if first[y, x] >= 0:
-                kept += 1
-    return kept
 
 
 def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0):
@@ -183,10 +180,9 @@ class ResidualReader:
         self.diffuse_run = np.zeros(len(self.kept), int)
         self.diffuse_from = np.full(len(self.kept), -1)
         self.diffuse_regions = []
-        self.thresholds = []            # per frame: (K + 1,) thresholds (kept..., background)
         self.times = []
-        self.kept_px = 0
-        self._bg_lightness = float(to_lab(np.asarray(background, np.float32)[None, None])[0, 0, 0])
+        bg_lightness = float(to_lab(np.asarray(background, np.float32)[None, None])[0, 0, 0])
+        self._ink_below = bg_lightness - INK_LIGHTNESS
 
     def _need(self) -> int:
         """Frames a change must last: ``min_seconds`` at the video's frame interval."""
@@ -223,11 +219,11 @@ class ResidualReader:
                time=None) -> None:
         """Read one canvas frame: ``cam`` its camera, ``tone`` its (gain, offset) per channel,
         ``seen_targets`` (T, 2) where the removal targets are seen (NaN: not), ``poses``
-        (K, 3) each kept object's own camera (s, tx, ty): where it is seen and at its seen
-        size (NaN: not seen; its place and size are ``kept_object_stability``'s to judge, the
-        residual judges its looks there), ``own_tones`` (K, 2, 3) each kept object's own tone line
-        (its fill's colour is the colour test's to judge), ``time`` its time in seconds
-        (None: unknown)."""
+        (K, 3) or None: the camera (s, tx, ty) to hold each kept object against as well,
+        where it is seen (NaN: not seen; given for a lone kept object, whose place the scene's
+        camera cannot be estimated apart from), ``own_tones`` (K, 2, 3) each kept object's
+        own tone line (its fill's colour is the colour test's to judge), ``time`` its time in
+        seconds (None: unknown)."""
         t = len(self.times)
         self.times.append(np.nan if time is None else float(time))
         lo, hi, valid = self.expected.bounds(cam)
@@ -237,32 +233,26 @@ class ResidualReader:
         judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
         self.zones.append(zones)
         thr = self._pixel_thresholds(res, zones, judged, outside)
-        ink = (lo[..., 0] + hi[..., 0]) * 0.5 < self._bg_lightness - INK_LIGHTNESS
         need = self._need()
-        self.kept_px = _persist(res, thr, lightness, ink, t, need, self.run_start,
-                                self.first, self.lighter, self.inside)
-        self._diffuse(t, need, res, lightness, ink, zones, judged, outside)
+        _persist(res, thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
+                 self.first, self.lighter, self.inside)
+        self._diffuse(t, need, res, lightness, lo, hi, zones, judged, outside)
 
     def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
                         lightness) -> None:
-        """Each kept object's square and ring held against the expected frame as its own
-        camera shows it (``poses[j]`` = (s, tx, ty): where it is seen, where that moves its outline by more than :data:`FOLLOW_PX` from where the scene's
-        camera puts it), when it is the only kept object (the scene's camera then has nothing
-        to be estimated from; with others, an object off its place is the displacement's to
-        judge, and a copy beside it pulls its centroid), through its own tone (``own_tones[j]``: the line through the
-        background's and its fill's colours, first and now, where it differs from the
-        scene's): ``res`` and ``lightness`` take the smaller residual of the two cameras at
-        each pixel (a copy or a halo beside the object pulls its centroid and its area, so
-        its own camera alone would explain part of them away). Its place, size and fill
-        colour are the displacement's, the footprint's and the colour test's to judge (each
-        with its threshold); the residual judges the rest."""
+        """Each kept object's square and ring held against the expected frame through its own
+        tone (``own_tones[j]``: the line through the background's and its fill's colours,
+        first and now, where it differs from the scene's) and, given ``poses[j]`` = (s, tx,
+        ty), also as that camera shows it (where the object is seen, when that moves its
+        outline by more than :data:`FOLLOW_PX`): ``res`` and ``lightness`` take the smaller
+        residual of the two cameras at each pixel. Its place and fill colour are the
+        displacement's and the colour test's to judge (each with its threshold); the residual
+        judges the rest."""
         h, w = self.shape
-        sizes = self.model.size[self.kept]
         for j, (y0, y1, x0, x1) in enumerate(zones):
-            pose = poses[j] if poses is not None and len(zones) == 1 else cam
+            pose = poses[j] if poses is not None else cam
             moved = bool(np.isfinite(pose).all()) and (
-                abs(pose[0] - cam[0]) * sizes[j] + np.hypot(pose[1] - cam[1], pose[2] - cam[2])
-                > FOLLOW_PX)
+                np.hypot(pose[1] - cam[1], pose[2] - cam[2]) > FOLLOW_PX)
             own = own_tones[j] if own_tones is not None else tone
             apart = np.abs(np.asarray(own[0]) - tone[0]) * 255 + np.abs(np.asarray(own[1])
                                                                        - tone[1])
@@ -270,7 +260,7 @@ class ResidualReader:
                 continue
             win = (max(y0 - 1, 0), min(y1 + 1, h), max(x0 - 1, 0), min(x1 + 1, w))
             if moved:
-                lo, hi, _ = self.expected.bounds_in(pose, win, 2)
+                lo, hi, _ = self.expected.bounds_in(pose, win)
             else:
                 lo, hi = (np.ascontiguousarray(b[win[0]:win[1], win[2]:win[3]])
                           for b in self.expected.bounds(cam)[:2])
@@ -310,7 +300,6 @@ class ResidualReader:
             part = thr[y0:y1, x0:x1]
             np.maximum(part, level, out=part)
         thr[~judged] = np.inf
-        self.thresholds.append((floor + factor * noise).tolist() + [floor + factor * bg_noise])
         return thr
 
     @staticmethod
@@ -332,7 +321,7 @@ class ResidualReader:
                 out[j] = max(out[j], float(np.median(others)))
         return out
 
-    def _diffuse(self, t, need, res, lightness, ink, zones, judged, outside) -> None:
+    def _diffuse(self, t, need, res, lightness, lo, hi, zones, judged, outside) -> None:
         """The test of a change spread thin over one object (a blur, a soft glow): the
         residual above ``diffuse_pixel_floor`` (what a tone fit's error and a codec's drift
         leave on an unchanged fill) summed over its square and ring, per pixel of its outline (a camera's and a
@@ -357,12 +346,12 @@ class ResidualReader:
             self.diffuse_from[j] = t - need + 1
             y0, y1, x0, x1 = zones[j]
             hit = judged[y0:y1, x0:x1] & (res[y0:y1, x0:x1] > _ST["slack_delta_e"])
+            ink = (lo[y0:y1, x0:x1, 0] + hi[y0:y1, x0:x1, 0]) * 0.5 < self._ink_below
             self.diffuse_regions.append({
                 "frame": int(self.diffuse_from[j]), "box": [int(x0), int(y0), int(x1), int(y1)],
                 "area_px": round(float(hit.sum()) / self.model.unit ** 2, 1),
                 "object": int(self.kept[j]),
-                "words": _words(ink[y0:y1, x0:x1][hit], lightness[y0:y1, x0:x1][hit] > 0)})
-        self.kept_px += len(self.diffuse_regions)
+                "words": _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0)})
 
     def regions(self) -> list[dict]:
         """The video's changes: connected pixels changed for ``min_seconds`` (joined across
@@ -370,11 +359,11 @@ class ResidualReader:
         ``min_area_px`` (scaled), each ``{"frame", "box": [x0, y0, x1, y1], "area_px",
         "object": the kept object index whose square or ring it lies on (None: none),
         "words"}``, largest first."""
-        if not self.kept_px:
+        changed = self.first >= 0
+        if not self.diffuse_regions and not changed.any():
             return []
         m = self.model
         min_area = _ST["min_area_px"] * m.unit ** 2
-        changed = self.first >= 0
         # Pieces of one change a few pixels apart (the two sides of a copy, a blur's ring
         # broken by a codec's blocks) are one change: joined across JOIN_PX.
         joined = binary_dilation(changed, iterations=max(1, round(JOIN_PX * m.unit)))

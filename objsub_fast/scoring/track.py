@@ -359,8 +359,10 @@ class Tracker:
                           offset[0])
         seen = np.where(self.present[-1][m.removed, None], self.positions[-1][m.removed],
                         np.nan)
-        self.residual.update(frame, self.cameras[-1], (gain[0], offset[0]), seen,
-                             self._object_cameras(k), lines, time)
+        # A lone kept object: the camera has nothing to be estimated from apart from it.
+        poses = self._object_cameras(k) if len(k) == 1 else None
+        self.residual.update(frame, self.cameras[-1], (gain[0], offset[0]), seen, poses,
+                             lines, time)
 
     def _object_cameras(self, k) -> np.ndarray:
         """(K, 3) the camera (s, tx, ty) each of objects ``k`` is seen through in the latest

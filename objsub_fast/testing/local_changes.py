@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage
 
+from .outputs import blurred, grainy, panned, push_in, toned
+
 __all__ = ["LOCAL_CHANGES", "GLOBAL_CHANGES", "apply_local_change", "apply_global_change",
            "object_patch"]
 
@@ -39,7 +41,7 @@ def _copy(patch, mask, rng, strength, alpha=0.4):
     return out
 
 
-def _square_in(mask, rng, fraction):
+def _square_in(mask, fraction):
     """(y0, y1, x0, x1) of a square of ``fraction`` of the object's side inside it."""
     rr, cc = np.nonzero(mask)
     side = max(2, int(round(fraction * (np.ptp(rr) + 1))))
@@ -50,7 +52,7 @@ def _square_in(mask, rng, fraction):
 
 def _hole(patch, mask, rng, strength):
     """A square hole of background (35% of the object's side at full strength)."""
-    y0, y1, x0, x1 = _square_in(mask, rng, 0.2 + 0.15 * strength)
+    y0, y1, x0, x1 = _square_in(mask, 0.2 + 0.15 * strength)
     out = patch.copy()
     out[y0:y1, x0:x1] = patch[0, 0]
     return out
@@ -178,7 +180,6 @@ def apply_local_change(frames, first, box, kind: str, start: int, strength: floa
     ([200, 0, 0], [255, 255, 255])
     """
     y0, y1, x0, x1 = box
-    patch = frames[0, y0:y1, x0:x1].astype(float)
     mask = (first[y0:y1, x0:x1] != first[y0, x0]).any(axis=-1)
     out = frames.copy()
     for f in range(start, len(frames)):
@@ -190,29 +191,24 @@ def apply_local_change(frames, first, box, kind: str, start: int, strength: floa
 
 
 def _zoom(frames, amount, rng):
-    from .outputs import push_in
     return push_in(frames, zoom=0.03 * amount)
 
 
 def _pan(frames, amount, rng):
-    from .outputs import panned
     return panned(frames, shift=(6.0 * amount, -4.0 * amount))
 
 
 def _tone(frames, amount, rng):
-    from .outputs import toned
     n = len(frames)
     ramp = np.linspace(1.0, 1.0 - 0.12 * amount, n)
     return toned(frames, gain=np.stack([ramp, ramp * 0.99, ramp * 0.97], axis=1))
 
 
 def _global_blur(frames, amount, rng):
-    from .outputs import blurred
     return blurred(frames, sigma=0.5 + 1.0 * amount)
 
 
 def _grain(frames, amount, rng):
-    from .outputs import grainy
     return grainy(frames, sigma=1.0 + 4.0 * amount, seed=int(rng.integers(1 << 30)))
 
 
