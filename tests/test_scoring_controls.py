@@ -147,6 +147,11 @@ def test_verdicts_follow_the_thresholds_table(tasks, monkeypatch):
     drift = control_frames(tasks, i, "drift", FRAMES)
     assert not score_video(tasks.task(i), drift)["metrics"]["kept_object_stability"]["pass"]
     monkeypatch.setitem(THRESHOLDS["kept_object_stability"], "max_mean_displacement_px", 10.0)
+    # the drifted object still differs from its expected frame: the residual's row decides too
+    res = score_video(tasks.task(i), drift)["metrics"]["kept_object_stability"]
+    assert not res["pass"] and res["changed_appearance"] and not res["moved"]
+    monkeypatch.setitem(THRESHOLDS["residual"], "min_area_px", 10 ** 9)      # no region
+    monkeypatch.setitem(THRESHOLDS["residual"], "diffuse_floor", 10.0 ** 9)   # nor a thin one
     assert score_video(tasks.task(i), drift)["pass"]
     monkeypatch.setitem(THRESHOLDS["final_object_match"], "min_iou", 1.01)
     assert not score_video(tasks.task(i), drift)["metrics"]["final_object_match"]["pass"]
