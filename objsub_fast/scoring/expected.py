@@ -10,7 +10,11 @@ its removal runs and after it (what is left there is judged by the removal invar
 A camera and a codec move an unchanged picture by a fraction of a pixel and resample its edges,
 so the expected frame is not one value per pixel but a range: the least and the greatest CIELAB
 lightness and colour (and R, G, B levels) over the 3x3 neighbourhood (5x5 under a moving
-camera) (:func:`tolerance_bounds`). A pixel anywhere within its range is as expected.
+camera) (:func:`tolerance_bounds`). A pixel anywhere within its range is as expected. So is a
+pixel whose luma lies within its neighbourhood's and whose chroma lies within that of one pixel
+further: a video carries its colour at half the resolution of its lightness (4:2:0), so an edge
+that moved by a pixel may carry its colour by two (a kept object grown by 4%, an edge between a
+black outline and a red fill).
 """
 from __future__ import annotations
 
@@ -18,8 +22,8 @@ import numpy as np
 
 from ..runtime._numba import kernel
 
-__all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "quantised",
-           "STILL_PX"]
+__all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "luma_chroma",
+           "quantised", "LUMA_CHROMA", "STILL_PX"]
 
 #: A camera that moves no canvas pixel farther than this is still (a tolerance of 1 px).
 STILL_PX = 0.25
@@ -115,6 +119,12 @@ def to_lab(img: np.ndarray) -> np.ndarray:
     return out
 
 
+#: Rows: the weights of R, G, B in BT.601 Y', Cb and Cr (full range).
+LUMA_CHROMA = np.array([[0.299, 0.587, 0.114],
+                        [-0.299 / 1.772, -0.587 / 1.772, 0.886 / 1.772],
+                        [0.701 / 1.402, -0.587 / 1.402, -0.114 / 1.402]])
+
+
 @kernel(nogil=True)
 def _spread(img, c, radius, lo, hi, scratch_lo, scratch_hi):
     """Channel ``c`` of ``lo`` / ``hi``: the least / greatest of ``img[..., c]`` over the
@@ -164,9 +174,11 @@ def warp_reference(ref: np.ndarray, cam, center, rect, window=None):
 
 def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi): per pixel the least and greatest CIELAB lightness (channel 0) and colour
-    (a*, b*; channels 1, 2) of sRGB ``img``, and of its R, G, B levels (channels 3-5), over its
-    neighbourhood of ``radius`` px each way (3x3 for 1): what a shift of that many pixels or an
-    edge's resampling may show there.
+    (a*, b*; channels 1, 2) of sRGB ``img``, of its R, G, B levels (channels 3-5) and of its
+    luma Y' (channel 6), over its neighbourhood of ``radius`` px each way (3x3 for 1): what a
+    shift of that many pixels or an edge's resampling may show there; and of its chroma Cb, Cr
+    (channels 7, 8; :func:`luma_chroma`) over ``radius + 1`` px (a video's chroma has half
+    the resolution of its luma).
 
     Examples
     --------
@@ -175,12 +187,26 @@ def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.n
     >>> np.round(lo[0, :, 0]).tolist(), np.round(hi[0, :, 1]).tolist()
     ([100.0, 100.0, 53.0, 53.0], [0.0, 0.0, 80.0, 80.0])
     """
-    both = np.concatenate([to_lab(img), np.asarray(img, np.float32)], axis=2)
-    lo, hi = np.empty_like(both), np.empty_like(both)
+    rgb = np.asarray(img, np.float32)
+    every = np.concatenate([to_lab(img), rgb, luma_chroma(rgb)], axis=2)
+    lo, hi = np.empty_like(every), np.empty_like(every)
     s_lo, s_hi = np.empty(img.shape[:2], np.float32), np.empty(img.shape[:2], np.float32)
-    for c in range(6):
-        _spread(both, c, int(radius), lo, hi, s_lo, s_hi)
+    for c in range(9):
+        _spread(every, c, int(radius) + (c >= 7), lo, hi, s_lo, s_hi)
     return lo, hi
+
+
+def luma_chroma(rgb: np.ndarray) -> np.ndarray:
+    """(..., 3) float32: the BT.601 luma Y' and chroma Cb, Cr (full range, in levels: Cb, Cr
+    centred on 0) of R, G, B levels ``rgb`` (..., 3), the matrix of the project's videos and of
+    most others. Its weights are also :data:`LUMA_CHROMA` for the kernels.
+
+    Examples
+    --------
+    >>> luma_chroma(np.array([[255., 0, 0], [128, 128, 128]])).astype(float).round(1).tolist()
+    [[76.2, -43.0, 127.5], [128.0, 0.0, 0.0]]
+    """
+    return np.asarray(rgb, np.float32) @ LUMA_CHROMA.T.astype(np.float32)
 
 
 def quantised(cam) -> tuple[float, float, float]:

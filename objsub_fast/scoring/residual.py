@@ -32,7 +32,7 @@ from skimage.measure import label, regionprops
 
 from ..runtime._numba import kernel
 from .camera import apply_camera
-from .expected import _XYZ, CUBE, LINEAR, ExpectedVideo, _lab_of, to_lab
+from .expected import _XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, to_lab
 from .thresholds import THRESHOLDS
 
 __all__ = ["ResidualReader", "residual"]
@@ -48,6 +48,10 @@ TONE_SAME = 3.0
 #: A pixel (brought back through the tone) within this many levels of its expected R, G and B
 #: ranges is as expected without its CIELAB distance being computed (most pixels of a frame).
 RGB_SLACK = 2.0
+#: A pixel (brought back through the tone) within this many levels of its expected luma range
+#: and its chroma ranges (a pixel further) is as expected: an edge's colour carried by a
+#: video's half-resolution chroma (``expected.tolerance_bounds``).
+YCC_SLACK = 2.0
 #: Changed pixels this far apart (canvas px at 256) belong to one change.
 JOIN_PX = 2
 #: The expected pixel is the object's (not background) when its lightness (L*) is this far below
@@ -56,11 +60,13 @@ INK_LIGHTNESS = 15.0
 
 
 @kernel(nogil=True)
-def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, excess, out, lightness):
+def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, luma_chroma, excess, out,
+              lightness):
     """``out`` (H, W): the distance (CIELAB units) of ``frame``, brought back through the tone
     (``(v - offset) / gain`` per RGB channel), outside its expected range ``lo`` .. ``hi``
     (widened by ``slack``), averaged over the 3x3 pixels around; ``lightness``: that average's
-    signed lightness excess (+: lighter)."""
+    signed lightness excess (+: lighter). A pixel within its R, G, B ranges, or within its
+    luma's and chroma's (:func:`_within_luma_chroma`), is as expected."""
     h, w = frame.shape[:2]
     for y in range(h):
         for x in range(w):
@@ -71,6 +77,10 @@ def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, excess, out
                     and lo[y, x, 4] - RGB_SLACK <= g <= hi[y, x, 4] + RGB_SLACK
                     and lo[y, x, 5] - RGB_SLACK <= b <= hi[y, x, 5] + RGB_SLACK):
                 for c in range(3):          # within its neighbours' levels: a blend of them
+                    excess[y, x, c] = 0.0
+                continue
+            if _within_luma_chroma(r, g, b, lo[y, x], hi[y, x], luma_chroma):
+                for c in range(3):          # its luma here, its chroma a pixel away
                     excess[y, x, c] = 0.0
                 continue
             ycc = _lab_of(r, g, b, linear, cube, xyz)
@@ -96,6 +106,17 @@ def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, excess, out
             e0, e1, e2 = e0 / n, e1 / n, e2 / n
             out[y, x] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
             lightness[y, x] = e0
+
+
+@kernel(nogil=True, inline="always")
+def _within_luma_chroma(r, g, b, lo, hi, m):
+    """Whether levels ``r``, ``g``, ``b`` lie within ``YCC_SLACK`` of the luma and chroma
+    ranges ``lo[6:9]`` .. ``hi[6:9]`` (weights ``m``: ``expected.LUMA_CHROMA``)."""
+    for c in range(3):
+        v = m[c, 0] * r + m[c, 1] * g + m[c, 2] * b
+        if v < lo[6 + c] - YCC_SLACK or v > hi[6 + c] + YCC_SLACK:
+            return False
+    return True
 
 
 @kernel(nogil=True)
@@ -139,8 +160,8 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     out = np.empty((h, w), np.float32)
     lightness = np.empty((h, w), np.float32)
     _residual(np.ascontiguousarray(frame), lo, hi, np.asarray(gain, np.float64),
-              np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, excess, out,
-              lightness)
+              np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA,
+              excess, out, lightness)
     return out, lightness
 
 
