@@ -59,45 +59,66 @@ JOIN_PX = 2
 INK_LIGHTNESS = 15.0
 
 
-@kernel(nogil=True)
-def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, luma_chroma, excess, out,
-              lightness):
+@kernel(nogil=True, error_model="numpy")
+def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, luma_chroma, excess, rows,
+              out, lightness):
     """``out`` (H, W): the distance (CIELAB units) of ``frame``, brought back through the tone
-    (``(v - offset) / gain`` per RGB channel), outside its expected range ``lo`` .. ``hi``
-    (widened by ``slack``), averaged over the 3x3 pixels around; ``lightness``: that average's
-    signed lightness excess (+: lighter). A pixel within its R, G, B ranges, or within its
-    luma's and chroma's (:func:`_within_luma_chroma`), is as expected."""
+    (``(v - offset) / gain`` per RGB channel, within 0-255: the expected range holds levels,
+    and a tone line that lifts white above 255 is no change), outside its expected range
+    ``lo`` .. ``hi`` (widened by ``slack``), averaged over the 3x3 pixels around;
+    ``lightness``: that average's signed lightness excess (+: lighter). A pixel within its
+    R, G, B ranges, or within its luma's and chroma's (:func:`_within_luma_chroma`), is as
+    expected; ``rows`` (H,) marks the rows with a pixel that is not, and the average is taken
+    only near them (most of a frame is as expected)."""
     h, w = frame.shape[:2]
     for y in range(h):
+        row_differs = False
         for x in range(w):
-            r = (frame[y, x, 0] - offset[0]) / gain[0]
-            g = (frame[y, x, 1] - offset[1]) / gain[1]
-            b = (frame[y, x, 2] - offset[2]) / gain[2]
-            if (lo[y, x, 3] - RGB_SLACK <= r <= hi[y, x, 3] + RGB_SLACK
-                    and lo[y, x, 4] - RGB_SLACK <= g <= hi[y, x, 4] + RGB_SLACK
-                    and lo[y, x, 5] - RGB_SLACK <= b <= hi[y, x, 5] + RGB_SLACK):
-                for c in range(3):          # within its neighbours' levels: a blend of them
-                    excess[y, x, c] = 0.0
+            r = min(max((frame[y, x, 0] - offset[0]) / gain[0], 0.0), 255.0)
+            g = min(max((frame[y, x, 1] - offset[1]) / gain[1], 0.0), 255.0)
+            b = min(max((frame[y, x, 2] - offset[2]) / gain[2], 0.0), 255.0)
+            low = lo[y, x]
+            high = hi[y, x]
+            if (low[3] - RGB_SLACK <= r <= high[3] + RGB_SLACK
+                    and low[4] - RGB_SLACK <= g <= high[4] + RGB_SLACK
+                    and low[5] - RGB_SLACK <= b <= high[5] + RGB_SLACK):
+                excess[y, x, 0] = 0.0           # within its neighbours' levels: a blend
+                excess[y, x, 1] = 0.0
+                excess[y, x, 2] = 0.0
                 continue
-            if _within_luma_chroma(r, g, b, lo[y, x], hi[y, x], luma_chroma):
-                for c in range(3):          # its luma here, its chroma a pixel away
-                    excess[y, x, c] = 0.0
+            if _within_luma_chroma(r, g, b, low, high, luma_chroma):
+                excess[y, x, 0] = 0.0           # its luma here, its chroma a pixel away
+                excess[y, x, 1] = 0.0
+                excess[y, x, 2] = 0.0
                 continue
-            ycc = _lab_of(r, g, b, linear, cube, xyz)
+            lab = _lab_of(r, g, b, linear, cube, xyz)
             for c in range(3):
-                v = ycc[c]
-                if v > hi[y, x, c] + slack:
-                    excess[y, x, c] = v - hi[y, x, c] - slack
-                elif v < lo[y, x, c] - slack:
-                    excess[y, x, c] = v - lo[y, x, c] + slack
+                v = lab[c]
+                if v > high[c] + slack:
+                    excess[y, x, c] = v - high[c] - slack
+                    row_differs = True
+                elif v < low[c] - slack:
+                    excess[y, x, c] = v - low[c] + slack
+                    row_differs = True
                 else:
                     excess[y, x, c] = 0.0
+        rows[y] = row_differs
     for y in range(h):
         ya, yb = max(y - 1, 0), min(y + 2, h)
+        near = False
+        for yy in range(ya, yb):
+            near = near or rows[yy]
+        if not near:
+            for x in range(w):
+                out[y, x] = 0.0
+                lightness[y, x] = 0.0
+            continue
         for x in range(w):
             xa, xb = max(x - 1, 0), min(x + 2, w)
             e0 = e1 = e2 = 0.0
             for yy in range(ya, yb):
+                if not rows[yy]:
+                    continue
                 for xx in range(xa, xb):
                     e0 += excess[yy, xx, 0]
                     e1 += excess[yy, xx, 1]
@@ -140,6 +161,55 @@ def _persist(res, thr, lightness, lo, hi, ink_below, t, need, run_start, first, 
                 run_start[y, x] = -1
 
 
+@kernel(nogil=True)
+def _zone_levels(res, mask, zones, step, q, floor, buf, quantiles, means):
+    """Per zone ``zones[j]`` = (y0, y1, x0, x1), over its pixels where ``mask`` holds (every
+    ``step``-th row and column): ``quantiles[j]`` the ``q`` quantile of ``res`` (linear
+    between order statistics, as ``np.quantile``), ``means[j]`` the mean of ``res`` above
+    ``floor``; NaN where no pixel is masked. ``buf`` holds at least a zone's pixels."""
+    for j in range(zones.shape[0]):
+        n = 0
+        total = 0.0
+        for y in range(zones[j, 0], zones[j, 1], step):
+            for x in range(zones[j, 2], zones[j, 3], step):
+                if mask[y, x]:
+                    v = res[y, x]
+                    buf[n] = v
+                    n += 1
+                    if v > floor:
+                        total += v - floor
+        if n == 0:
+            quantiles[j] = np.nan
+            means[j] = np.nan
+            continue
+        at = q * (n - 1)
+        i = min(int(np.floor(at)), n - 1)
+        t = at - i
+        part = np.partition(buf[:n], i)
+        a = float(part[i])
+        b = float(part[i + 1:].min()) if i + 1 < n else a
+        quantiles[j] = a + (b - a) * t if t < 0.5 else b - (b - a) * (1.0 - t)
+        means[j] = total / n
+
+
+@kernel(nogil=True)
+def _others_median(now, out):
+    """``out[j]``: the median of the finite values of ``now`` but its ``j``-th (-inf: none)."""
+    k = now.shape[0]
+    buf = np.empty(k, np.float64)
+    for j in range(k):
+        n = 0
+        for i in range(k):
+            if i != j and np.isfinite(now[i]):
+                buf[n] = now[i]
+                n += 1
+        if n == 0:
+            out[j] = -np.inf
+            continue
+        part = np.sort(buf[:n])
+        out[j] = part[n // 2] if n % 2 else (part[n // 2 - 1] + part[n // 2]) / 2
+
+
 def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0):
     """(distance, signed lightness): how far ``frame`` (H, W, 3), brought back through the tone
     ``gain``, ``offset`` (per RGB channel), lies outside its expected CIELAB range
@@ -161,7 +231,7 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     lightness = np.empty((h, w), np.float32)
     _residual(np.ascontiguousarray(frame), lo, hi, np.asarray(gain, np.float64),
               np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA,
-              excess, out, lightness)
+              excess, np.empty(h, np.bool_), out, lightness)
     return out, lightness
 
 
@@ -253,11 +323,12 @@ class ResidualReader:
         self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
         judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
         self.zones.append(zones)
-        thr = self._pixel_thresholds(res, zones, judged, outside)
+        self._measure(res, zones, judged, outside)
+        thr = self._pixel_thresholds(zones, judged)
         need = self._need()
         _persist(res, thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
                  self.first, self.lighter, self.inside)
-        self._diffuse(t, need, res, lightness, lo, hi, zones, judged, outside)
+        self._diffuse(t, need, res, lightness, lo, hi, zones, judged)
 
     def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
                         lightness) -> None:
@@ -305,15 +376,27 @@ class ResidualReader:
             outside[y0:y1, x0:x1] = False
         return judged, outside
 
-    def _pixel_thresholds(self, res, zones, judged, outside) -> np.ndarray:
+    def _measure(self, res, zones, judged, outside) -> None:
+        """This frame's noise levels: over each kept object's zone and over the background
+        (every other pixel), the residual's ``noise_quantile`` and its mean above
+        ``diffuse_pixel_floor`` (:func:`_zone_levels`)."""
+        q, floor = _ST["noise_quantile"], _ST["diffuse_pixel_floor"]
+        area = max([1] + [(y1 - y0) * (x1 - x0) for y0, y1, x0, x1 in zones])
+        buf = np.empty(max(area, judged[::2, ::2].size), np.float32)
+        quantiles, means = np.empty(len(zones)), np.empty(len(zones))
+        _zone_levels(res, judged, np.ascontiguousarray(zones, np.int64).reshape(-1, 4), 1, q,
+                     floor, buf, quantiles, means)
+        bg_q, bg_mean = np.empty(1), np.empty(1)
+        _zone_levels(res, outside, np.array([[0, res.shape[0], 0, res.shape[1]]]), 2, q, floor,
+                     buf, bg_q, bg_mean)
+        self.noise.append(quantiles)
+        self.means.append(means)
+        self._background = (float(np.nan_to_num(bg_q[0])), float(np.nan_to_num(bg_mean[0])))
+
+    def _pixel_thresholds(self, zones, judged) -> np.ndarray:
         """(H, W) each pixel's threshold this frame (see the module docstring; inf: not
-        judged), and the kept objects' typical residual kept for the frames after."""
-        q = _ST["noise_quantile"]
-        bg_px = res[::2, ::2][outside[::2, ::2]]
-        bg_noise = float(np.quantile(bg_px, q)) if bg_px.size else 0.0
-        self.noise.append(np.array([
-            float(np.quantile(res[y0:y1, x0:x1][judged[y0:y1, x0:x1]], q))
-            if judged[y0:y1, x0:x1].any() else np.nan for y0, y1, x0, x1 in zones]))
+        judged), from the levels :meth:`_measure` took."""
+        bg_noise = self._background[0]
         floor, factor = _ST["floor_delta_e"], _ST["noise_factor"]
         noise = np.maximum(self._reference_level(self.noise), bg_noise)
         thr = np.full(self.shape, floor + factor * bg_noise, np.float32)
@@ -334,31 +417,22 @@ class ResidualReader:
             return np.full(len(now), np.inf)
         own = np.nan_to_num(np.nanmin(np.array(series[1:1 + _ST["baseline_frames"]]),
                                       axis=0), nan=0.0)
-        out = own.copy()
-        for j in range(len(now)):
-            others = np.delete(now, j)
-            others = others[np.isfinite(others)]
-            if others.size:
-                out[j] = max(out[j], float(np.median(others)))
-        return out
+        median = np.empty(len(now))
+        _others_median(np.asarray(now, np.float64), median)
+        return np.maximum(own, median)
 
-    def _diffuse(self, t, need, res, lightness, lo, hi, zones, judged, outside) -> None:
+    def _diffuse(self, t, need, res, lightness, lo, hi, zones, judged) -> None:
         """The test of a change spread thin over one object (a blur, a soft glow): the
         residual above ``diffuse_pixel_floor`` (what a tone fit's error and a codec's drift
-        leave on an unchanged fill) summed over its square and ring, per pixel of its outline (a camera's and a
-        codec's errors lie along outlines, so this is alike for objects of any size), above
-        ``diffuse_floor`` and ``diffuse_factor`` times the other objects' (their median), its
-        own before anything happened and the background's (as over an object of the median
-        size), for ``min_seconds``."""
-        bg = float(np.maximum(res[::2, ::2][outside[::2, ::2]] - _ST["diffuse_pixel_floor"],
-                              0.0).mean()) if outside.any() else 0.0
-        outline = 4.0 * self.model.size[self.kept]
-        above = np.maximum(res - _ST["diffuse_pixel_floor"], 0.0)
-        self.means.append(np.array([
-            float(above[y0:y1, x0:x1][judged[y0:y1, x0:x1]].mean()) * (y1 - y0) * (x1 - x0) / n
-            if judged[y0:y1, x0:x1].any() else np.nan
-            for (y0, y1, x0, x1), n in zip(zones, outline)]))
-        bg *= (1 + 2 * _ST["ring_fraction"]) ** 2 * float(np.median(self.model.size)) / 4.0
+        leave on an unchanged fill) summed over its square and ring, per pixel of its outline
+        (a camera's and a codec's errors lie along outlines, so this is alike for objects of
+        any size), above ``diffuse_floor`` and ``diffuse_factor`` times the other objects'
+        (their median), its own before anything happened and the background's (as over an
+        object of the median size), for ``min_seconds``."""
+        area = np.array([(y1 - y0) * (x1 - x0) for y0, y1, x0, x1 in zones], float)
+        self.means[-1] = self.means[-1] * area / (4.0 * self.model.size[self.kept])
+        bg = self._background[1] * (1 + 2 * _ST["ring_fraction"]) ** 2 \
+            * float(np.median(self.model.size)) / 4.0
         now = np.nan_to_num(self.means[-1], nan=0.0)
         level = np.maximum(self._reference_level(self.means), bg)
         over = (now > _ST["diffuse_floor"]) & (now > _ST["diffuse_factor"] * level)
