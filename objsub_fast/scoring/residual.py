@@ -18,8 +18,10 @@ faint copy 30-50). A pixel is *changed* when that distance is above its threshol
 - never in a free zone (a removal target's square, where it was drawn and where it is seen)
   nor where the frame shows no part of the canvas.
 
-A pixel changed for at least ``min_seconds`` in a row (a person sees a quarter of a second; a
-one-frame codec glitch is not a change) is kept; connected kept pixels of at least
+Frames 0 and 1 are judged, then one every half ``min_seconds`` (:meth:`ResidualReader.wants`).
+A pixel changed in the judged frames of at least ``min_seconds`` in a row (from the first to
+the end of the last; a person sees a quarter of a second; a one-frame codec glitch is not a
+change) is kept; connected kept pixels of at least
 ``min_area_px`` (at 256 px, scaled with the canvas's area) are the video's changes
 (:meth:`ResidualReader.regions`), each with the frame it started in, the object whose square
 or ring it lies on (or none) and a word for what it looks like (:func:`_words`).
@@ -235,6 +237,12 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     return out, lightness
 
 
+def _typical_step(steps) -> float:
+    """The median of time steps ``steps`` (s), or a frame at :data:`DEFAULT_FPS`."""
+    step = float(np.median(steps)) if len(steps) else 0.0
+    return step if step > 0 else 1.0 / DEFAULT_FPS
+
+
 def _clip_rect(cx, cy, half, shape):
     """(y0, y1, x0, x1) of the square of half-side ``half`` about (cx, cy), clipped."""
     h, w = shape
@@ -271,17 +279,32 @@ class ResidualReader:
         self.diffuse_run = np.zeros(len(self.kept), int)
         self.diffuse_from = np.full(len(self.kept), -1)
         self.diffuse_regions = []
-        self.times = []
+        self.times = []                 # per judged frame: its time (s)
+        self.frames = []                # per judged frame: its index in the video
+        self._offered = []              # per frame of the video: its time (s)
         bg_lightness = float(to_lab(np.asarray(background, np.float32)[None, None])[0, 0, 0])
         self._ink_below = bg_lightness - INK_LIGHTNESS
 
+    def wants(self, time=None) -> bool:
+        """Whether the next frame of the video (at ``time`` seconds; None: unknown, taken at
+        :data:`DEFAULT_FPS`) is to be judged: frames 0 and 1 (the reference and the first of
+        an object's own baseline), then one every half ``min_seconds``: a change that lasts
+        ``min_seconds`` spans two judged frames, whatever the frame rate."""
+        index = len(self._offered)
+        now = index / DEFAULT_FPS if time is None or not np.isfinite(time) else float(time)
+        self._offered.append(now)
+        if len(self.times) >= 2 and now < self.times[-1] + _ST["min_seconds"] / 2 - 1e-6:
+            return False
+        self.frames.append(index)
+        self.times.append(now)
+        return True
+
     def _need(self) -> int:
-        """Frames a change must last: ``min_seconds`` at the video's frame interval."""
-        times = np.asarray(self.times, float)
-        step = (float(np.median(np.diff(times))) if len(times) > 1 and np.isfinite(times).all()
-                else 1.0 / DEFAULT_FPS)
-        step = step if step > 0 else 1.0 / DEFAULT_FPS
-        return max(2, int(np.ceil(_ST["min_seconds"] / step - 1e-6)))
+        """Judged frames in a row a change must be seen in to have been shown for
+        ``min_seconds``: from the first of them to the end of the last (one frame's time),
+        at the judged frames' and the video's typical intervals."""
+        step, shown = (_typical_step(np.diff(times)) for times in (self.times, self._offered))
+        return max(2, int(np.ceil((_ST["min_seconds"] - shown) / step - 1e-6)) + 1)
 
     def _kept_zones(self, cam) -> np.ndarray:
         """(K, 4) each kept object's square and ring where the camera puts it."""
@@ -306,17 +329,15 @@ class ResidualReader:
                 rects.append(_clip_rect(x, y, r, self.shape))
         return rects
 
-    def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None,
-               time=None) -> None:
-        """Read one canvas frame: ``cam`` its camera, ``tone`` its (gain, offset) per channel,
+    def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None) -> None:
+        """Read the canvas frame :meth:`wants` chose: ``cam`` its camera, ``tone`` its
+        (gain, offset) per channel,
         ``seen_targets`` (T, 2) where the removal targets are seen (NaN: not), ``poses``
         (K, 3) or None: the camera (s, tx, ty) to hold each kept object against as well,
         where it is seen (NaN: not seen; given for a lone kept object, whose place the scene's
         camera cannot be estimated apart from), ``own_tones`` (K, 2, 3) each kept object's
-        own tone line (its fill's colour is the colour test's to judge), ``time`` its time in
-        seconds (None: unknown)."""
-        t = len(self.times)
-        self.times.append(np.nan if time is None else float(time))
+        own tone line (its fill's colour is the colour test's to judge)."""
+        t = len(self.zones)
         lo, hi, valid = self.expected.bounds(cam)
         res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"])
         zones = self._kept_zones(cam)
@@ -443,7 +464,7 @@ class ResidualReader:
             hit = judged[y0:y1, x0:x1] & (res[y0:y1, x0:x1] > _ST["slack_delta_e"])
             ink = (lo[y0:y1, x0:x1, 0] + hi[y0:y1, x0:x1, 0]) * 0.5 < self._ink_below
             self.diffuse_regions.append({
-                "frame": int(self.diffuse_from[j]), "box": [int(x0), int(y0), int(x1), int(y1)],
+                "frame": self.frames[self.diffuse_from[j]], "box": [int(x0), int(y0), int(x1), int(y1)],
                 "area_px": round(float(hit.sum()) / self.model.unit ** 2, 1),
                 "object": int(self.kept[j]),
                 "words": _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0)})
@@ -471,7 +492,7 @@ class ResidualReader:
             start = int(self.first[rr, cc].min())
             obj = self._object_of(rr, cc, start)
             y0, x0, y1, x1 = reg.bbox
-            out.append({"frame": start, "box": [int(x0), int(y0), int(x1), int(y1)],
+            out.append({"frame": self.frames[start], "box": [int(x0), int(y0), int(x1), int(y1)],
                         "area_px": round(float(reg.area) / m.unit ** 2, 1),
                         "object": obj, "words": _words(self.inside[rr, cc],
                                                        self.lighter[rr, cc])})

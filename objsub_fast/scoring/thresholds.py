@@ -216,7 +216,9 @@ residual               noise_factor              2.0      ... plus this times th
 residual               noise_quantile            0.9      ... each read as this quantile of its
                                                           residual in that frame
 residual               baseline_frames           4        an object's own noise: the least over
-                                                          frames 1-4 (a change may start there)
+                                                          its first 4 judged frames after frame 0
+                                                          (frame 1 among them: a change may
+                                                          start in the others)
 residual               ring_fraction             0.25     a kept object's part of the frame is its
                                                           square and a ring of this fraction of
                                                           its size around it: what appears right

@@ -349,6 +349,8 @@ class Tracker:
             self.residual = ResidualReader(m, frame, self.rect, ~m.removed & self.visible,
                                            self.background[0])
             self._tone_before = np.vstack([self.background[0], self.colours[0]])
+        if not self.residual.wants(time):
+            return
         kept = np.concatenate([[True], ~m.removed & self.visible])
         after = np.vstack([self.background[-1], self.colours[-1]])
         use = kept & np.isfinite(after[:, 0]) & np.isfinite(self._tone_before[:, 0])
@@ -362,7 +364,7 @@ class Tracker:
         # A lone kept object: the camera has nothing to be estimated from apart from it.
         poses = self._object_cameras(k) if len(k) == 1 else None
         self.residual.update(frame, self.cameras[-1], (gain[0], offset[0]), seen, poses,
-                             lines, time)
+                             lines)
 
     def _object_cameras(self, k) -> np.ndarray:
         """(K, 3) the camera (s, tx, ty) each of objects ``k`` is seen through in the latest
