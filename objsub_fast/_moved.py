@@ -63,6 +63,9 @@ MOVED = {
     "objsub_fast.storage.target": "objsub_fast.dataset.target",
     "objsub_fast.storage.jobs": "objsub_fast.dataset.store_jobs",
     "objsub_fast.storage.mirror": "objsub_fast.dataset.mirror",
+    # run infrastructure left dataset/ for runtime/ (issue #48)
+    "objsub_fast.dataset.parallel": "objsub_fast.runtime.parallel",
+    "objsub_fast.dataset.progress": "objsub_fast.runtime.progress",
 }
 
 

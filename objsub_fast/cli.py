@@ -134,7 +134,7 @@ def _add_generate(sub) -> None:
     from .dataset.config import min_canvas_side
     from .dataset.formats import FORMATS
     from .task.vocabulary import LEVELS
-    from .dataset.parallel import BACKENDS
+    from .runtime.parallel import BACKENDS
     from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
     from .runtime.scheduler import DEFAULT_TIMEOUT
     from .ground_truth.video import FPS_RANGE, FRAMES_RANGE
@@ -370,7 +370,7 @@ def _preview(args) -> int:
     from .storage import is_url
     from .storage.transfer import published
 
-    from .dataset.progress import compile_notice
+    from .runtime.progress import compile_notice
 
     check_sheet_path(args.out)
     with compile_notice(quiet=args.quiet):

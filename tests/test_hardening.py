@@ -348,7 +348,7 @@ def test_no_progress_is_an_alias_of_quiet(tmp_path, capsys):
 def test_the_rate_has_decimals():
     import io
 
-    from objsub_fast.dataset.progress import Progress
+    from objsub_fast.runtime.progress import Progress
 
     stream = io.StringIO()
     progress = Progress(10, 0, stream=stream)

@@ -11,7 +11,7 @@ from ..runtime.errors import ParameterError
 from ..runtime.jsonfile import loads as loads_json
 from ..task.vocabulary import LEVELS
 from .config import RunConfig
-from .parallel import worker_count
+from ..runtime.parallel import worker_count
 from .pipeline import generate
 from .vmevalkit import DATASET_FILE, NAME
 

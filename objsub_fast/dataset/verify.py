@@ -32,9 +32,9 @@ from .manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
 from .output import dataset_paths
 from .members import MEMBERS, encode_samples, wanted_members
 from .options import generate_command
-from .parallel import run_jobs, worker_count
+from ..runtime.parallel import run_jobs, worker_count
 from .plan import shard_batches
-from .progress import Progress
+from ..runtime.progress import Progress
 from .shards import Shard, plan_shards
 from .strays import files_in, stray_files, stray_lines
 
