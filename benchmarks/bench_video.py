@@ -61,7 +61,7 @@ VARIANTS = {
 RSS_SCRIPT = """
 import resource, sys
 import numpy as np
-from objsub_fast import png
+from objsub_fast.draw import png
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 count, size, chunk = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])

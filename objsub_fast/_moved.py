@@ -1,21 +1,28 @@
-"""Old module paths of the package, before its modules were grouped into parts (issue #31).
+"""Old module paths of the package: before its modules were grouped into parts (issue #31), and
+the modules moved since (issues #37, #48).
 
 ``objsub_fast.video``, ``objsub_fast.h264.encoder``, ``objsub_fast.config`` ... still import:
 :data:`MOVED` maps each old name to its new one, and :class:`MovedFinder` (first on
 ``sys.meta_path``, installed by the package's ``__init__``) answers an old name with the very
 module object of the new one. There is never a second copy of a module, so ``isinstance``,
 ``pickle`` (pickles name their classes by module path: configurations pickled before the move
-load) and ``monkeypatch.setattr("objsub_fast.video.x", ...)`` act on the one module. Old names
-import quietly, without a DeprecationWarning (docs/internals.md says why).
+load) and ``monkeypatch.setattr("objsub_fast.video.x", ...)`` act on the one module.
+
+The first import of an old name in a process warns (``DeprecationWarning``, naming the new
+path and :data:`REMOVED_IN`, attributed to the line that imported it): the old paths keep
+working through the 0.2 releases and are gone in 0.3.0.
 
 Examples
 --------
->>> import objsub_fast.video, objsub_fast.ground_truth.video
+>>> import sys, warnings
+>>> _ = sys.modules.pop("objsub_fast.video", None)  # as if this process had not imported it
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     import objsub_fast.video, objsub_fast.ground_truth.video
 >>> objsub_fast.video is objsub_fast.ground_truth.video
 True
->>> from objsub_fast.h264 import encoder
->>> encoder.__name__
-'objsub_fast.ground_truth.h264.encoder'
+>>> print(caught[0].message)
+objsub_fast.video is deprecated and goes in objsub-fast 0.3.0: import objsub_fast.ground_truth.video
 """
 from __future__ import annotations
 
@@ -23,8 +30,12 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 
-__all__ = ["MOVED", "new_name", "MovedFinder", "install"]
+__all__ = ["MOVED", "REMOVED_IN", "new_name", "MovedFinder", "install"]
+
+#: The release that no longer answers the old paths of :data:`MOVED`.
+REMOVED_IN = "0.3.0"
 
 #: Old module (or package, with everything in it) -> where it is now.
 MOVED = {
@@ -83,13 +94,30 @@ def new_name(name: str) -> str | None:
     return None
 
 
-class _Alias(importlib.abc.Loader):
-    """Loads an old name as the module of its new name (the same object)."""
+def _importer_depth() -> int:
+    """The ``stacklevel`` of the frame that imported an old name: the first caller of
+    :func:`_warn` outside this module and the import machinery."""
+    frame, depth = sys._getframe(1), 1
+    while frame is not None and (frame.f_code.co_filename == __file__
+                                 or frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_globals.get("__name__") == "importlib"):
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
-    def __init__(self, new: str):
-        self.new = new
+
+def _warn(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated and goes in objsub-fast {REMOVED_IN}: import {new}",
+                  DeprecationWarning, stacklevel=_importer_depth())
+
+
+class _Alias(importlib.abc.Loader):
+    """Loads an old name as the module of its new name (the same object), with a warning."""
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
 
     def create_module(self, spec):
+        _warn(self.old, self.new)
         module = importlib.import_module(self.new)
         self._own_spec = module.__spec__
         return module
@@ -105,7 +133,7 @@ class MovedFinder(importlib.abc.MetaPathFinder):
         new = new_name(fullname)
         if new is None:
             return None
-        return importlib.util.spec_from_loader(fullname, _Alias(new))
+        return importlib.util.spec_from_loader(fullname, _Alias(fullname, new))
 
 
 def install() -> None:
