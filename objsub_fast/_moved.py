@@ -32,7 +32,7 @@ import importlib.util
 import sys
 import warnings
 
-__all__ = ["MOVED", "REMOVED_IN", "new_name", "MovedFinder", "install"]
+__all__ = ["MOVED", "REMOVED_IN", "new_name", "MovedFinder", "install", "renamed"]
 
 #: The release that no longer answers the old paths of :data:`MOVED`.
 REMOVED_IN = "0.3.0"
@@ -77,6 +77,8 @@ MOVED = {
     # run infrastructure left dataset/ for runtime/ (issue #48)
     "objsub_fast.dataset.parallel": "objsub_fast.runtime.parallel",
     "objsub_fast.dataset.progress": "objsub_fast.runtime.progress",
+    # one module base name per job: the run's configuration is not task/config.py (issue #48)
+    "objsub_fast.dataset.config": "objsub_fast.dataset.run_config",
 }
 
 
@@ -85,7 +87,7 @@ def new_name(name: str) -> str | None:
 
     Examples
     --------
-    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.config")
+    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.verify")
     ('objsub_fast.ground_truth.h264.mp4', None)
     """
     for old, new in MOVED.items():
@@ -140,3 +142,30 @@ def install() -> None:
     """Put one :class:`MovedFinder` first on ``sys.meta_path`` (again: nothing happens)."""
     if not any(isinstance(f, MovedFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, MovedFinder())
+
+
+def renamed(module: str, names: dict):
+    """A module-level ``__getattr__`` for ``module`` that answers the old ``names`` (old name ->
+    the new object's full dotted path) with the new objects, warning once per name like an old
+    module path (issue #48: one name per job, e.g. ``transitions.Look`` is ``ObjectLook``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from objsub_fast.ground_truth import transitions
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     transitions.Look is transitions.ObjectLook
+    True
+    >>> print(caught[0].message)
+    objsub_fast.ground_truth.transitions.Look is deprecated and goes in objsub-fast 0.3.0: use objsub_fast.ground_truth.transitions.ObjectLook
+    """
+    def __getattr__(name):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        where, _, attr = names[name].rpartition(".")
+        warnings.warn(f"{module}.{name} is deprecated and goes in objsub-fast {REMOVED_IN}: "
+                      f"use {names[name]}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), attr)
+
+    return __getattr__

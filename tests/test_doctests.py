@@ -7,7 +7,7 @@ import pytest
 MODULES = [
     "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.dataset.preview", "objsub_fast.cli_common",
     "objsub_fast.runtime.progress", "objsub_fast.scoring.command", "objsub_fast.scoring.report",
-    "objsub_fast.dataset.config", "objsub_fast.dataset.formats", "objsub_fast.dataset.manifest",
+    "objsub_fast.dataset.run_config", "objsub_fast.dataset.formats", "objsub_fast.dataset.manifest",
     "objsub_fast.runtime.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
     "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr",
     "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.dataset.verify",

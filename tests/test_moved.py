@@ -96,7 +96,7 @@ def test_a_pickle_made_before_the_move_loads_in_a_new_process():
     out = subprocess.run([sys.executable, "-c", code, str(PICKLE)], capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["config=objsub_fast.task.config", "error=objsub_fast.runtime.errors",
-                   "run=objsub_fast.dataset.config", "shard=objsub_fast.dataset.shards",
+                   "run=objsub_fast.dataset.run_config", "shard=objsub_fast.dataset.shards",
                    "video=objsub_fast.ground_truth.video"]
 
 
@@ -111,3 +111,16 @@ def test_a_pickle_made_before_the_move_loads_equal_objects():
     assert objs["video"].settings()["num_frames"] == 61
     assert objs["run"].count == 5 and objs["run"].seed == 7
     assert isinstance(objs["error"], ValueError) and "--count" in str(objs["error"])
+
+
+@pytest.mark.filterwarnings("default")
+def test_a_renamed_name_warns_and_is_the_new_object():
+    """Issue #48: one name per job; the old names answer for one more minor version."""
+    from objsub_fast.ground_truth import transitions, video
+
+    for module, old, new in ((transitions, "Look", "ObjectLook"),
+                             (video, "check_canvas", "check_even_canvas")):
+        with pytest.warns(DeprecationWarning, match=f"{module.__name__}.{new}"):
+            assert getattr(module, old) is getattr(module, new)
+    with pytest.raises(AttributeError):
+        transitions.no_such_name

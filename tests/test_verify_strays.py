@@ -8,7 +8,7 @@ import shutil
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.strays import stray_files
 from objsub_fast.dataset.vbvr import GENERATOR

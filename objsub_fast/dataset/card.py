@@ -178,7 +178,7 @@ def loader(config) -> tuple[str, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> loader(RunConfig(count=8))
     ('webdataset', ['objsub-*.tar'])
     >>> loader(RunConfig(count=8, format="vmevalkit"))
@@ -239,7 +239,7 @@ def identity(config) -> str:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> len(identity(RunConfig(count=4)))
     16
     >>> identity(RunConfig(count=4)) != identity(RunConfig(count=6))
@@ -293,7 +293,7 @@ def card_bytes(config, version: str = __version__, *, legacy: bool = False) -> b
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> card = card_bytes(RunConfig(count=8, split="test")).decode()
     >>> card.startswith("---"), "- split: test" in card
     (True, True)
@@ -409,7 +409,7 @@ def hugging_face_names(config) -> list[str]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> hugging_face_names(RunConfig(count=4, format="vmevalkit"))
     ['README.md', 'metadata.jsonl']
     """

@@ -20,7 +20,7 @@ from ..runtime.jsonfile import loads as loads_json
 from ..runtime.atomic import final_path
 from ..runtime.errors import ParameterError, UsageError
 from ..runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
-from .config import RunConfig
+from .run_config import RunConfig
 from .formats import get_format
 from .manifest import MANIFEST
 from .members import encode_samples

@@ -73,7 +73,7 @@ def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> from objsub_fast.dataset.shards import plan_shards
     >>> config = RunConfig(count=4, shard_size=2)
     >>> shard_keys(config, {"objsub-000001.tar": 9, "objsub-000000.tar": 9, "manifest.json": 2},

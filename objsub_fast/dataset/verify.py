@@ -26,7 +26,7 @@ from ..cli_common import counted
 from ..runtime.jsonfile import loads as loads_json
 from ..runtime.links import links_in
 from .card import check_files
-from .config import RunConfig, load_manifest
+from .run_config import RunConfig, load_manifest
 from .formats import get_format, shards_are_files
 from .manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
 from .output import dataset_paths

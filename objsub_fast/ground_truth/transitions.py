@@ -20,9 +20,10 @@ Styles (:data:`STYLE_NAMES`):
   fades in place instead.
   With ``num_frames`` >= 16 an object never moves more than ~20 px per frame at 256x256.
 
-Every moving, shrinking or fading object is drawn as the renderer draws it (:class:`Look`): its
-colour from the batch's vocabulary, its shape code through ``vocabulary.shapes``, the outline
-width of the batch's canvas. :func:`task_arrays` hands a task's look over with its objects.
+Every moving, shrinking or fading object is drawn as the renderer draws it
+(:class:`ObjectLook`): its colour from the batch's vocabulary, its shape code through
+``vocabulary.shapes``, the outline width of the batch's canvas. :func:`task_arrays` hands a
+task's look over with its objects.
 """
 from __future__ import annotations
 
@@ -31,6 +32,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._moved import renamed
 from ..runtime._numba import kernel
 from ..runtime.errors import ParameterError
 from typing import NamedTuple
@@ -49,8 +51,9 @@ class SolidSprite(NamedTuple):
 
 
 @dataclass(frozen=True)
-class Look:
-    """How a batch's objects are drawn: what their colour and shape codes mean, and the outline.
+class ObjectLook:
+    """How a batch's objects are drawn: what their colour and shape codes mean, and the outline
+    (the drawing side; the scorer's ``scoring.looks.Look`` is what a look means for detection).
 
     Attributes
     ----------
@@ -68,10 +71,10 @@ class Look:
     Examples
     --------
     >>> from objsub_fast import generate_batch
-    >>> look = Look.of(generate_batch([1], canvas_size=1024, vocabulary="extended"))
+    >>> look = ObjectLook.of(generate_batch([1], canvas_size=1024, vocabulary="extended"))
     >>> len(look.rgb), look.shapes[-1], look.outline
     (10, 7, 8)
-    >>> Look.of(generate_batch([1])) == CLASSIC_LOOK
+    >>> ObjectLook.of(generate_batch([1])) == CLASSIC_LOOK
     True
     """
 
@@ -81,7 +84,7 @@ class Look:
     name: str = "flat"
 
     @classmethod
-    def of(cls, batch) -> "Look":
+    def of(cls, batch) -> "ObjectLook":
         """The look of an engine batch (its configuration's vocabulary and outline)."""
         config = batch.config
         return cls(tuple(map(tuple, config.vocabulary.rgb.tolist())),
@@ -102,7 +105,7 @@ class Look:
 
 
 #: The classic vocabulary with the 2-px outline of a 256-px canvas.
-CLASSIC_LOOK = Look(tuple(map(tuple, CLASSIC.rgb.tolist())), tuple(CLASSIC.shapes),
+CLASSIC_LOOK = ObjectLook(tuple(map(tuple, CLASSIC.rgb.tolist())), tuple(CLASSIC.shapes),
                     OUTLINE_WIDTH)
 
 STYLE_NAMES = ("fade", "shrink", "slide")
@@ -640,12 +643,12 @@ def task_frames(first, left, top, size, color, shape, removed, style, num_frames
 
 def task_arrays(batch, i: int) -> dict:
     """Task ``i``'s object arrays (left, top, size, color, shape, removed), padding dropped,
-    and the batch's ``look`` (:class:`Look`): the keyword arguments of the transition
+    and the batch's ``look`` (:class:`ObjectLook`): the keyword arguments of the transition
     functions."""
     n = int(batch.num_objects[i])
     arrays = {name: getattr(batch, name)[i, :n]
               for name in ("left", "top", "size", "color", "shape", "removed")}
-    return {**arrays, "look": Look.of(batch)}
+    return {**arrays, "look": ObjectLook.of(batch)}
 
 
 def render_transition(batch, style: str = "fade", num_frames: int = 61, tasks=None,
@@ -707,3 +710,7 @@ def render_transition(batch, style: str = "fade", num_frames: int = 61, tasks=No
         for f, drawn in enumerate(frames):
             out[k, f] = drawn
     return out
+
+
+#: ``Look`` was this module's name of :class:`ObjectLook` (until issue #48).
+__getattr__ = renamed(__name__, {"Look": f"{__name__}.ObjectLook"})

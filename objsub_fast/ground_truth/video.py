@@ -47,6 +47,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from .._moved import renamed
 from ..runtime.errors import ParameterError
 from .yuv import convert_rects, rgb_to_yuv420, rgb_to_yuv420_rect, widened  # noqa: F401
 from .transitions import (STYLE_NAMES, check_style, draw_steps, render_transition, plan_transition,
@@ -167,8 +168,9 @@ def encoder_settings(name: str = ENCODERS[0], look: str = "flat") -> dict:
     return {**OBJSUB_CONTAINER, "h264": look_settings(name, look).as_dict()}
 
 
-def check_canvas(width: int, height: int) -> None:
-    """yuv420p needs even sides: raise ParameterError otherwise."""
+def check_even_canvas(width: int, height: int) -> None:
+    """yuv420p needs even sides: raise ParameterError otherwise (the canvas's range is
+    ``task.config.check_canvas``'s)."""
     if width % 2 or height % 2:
         raise ParameterError(f"videos need an even canvas width and height (yuv420p), "
                              f"got {width}x{height}")
@@ -205,7 +207,7 @@ class YuvPicture:
     """
 
     def __init__(self, width: int, height: int):
-        check_canvas(width, height)
+        check_even_canvas(width, height)
         self.yuv = np.empty((height * 3 // 2, width), np.uint8)
         flat = self.yuv.reshape(-1)
         q = width * height // 4
@@ -443,7 +445,7 @@ def encode_transitions(batch, spec: VideoSpec = VideoSpec(), tasks=None,
     spec.validate()
     if batch.first_frames is None:
         raise ParameterError("the batch has no frames; generate it with render=True")
-    check_canvas(*batch.canvas_size)
+    check_even_canvas(*batch.canvas_size)
     buffer = np.empty_like(batch.first_frames[0])
     h, w = buffer.shape[:2]
     if settings is None:
@@ -709,3 +711,7 @@ def write_transition(batch, i: int, path, style: str = "fade", num_frames: int =
     with open(path, "wb") as out:
         out.write(video)
     return path
+
+
+#: ``check_canvas`` was this module's name of :func:`check_even_canvas` (until issue #48).
+__getattr__ = renamed(__name__, {"check_canvas": f"{__name__}.check_even_canvas"})
