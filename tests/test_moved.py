@@ -97,7 +97,7 @@ def test_a_pickle_made_before_the_move_loads_in_a_new_process():
                          text=True, check=True).stdout.split()
     assert out == ["config=objsub_fast.task.config", "error=objsub_fast.runtime.errors",
                    "run=objsub_fast.dataset.run_config", "shard=objsub_fast.dataset.shards",
-                   "video=objsub_fast.ground_truth.video"]
+                   "video=objsub_fast.ground_truth.spec"]
 
 
 def test_a_pickle_made_before_the_move_loads_equal_objects():
