@@ -78,7 +78,10 @@ MOVED = {
     "objsub_fast.dataset.parallel": "objsub_fast.runtime.parallel",
     "objsub_fast.dataset.progress": "objsub_fast.runtime.progress",
     # one module base name per job: the run's configuration is not task/config.py (issue #48)
+    # ... nor scoring/vbvr.py (VBVR-Bench's reader), nor scoring/residual.py
     "objsub_fast.dataset.config": "objsub_fast.dataset.run_config",
+    "objsub_fast.dataset.vbvr": "objsub_fast.dataset.vbvr_factory",
+    "objsub_fast.ground_truth.h264.residual": "objsub_fast.ground_truth.h264.mb_common",
 }
 
 

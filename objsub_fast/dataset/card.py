@@ -162,14 +162,14 @@ def _columns(config, fmt) -> tuple:
 
 def _folder_layout(config):
     """The ``FolderLayout`` of a folder format run (None for tar shards)."""
-    from . import vbvr, vbvr_bench, vmevalkit
+    from . import vbvr_bench, vbvr_factory, vmevalkit
 
     if config.format == "vmevalkit":
         return vmevalkit.LAYOUT
     if config.format == "vbvr-bench":
         return vbvr_bench.layout(config.vbvr_split)
     if config.format == "vbvr" and config.vbvr_pack == "folders":
-        return vbvr.FOLDERS
+        return vbvr_factory.FOLDERS
     return None
 
 
@@ -184,13 +184,13 @@ def loader(config) -> tuple[str, list[str]]:
     >>> loader(RunConfig(count=8, format="vmevalkit"))
     ('folders', ['metadata.jsonl', 'object_subtraction_task/*/first_frame.png'])
     """
-    from . import vbvr
+    from . import vbvr_factory
 
     if config.format == "webdataset":
         return "webdataset", ["objsub-*.tar"]
     layout = _folder_layout(config)
     if layout is None:
-        return "vbvr-tar", [vbvr.INDEX_JSONL]
+        return "vbvr-tar", [vbvr_factory.INDEX_JSONL]
     # the frames' pattern makes datasets choose its image folder reader for the index
     return "folders", [INDEX, f"{layout.root}/*/{layout.file_names['first.png']}"]
 
