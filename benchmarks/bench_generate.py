@@ -30,6 +30,8 @@ import time
 from pathlib import Path
 
 from _extras import description
+from _runs import LEVELS, bare_encoder_rate, bench_throughput, wait_until_disk_idle
+from _table import table
 
 import numpy as np
 
@@ -40,7 +42,6 @@ from objsub_fast.dataset.verify import verify
 from objsub_fast.draw import png
 from objsub_fast.engine import generate_batch
 
-LEVELS = ("L1", "L2", "L3", "L4")
 #: Encoder variants: label -> (encode_batch keyword arguments, what the bytes depend on).
 ENCODERS = {
     "zlib-1, filter none": (dict(deflate="zlib", level=1, filter_type=png.FILTER_NONE),
@@ -85,82 +86,6 @@ def run_times(fn, repeats: int, setup=lambda: None) -> list[float]:
 def median_time(fn, repeats: int, setup=lambda: None) -> float:
     """Median wall time of ``fn()`` over ``repeats`` runs."""
     return statistics.median(run_times(fn, repeats, setup))
-
-
-def busy_cpu_seconds() -> float:
-    """CPU seconds all cores spent busy since boot (Linux ``/proc/stat``), NaN elsewhere.
-
-    Machine-wide, so it includes the kernel's writeback threads that a run wakes up (and, on a
-    shared machine, other tenants).
-    """
-    try:
-        with open("/proc/stat") as f:
-            fields = [int(v) for v in f.readline().split()[1:8]]
-    except OSError:
-        return float("nan")
-    user, nice, system, _idle, _iowait, irq, softirq = fields
-    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
-
-
-def disk_io_ms(path: Path) -> int | None:
-    """Milliseconds the block device holding ``path`` has been busy (``/proc/diskstats``)."""
-    dev = os.stat(path).st_dev
-    try:
-        with open("/proc/diskstats") as f:
-            for line in f:
-                major, minor, _name, *stats = line.split()
-                if (int(major), int(minor)) == (os.major(dev), os.minor(dev)):
-                    return int(stats[9])
-    except OSError:
-        pass
-    return None
-
-
-def wait_until_disk_idle(path: Path, timeout: float = 300.0) -> float:
-    """Flush, then wait until the disk under ``path`` was idle for a second; return seconds.
-
-    Deleting a dataset frees its blocks; on a disk mounted with ``discard`` (like this VM's)
-    the kernel then trims them for minutes and every file create in the meantime waits behind
-    it (measured: 3,500 -> 400 task folders/s). Timed runs start only on an idle disk; deleting
-    output is never inside a timing.
-    """
-    t0 = time.perf_counter()
-    os.sync()
-    last = disk_io_ms(path)
-    while last is not None and time.perf_counter() - t0 < timeout:
-        time.sleep(1.0)
-        now = disk_io_ms(path)
-        if now - last < 20:  # < 2% busy over the last second
-            break
-        last = now
-    return time.perf_counter() - t0
-
-
-def bench_throughput(fmt: str, count: int, shard_size: int, repeats: int, place: Path,
-                     workers=(1, 2), **options) -> dict:
-    """Per worker count: median and best tasks/s, cores busy (median) and bytes/task.
-
-    The worker counts take turns within each repeat, so a change in machine load between
-    repeats affects them alike and their ratio stays fair. Every run writes a fresh folder
-    under ``place`` on an idle disk; nothing is deleted between runs (the caller removes
-    ``place`` after all timings). ``options`` are further RunConfig fields (e.g. videos).
-    """
-    config = RunConfig(count=count, format=fmt, shard_size=shard_size, **options)
-    tag = "-".join([fmt, *sorted(options)])
-    times = {w: [] for w in workers}
-    cores = {w: [] for w in workers}
-    for w in workers:  # warm-up: JIT caches, worker pool
-        generate(config, place / f"{tag}-{w}-warm-up", workers=w, quiet=True)
-    for r in range(repeats):
-        for w in workers:
-            wait_until_disk_idle(place)
-            t, cpu = time.perf_counter(), busy_cpu_seconds()
-            manifest = generate(config, place / f"{tag}-{w}-{r}", workers=w, quiet=True)
-            times[w].append(time.perf_counter() - t)
-            cores[w].append((busy_cpu_seconds() - cpu) / times[w][-1])
-    per_task = sum(s["bytes"] for s in manifest["shards"]) / count
-    return {w: (count / statistics.median(times[w]), count / min(times[w]),
-                statistics.median(cores[w]), per_task) for w in workers}
 
 
 def render_and_png(config: RunConfig) -> None:
@@ -291,8 +216,6 @@ def bench_video_generation(count: int, repeats: int, place: Path) -> list[list]:
     """Rows of the issue's video targets, measured in one run: the bare encoder (PyAV encoding
     pre-rendered frames of the same tasks, nothing else) and ``generate --videos`` (WebDataset,
     256x256, 61 frames) with 1 and 2 workers."""
-    from bench_video import bare_encoder_rate
-
     bare = bare_encoder_rate(min(count, 100), repeats)
     shard_size = -(-count // 8)
     results = bench_throughput("webdataset", count, shard_size, repeats, place, videos=True)
@@ -317,18 +240,6 @@ def fs_type(path: Path) -> str:
     except OSError:
         pass
     return kind
-
-
-def table(title: str, header: list[str], rows: list[list]) -> str:
-    """A plain-text table."""
-    cells = [header] + [[str(c) for c in r] for r in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
-
-    def line(r):
-        return "  ".join(c.rjust(w) if i else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
-
-    return "\n".join([title, line(header), "  ".join("-" * w for w in widths)]
-                     + [line(r) for r in cells[1:]])
 
 
 def verify_table(args, tmp: Path) -> str:

@@ -27,7 +27,6 @@ At 1024x1024 the objects are scaled with the canvas (80-160 px, an 8-px outline)
 from __future__ import annotations
 
 import argparse
-import io
 import statistics
 import subprocess
 import sys
@@ -36,17 +35,17 @@ import time
 from pathlib import Path
 
 from _extras import description
+from _runs import LEVELS, bench_throughput, cpu_and_wall, pyav_encode, rendered_transitions
+from _table import table
 
 import numpy as np
 
-from bench_generate import table
 from objsub_fast.dataset.shards import task_levels, task_seeds
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, task_frames
 from objsub_fast.ground_truth.video import (ENCODER, ENCODERS, VideoSpec, decode_video,
                                             encode_transitions, encode_video)
 
-LEVELS = ("L1", "L2", "L3", "L4")
 
 #: Encoder setting variants: label -> changes to ENCODER.
 VARIANTS = {
@@ -61,7 +60,7 @@ VARIANTS = {
 RSS_SCRIPT = """
 import resource, sys
 import numpy as np
-from objsub_fast import png
+from objsub_fast.draw import png
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
 count, size, chunk = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
@@ -82,55 +81,6 @@ except OSError:
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 print(peak_kb, total)
 """
-
-
-def cpu_and_wall(fn) -> tuple[float, float]:
-    """(CPU seconds of this process, wall seconds) of ``fn()``."""
-    c, t = time.process_time(), time.perf_counter()
-    fn()
-    return time.process_time() - c, time.perf_counter() - t
-
-
-def pyav_encode(frames, width: int, height: int, fps: int = 16) -> bytes:
-    """PyAV encoding ``frames`` (yuv420p ``av.VideoFrame``s, or RGB arrays it converts with
-    swscale) with ENCODER's x264 settings."""
-    import av
-
-    buf = io.BytesIO()
-    with av.open(buf, mode="w", format="mp4", options={"fflags": ENCODER["fflags"]}) as out:
-        stream = out.add_stream("libx264", rate=fps,
-                                options={"preset": ENCODER["preset"], "crf": str(ENCODER["crf"]),
-                                         "x264-params": ENCODER["x264_params"]})
-        stream.width, stream.height, stream.pix_fmt = width, height, "yuv420p"
-        stream.codec_context.thread_count = 1
-        for pts, frame in enumerate(frames):
-            if isinstance(frame, np.ndarray):
-                frame = av.VideoFrame.from_ndarray(frame, format="rgb24")
-            frame.pts = pts
-            for packet in stream.encode(frame):
-                out.mux(packet)
-        for packet in stream.encode():
-            out.mux(packet)
-    return buf.getvalue()
-
-
-def rendered_transitions(size: int, tasks: int, spec: VideoSpec):
-    """(seeds, levels, batch, RGB frames per task) of the first ``tasks`` tasks of a run."""
-    seeds, levels = task_seeds(0, 0, tasks), task_levels(LEVELS, 0, tasks)
-    batch = generate_batch(seeds, level=levels, canvas_size=size)
-    rgb = [task_frames(batch.first_frames[i], style=spec.style, num_frames=spec.num_frames,
-                       **task_arrays(batch, i)) for i in range(tasks)]
-    return seeds, levels, batch, rgb
-
-
-def bare_encoder_rate(tasks: int, repeats: int, size: int = 256) -> float:
-    """Videos/s (wall, median) of PyAV encoding the pre-rendered RGB frames of ``tasks`` tasks
-    with ENCODER's x264 settings: the issue's bare encoder."""
-    *_, rgb = rendered_transitions(size, tasks, VideoSpec())
-    pyav_encode(rgb[0], size, size)  # warm-up
-    times = [cpu_and_wall(lambda: [pyav_encode(v, size, size) for v in rgb])[1]
-             for _ in range(repeats)]
-    return tasks / statistics.median(times)
 
 
 def bench_paths(size: int, tasks: int, repeats: int) -> list[list]:
@@ -324,10 +274,8 @@ def bench_qps(size: int, tasks: int, repeats: int) -> list[list]:
 
 def bench_workers(size: int, count: int, repeats: int, tmp: Path) -> tuple[list[list], dict]:
     """``generate --videos`` (objsub, webdataset) at ``size`` with 1 and 2 workers
-    (``bench_generate.bench_throughput``: medians, the worker counts taking turns): rows, and
+    (``_runs.bench_throughput``: medians, the worker counts taking turns): rows, and
     the 1-worker run's seconds and disk bytes per task."""
-    from bench_generate import bench_throughput
-
     got = bench_throughput("webdataset", count, max(1, count // 4), repeats, tmp,
                            canvas_size=(size, size), videos=True)
     rows = [[f"{size}", f"{w}", f"{rate:.2f}", f"{rate / got[1][0]:.2f}x", f"{cores:.2f}"]

@@ -1,21 +1,28 @@
-"""Old module paths of the package, before its modules were grouped into parts (issue #31).
+"""Old module paths of the package: before its modules were grouped into parts (issue #31), and
+the modules moved since (issues #37, #48).
 
 ``objsub_fast.video``, ``objsub_fast.h264.encoder``, ``objsub_fast.config`` ... still import:
 :data:`MOVED` maps each old name to its new one, and :class:`MovedFinder` (first on
 ``sys.meta_path``, installed by the package's ``__init__``) answers an old name with the very
 module object of the new one. There is never a second copy of a module, so ``isinstance``,
 ``pickle`` (pickles name their classes by module path: configurations pickled before the move
-load) and ``monkeypatch.setattr("objsub_fast.video.x", ...)`` act on the one module. Old names
-import quietly, without a DeprecationWarning (docs/internals.md says why).
+load) and ``monkeypatch.setattr("objsub_fast.video.x", ...)`` act on the one module.
+
+The first import of an old name in a process warns (``DeprecationWarning``, naming the new
+path and :data:`REMOVED_IN`, attributed to the line that imported it): the old paths keep
+working through the 0.2 releases and are gone in 0.3.0.
 
 Examples
 --------
->>> import objsub_fast.video, objsub_fast.ground_truth.video
+>>> import sys, warnings
+>>> _ = sys.modules.pop("objsub_fast.video", None)  # as if this process had not imported it
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     import objsub_fast.video, objsub_fast.ground_truth.video
 >>> objsub_fast.video is objsub_fast.ground_truth.video
 True
->>> from objsub_fast.h264 import encoder
->>> encoder.__name__
-'objsub_fast.ground_truth.h264.encoder'
+>>> print(caught[0].message)
+objsub_fast.video is deprecated and goes in objsub-fast 0.3.0: import objsub_fast.ground_truth.video
 """
 from __future__ import annotations
 
@@ -23,8 +30,12 @@ import importlib
 import importlib.abc
 import importlib.util
 import sys
+import warnings
 
-__all__ = ["MOVED", "new_name", "MovedFinder", "install"]
+__all__ = ["MOVED", "REMOVED_IN", "new_name", "MovedFinder", "install", "renamed"]
+
+#: The release that no longer answers the old paths of :data:`MOVED`.
+REMOVED_IN = "0.3.0"
 
 #: Old module (or package, with everything in it) -> where it is now.
 MOVED = {
@@ -63,6 +74,14 @@ MOVED = {
     "objsub_fast.storage.target": "objsub_fast.dataset.target",
     "objsub_fast.storage.jobs": "objsub_fast.dataset.store_jobs",
     "objsub_fast.storage.mirror": "objsub_fast.dataset.mirror",
+    # run infrastructure left dataset/ for runtime/ (issue #48)
+    "objsub_fast.dataset.parallel": "objsub_fast.runtime.parallel",
+    "objsub_fast.dataset.progress": "objsub_fast.runtime.progress",
+    # one module base name per job: the run's configuration is not task/config.py (issue #48)
+    # ... nor scoring/vbvr.py (VBVR-Bench's reader), nor scoring/residual.py
+    "objsub_fast.dataset.config": "objsub_fast.dataset.run_config",
+    "objsub_fast.dataset.vbvr": "objsub_fast.dataset.vbvr_factory",
+    "objsub_fast.ground_truth.h264.residual": "objsub_fast.ground_truth.h264.mb_common",
 }
 
 
@@ -71,7 +90,7 @@ def new_name(name: str) -> str | None:
 
     Examples
     --------
-    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.config")
+    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.verify")
     ('objsub_fast.ground_truth.h264.mp4', None)
     """
     for old, new in MOVED.items():
@@ -80,13 +99,30 @@ def new_name(name: str) -> str | None:
     return None
 
 
-class _Alias(importlib.abc.Loader):
-    """Loads an old name as the module of its new name (the same object)."""
+def _importer_depth() -> int:
+    """The ``stacklevel`` of the frame that imported an old name: the first caller of
+    :func:`_warn` outside this module and the import machinery."""
+    frame, depth = sys._getframe(1), 1
+    while frame is not None and (frame.f_code.co_filename == __file__
+                                 or frame.f_code.co_filename.startswith("<frozen importlib")
+                                 or frame.f_globals.get("__name__") == "importlib"):
+        frame, depth = frame.f_back, depth + 1
+    return depth
 
-    def __init__(self, new: str):
-        self.new = new
+
+def _warn(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated and goes in objsub-fast {REMOVED_IN}: import {new}",
+                  DeprecationWarning, stacklevel=_importer_depth())
+
+
+class _Alias(importlib.abc.Loader):
+    """Loads an old name as the module of its new name (the same object), with a warning."""
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new = old, new
 
     def create_module(self, spec):
+        _warn(self.old, self.new)
         module = importlib.import_module(self.new)
         self._own_spec = module.__spec__
         return module
@@ -102,10 +138,37 @@ class MovedFinder(importlib.abc.MetaPathFinder):
         new = new_name(fullname)
         if new is None:
             return None
-        return importlib.util.spec_from_loader(fullname, _Alias(new))
+        return importlib.util.spec_from_loader(fullname, _Alias(fullname, new))
 
 
 def install() -> None:
     """Put one :class:`MovedFinder` first on ``sys.meta_path`` (again: nothing happens)."""
     if not any(isinstance(f, MovedFinder) for f in sys.meta_path):
         sys.meta_path.insert(0, MovedFinder())
+
+
+def renamed(module: str, names: dict):
+    """A module-level ``__getattr__`` for ``module`` that answers the old ``names`` (old name ->
+    the new object's full dotted path) with the new objects, warning once per name like an old
+    module path (issue #48: one name per job, e.g. ``transitions.Look`` is ``ObjectLook``).
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from objsub_fast.ground_truth import transitions
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     transitions.Look is transitions.ObjectLook
+    True
+    >>> print(caught[0].message)
+    objsub_fast.ground_truth.transitions.Look is deprecated and goes in objsub-fast 0.3.0: use objsub_fast.ground_truth.transitions.ObjectLook
+    """
+    def __getattr__(name):
+        if name not in names:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}")
+        where, _, attr = names[name].rpartition(".")
+        warnings.warn(f"{module}.{name} is deprecated and goes in objsub-fast {REMOVED_IN}: "
+                      f"use {names[name]}", DeprecationWarning, stacklevel=2)
+        return getattr(importlib.import_module(where), attr)
+
+    return __getattr__

@@ -130,11 +130,11 @@ def _add_seed(p) -> None:
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
-    from .dataset.config import DEFAULT_SHARD_SIZE, DEFAULT_SHARDS, MAX_CANVAS, MAX_COUNT
-    from .dataset.config import min_canvas_side
+    from .dataset.run_config import DEFAULT_SHARD_SIZE, DEFAULT_SHARDS, MAX_CANVAS, MAX_COUNT
+    from .dataset.run_config import min_canvas_side
     from .dataset.formats import FORMATS
     from .task.vocabulary import LEVELS
-    from .dataset.parallel import BACKENDS
+    from .runtime.parallel import BACKENDS
     from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
     from .runtime.scheduler import DEFAULT_TIMEOUT
     from .ground_truth.video import FPS_RANGE, FRAMES_RANGE
@@ -253,7 +253,7 @@ _SCOPED = {"video_style": (lambda c: c.videos, "without --videos"),
 def run_config(args):
     """The ``RunConfig`` of parsed ``generate`` arguments; UsageError for an option the run
     would not read (``--fps`` without videos, ``--vbvr-split`` outside vbvr-bench, ...)."""
-    from .dataset.config import RunConfig
+    from .dataset.run_config import RunConfig
     from .dataset.options import OPTIONS
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
@@ -337,7 +337,7 @@ def _verify(args) -> int:
 # --------------------------------------------------------------------------- preview
 
 def _add_preview(sub) -> None:
-    from .dataset.config import MAX_CANVAS, MIN_CANVAS
+    from .dataset.run_config import MAX_CANVAS, MIN_CANVAS
     from .dataset.preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
     from .task.vocabulary import LEVELS
 
@@ -370,7 +370,7 @@ def _preview(args) -> int:
     from .storage import is_url
     from .storage.transfer import published
 
-    from .dataset.progress import compile_notice
+    from .runtime.progress import compile_notice
 
     check_sheet_path(args.out)
     with compile_notice(quiet=args.quiet):

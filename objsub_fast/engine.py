@@ -14,31 +14,88 @@ __all__ = ["Batch", "generate_batch"]
 
 
 class Batch:
-    """Tasks generated from a sequence of seeds, as arrays.
+    """Tasks generated from a sequence of seeds, as arrays (N tasks, at most M objects each).
+
+    Entries of an (N, M) array at or beyond ``num_objects[i]`` are padding. Colour and shape
+    codes index ``config.vocabulary``.
 
     Attributes
     ----------
     seeds : (N,) int64
-    level_codes : (N,) int8, index into ``LEVELS``; ``levels`` gives the names.
-    kind : (N,) int16, index into ``vocabulary.KINDS``.
+        The seed of each task.
+    level_codes : (N,) int8
+        Index into ``LEVELS``; ``levels`` gives the names.
+    config : objsub_fast.task.config.Config
+        The checked configuration every task was made with.
+    canvas_size : (int, int)
+        (W, H) in pixels.
+    kind : (N,) int16
+        The rule kind, an index into ``vocabulary.KINDS``.
+    variant : (N,) int16
+        The rule's own draw for its kind (the attribute value, count, region or ...) that the
+        prompt and ``rule_params`` name.
     num_objects : (N,) int16
-    x, y : (N, M) float64 exact centres; left, top : (N, M) int32 bounding-square corner.
-    size : (N, M) int16; color, shape : (N, M) int8 codes into ``config.vocabulary``; removed : (N, M) bool;
-    area : (N, M) int32 drawn pixels. Entries at or beyond ``num_objects[i]`` are padding.
+    left, top : (N, M) int32
+        Each object's bounding-square corner, in pixels.
+    size : (N, M) int16
+        Each object's bounding-square side, in pixels.
+    color, shape : (N, M) int8
+        Codes into ``config.vocabulary``.
+    removed : (N, M) bool
+        The objects the rule removes.
+    listed : (N, 3) int8
+        An L2 rule's listed (colour, shape) pairs, as ``color * len(shapes) + shape``; -1 padded.
+    wording : (N,) int8
+        The index into ``vocabulary.WORDINGS`` of each prompt (0: original).
+    x, y : (N, M) float64
+        Exact object centres.
+    area : (N, M) int32
+        Drawn pixels of each object.
     prompts : list of str
-    wording : (N,) int8, the index into ``vocabulary.WORDINGS`` of each prompt (0: original)
+    rule_params : list of dict
+        Each task's rule in words (``rule_params`` of its task record).
     first_frames, final_frames : (N, H, W, 3) uint8, or None when not rendered.
     instance_maps : (N, H, W) uint8 (0 background, k+1 object k), or None.
-    canvas_size : (W, H)
     """
+
+    #: The arrays of ``task.scenes.generate_scenes`` a batch holds, each as its own attribute.
+    SCENE_FIELDS = ("kind", "variant", "num_objects", "left", "top", "size", "color", "shape",
+                    "removed", "listed", "wording")
+
+    seeds: np.ndarray
+    level_codes: np.ndarray
+    config: object
+    canvas_size: tuple
+    kind: np.ndarray
+    variant: np.ndarray
+    num_objects: np.ndarray
+    left: np.ndarray
+    top: np.ndarray
+    size: np.ndarray
+    color: np.ndarray
+    shape: np.ndarray
+    removed: np.ndarray
+    listed: np.ndarray
+    wording: np.ndarray
+    x: np.ndarray
+    y: np.ndarray
+    area: np.ndarray
+    prompts: list
+    rule_params: list
+    first_frames: np.ndarray | None
+    final_frames: np.ndarray | None
+    instance_maps: np.ndarray | None
 
     def __init__(self, seeds, level_codes, config, scenes, frames):
         self.seeds = seeds
         self.level_codes = level_codes
         self.config = config
         self.canvas_size = (config.width, config.height)
-        for name, values in scenes.items():
-            setattr(self, name, values)
+        if set(scenes) != set(self.SCENE_FIELDS):
+            raise ValueError(f"scene arrays {sorted(scenes)}; a Batch holds {self.SCENE_FIELDS}")
+        (self.kind, self.variant, self.num_objects, self.left, self.top, self.size, self.color,
+         self.shape, self.removed, self.listed, self.wording) = (
+            scenes[name] for name in self.SCENE_FIELDS)
         half = self.size / 2.0
         self.x = self.left + half
         self.y = self.top + half

@@ -2,8 +2,9 @@
 in plain Python): the reference the vectorised plan is tested against."""
 import numpy as np
 
-from objsub_fast.ground_truth.transitions import (CLASSIC_LOOK, OUTLINE_RGB, Step, _clipped,
+from objsub_fast.ground_truth.transitions import (CLASSIC_LOOK, Step, _clipped,
                                                   frame_progress, _sprite_mask, plan_slides)
+from objsub_fast.task.vocabulary import OUTLINE_RGB
 
 
 def _removed_painter(left, top, size, color, shape, removed, style, canvas_size, look):

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from objsub_fast.dataset.card import card_bytes
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import verify
 from objsub_fast.runtime.lock import LOCK_FILE

@@ -14,7 +14,7 @@ import pytest
 from PIL import Image
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.progress import Progress
+from objsub_fast.runtime.progress import Progress
 from objsub_fast.runtime.atomic import AtomicWriter
 
 ROOT = Path(__file__).resolve().parents[1]

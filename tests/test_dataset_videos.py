@@ -9,8 +9,8 @@ import pytest
 
 from objsub_fast._version import generator_version
 from objsub_fast.cli import main
-from objsub_fast.dataset.config import RunConfig
-from objsub_fast.dataset.config import load_manifest
+from objsub_fast.dataset.run_config import RunConfig
+from objsub_fast.dataset.run_config import load_manifest
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.shards import task_levels, task_seeds
 from objsub_fast.dataset.verify import verify

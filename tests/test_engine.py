@@ -174,3 +174,15 @@ def test_out_buffers_are_drawn_into_and_match_fresh_frames():
         assert np.array_equal(buffers[0], fresh.first_frames)
         assert np.array_equal(buffers[1], fresh.final_frames)
         assert np.array_equal(buffers[2], fresh.instance_maps)
+
+
+def test_a_batch_declares_and_documents_every_attribute():
+    """Issue #48: every attribute of a Batch is declared on the class and in its docstring."""
+    import re
+
+    from objsub_fast.engine import Batch
+
+    batch = generate_batch([1, 2], render=False)
+    assert set(vars(batch)) == set(Batch.__annotations__)
+    for name in vars(batch):
+        assert re.search(rf"^    (\w+, )*{name}\b", Batch.__doc__, re.M), name

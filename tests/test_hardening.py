@@ -348,7 +348,7 @@ def test_no_progress_is_an_alias_of_quiet(tmp_path, capsys):
 def test_the_rate_has_decimals():
     import io
 
-    from objsub_fast.dataset.progress import Progress
+    from objsub_fast.runtime.progress import Progress
 
     stream = io.StringIO()
     progress = Progress(10, 0, stream=stream)
@@ -394,7 +394,7 @@ def test_error_messages_name_the_final_path_and_the_true_remedy(tmp_path, monkey
 
 from hypothesis import given, strategies as st  # noqa: E402
 
-from objsub_fast.dataset.config import MAX_SHARDS, default_shard_size  # noqa: E402
+from objsub_fast.dataset.run_config import MAX_SHARDS, default_shard_size  # noqa: E402
 from objsub_fast.dataset.plan import MAX_CHUNK_BYTES, max_chunk_size  # noqa: E402
 from objsub_fast.dataset.shards import num_shards  # noqa: E402
 from objsub_fast.runtime.atomic import final_path  # noqa: E402

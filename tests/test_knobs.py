@@ -11,8 +11,8 @@ from PIL import Image
 
 from objsub_fast import generate_batch, iter_samples
 from objsub_fast.cli import main
-from objsub_fast.dataset import vbvr
-from objsub_fast.dataset.config import KNOBS, RunConfig
+from objsub_fast.dataset import vbvr_factory as vbvr
+from objsub_fast.dataset.run_config import KNOBS, RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.shards import task_levels, task_seeds
 from objsub_fast.dataset.verify import verify

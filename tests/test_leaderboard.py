@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.ground_truth.h264.browser import CHROMIUM_FLAGS, find_chromium
+from objsub_fast.testing.browser import CHROMIUM_FLAGS, find_chromium
 from objsub_fast.scoring import render_transition, write_video
 from objsub_fast.scoring.leaderboard import leaderboard, page, wilson
 

@@ -1,15 +1,20 @@
 """Issue #31: the old module paths (before the modules were grouped into parts) keep working:
-an old name imports the very module of its new one, and a pickle that names old paths loads."""
+an old name imports the very module of its new one, and a pickle that names old paths loads.
+Issue #48: the first import of an old name warns (DeprecationWarning) with its new path."""
 import importlib
 import pickle
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 import objsub_fast
-from objsub_fast._moved import MOVED, MovedFinder, new_name
+from objsub_fast._moved import MOVED, REMOVED_IN, MovedFinder, new_name
+
+#: Every test here imports old names on purpose; the warning itself is tested below.
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 DATA = Path(__file__).parent / "data"
 PACKAGE = Path(objsub_fast.__file__).parent
@@ -31,6 +36,28 @@ def test_an_old_name_is_the_new_module(old):
     module = importlib.import_module(old)
     assert module is importlib.import_module(MOVED[old])
     assert module.__name__ == module.__spec__.name == MOVED[old]  # its own spec kept
+
+
+@pytest.mark.filterwarnings("default")
+@pytest.mark.parametrize("old", sorted(MOVED))
+def test_an_old_name_warns_once_naming_its_new_path(old):
+    for name in [n for n in sys.modules if n == old or n.startswith(old + ".")]:
+        del sys.modules[name]  # the alias entry only: the module stays under its new name
+    with pytest.warns(DeprecationWarning) as caught:
+        importlib.import_module(old)
+    assert [str(w.message) for w in caught] == [
+        f"{old} is deprecated and goes in objsub-fast {REMOVED_IN}: import {MOVED[old]}"]
+    assert caught[0].filename != objsub_fast._moved.__file__  # the importer's line, not ours
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        importlib.import_module(old)  # imported already: no second warning
+
+
+def test_the_package_itself_imports_no_old_name():
+    code = ("import warnings; warnings.simplefilter('error', DeprecationWarning); "
+            "import objsub_fast.cli, objsub_fast.dataset.pipeline, objsub_fast.dataset.verify, "
+            "objsub_fast.scoring.command, objsub_fast.testing.controls")
+    subprocess.run([sys.executable, "-c", code], check=True)
 
 
 def test_old_names_inside_a_moved_package_and_from_imports():
@@ -69,8 +96,8 @@ def test_a_pickle_made_before_the_move_loads_in_a_new_process():
     out = subprocess.run([sys.executable, "-c", code, str(PICKLE)], capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["config=objsub_fast.task.config", "error=objsub_fast.runtime.errors",
-                   "run=objsub_fast.dataset.config", "shard=objsub_fast.dataset.shards",
-                   "video=objsub_fast.ground_truth.video"]
+                   "run=objsub_fast.dataset.run_config", "shard=objsub_fast.dataset.shards",
+                   "video=objsub_fast.ground_truth.spec"]
 
 
 def test_a_pickle_made_before_the_move_loads_equal_objects():
@@ -84,3 +111,16 @@ def test_a_pickle_made_before_the_move_loads_equal_objects():
     assert objs["video"].settings()["num_frames"] == 61
     assert objs["run"].count == 5 and objs["run"].seed == 7
     assert isinstance(objs["error"], ValueError) and "--count" in str(objs["error"])
+
+
+@pytest.mark.filterwarnings("default")
+def test_a_renamed_name_warns_and_is_the_new_object():
+    """Issue #48: one name per job; the old names answer for one more minor version."""
+    from objsub_fast.ground_truth import transitions, video
+
+    for module, old, new in ((transitions, "Look", "ObjectLook"),
+                             (video, "check_canvas", "check_even_canvas")):
+        with pytest.warns(DeprecationWarning, match=f"{module.__name__}.{new}"):
+            assert getattr(module, old) is getattr(module, new)
+    with pytest.raises(AttributeError):
+        transitions.no_such_name

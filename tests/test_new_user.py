@@ -15,7 +15,7 @@ import pytest
 
 from objsub_fast.cli import build_parser
 from objsub_fast.cli_common import ERROR_PREFIX
-from objsub_fast.dataset.progress import Progress, compile_notice
+from objsub_fast.runtime.progress import Progress, compile_notice
 from test_cli import run_main
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import verify

@@ -94,10 +94,10 @@ def test_a_noalloc_kernel_that_allocates_does_not_compile(tmp_path):
 
 
 def test_the_encoders_macroblock_kernels_are_noalloc():
-    from objsub_fast.ground_truth.h264 import cavlc, inter, intra_mb, motion, residual, transform
+    from objsub_fast.ground_truth.h264 import cavlc, inter, intra_mb, mb_common, motion, transform
 
     for fn in (intra_mb.code_intra, intra_mb.code_i16, intra_mb.code_chroma,
-               residual.best_intra, residual.chroma_residual, cavlc.write_block,
+               mb_common.best_intra, mb_common.chroma_residual, cavlc.write_block,
                transform.transform_quant4x4, inter.predict_luma, motion.motion_search):
         assert fn.targetoptions["_nrt"] is False, fn.py_func.__name__
 

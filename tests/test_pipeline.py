@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from objsub_fast.dataset import folders
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.atomic import AtomicWriter

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.dataset.parallel import worker_count
+from objsub_fast.runtime.parallel import worker_count
 from objsub_fast.runtime.errors import TaskError, UsageError
 from objsub_fast.scoring import score_video
 from objsub_fast.scoring.question import check_question

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from objsub_fast.cli import main
 from objsub_fast.dataset import store_jobs as jobs_module
 from objsub_fast.dataset import target as target_module
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
 from objsub_fast.dataset.pipeline import generate, run_shard
 from objsub_fast.dataset.shards import shard_at

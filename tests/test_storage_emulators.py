@@ -30,7 +30,7 @@ if shutil.which("azurite-blob") is None:
     pytest.skip("Azurite (npm install -g azurite) is not installed", allow_module_level=True)
 
 from objsub_fast.cli import main  # noqa: E402
-from objsub_fast.dataset.config import RunConfig  # noqa: E402
+from objsub_fast.dataset.run_config import RunConfig  # noqa: E402
 from objsub_fast.dataset.pipeline import generate  # noqa: E402
 from objsub_fast.runtime import crashpoint  # noqa: E402
 from objsub_fast.storage.lease import (LEASE, UNSAFE_ENV, Lease, LeaseUnsafe,  # noqa: E402

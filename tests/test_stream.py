@@ -7,7 +7,7 @@ import pytest
 
 import objsub_fast
 from objsub_fast import iter_samples
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.runtime.errors import ParameterError
 

@@ -46,14 +46,14 @@ def test_one_call_writes_the_bytes_of_frame_by_frame(seed, style, frames, size, 
 def test_an_output_buffer_of_one_picture_resumes_where_it_stopped(monkeypatch):
     """encode_steps stops before a picture that might not fit; add_transition calls it
     again."""
+    import objsub_fast.ground_truth.objsub_encoder as objsub_encoder
     import objsub_fast.ground_truth.transition_video as transition_video
-    import objsub_fast.ground_truth.video as video
 
     batch = generate_batch([3], canvas_size=128)
     slow = _frame_by_frame(batch, 0, "slide", 9).finish()
     calls = []
     real = transition_video.encode_steps
-    monkeypatch.setattr(video, "OUTPUT_PICTURES", 1)
+    monkeypatch.setattr(objsub_encoder, "OUTPUT_PICTURES", 1)
     monkeypatch.setattr(transition_video, "encode_steps",
                         lambda *args: calls.append(real(*args)) or calls[-1])
     assert _one_call(batch, 0, "slide", 9).finish() == slow

@@ -15,7 +15,7 @@ import textwrap
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.folders import FolderLayout, FolderShardReader
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import MAX_PRINTED, Report, format_report, verify

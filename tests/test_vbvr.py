@@ -7,8 +7,8 @@ import tarfile
 
 import pytest
 
-from objsub_fast.dataset import vbvr
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset import vbvr_factory as vbvr
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import verify
 from objsub_fast.runtime.errors import ParameterError

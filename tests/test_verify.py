@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.verify import verify
 from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR

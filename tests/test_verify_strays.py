@@ -8,10 +8,10 @@ import shutil
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.strays import stray_files
-from objsub_fast.dataset.vbvr import GENERATOR
+from objsub_fast.dataset.vbvr_factory import GENERATOR
 from objsub_fast.dataset.verify import verify
 from objsub_fast.storage.store import Store
 

@@ -3,8 +3,8 @@ of local workers takes seconds to start), and still uses every core for a large 
 import pytest
 
 from objsub_fast.dataset import pipeline
-from objsub_fast.dataset.config import RunConfig
-from objsub_fast.dataset.parallel import WORKER_START_S, default_workers
+from objsub_fast.dataset.run_config import RunConfig
+from objsub_fast.runtime.parallel import WORKER_START_S, default_workers
 
 
 @pytest.mark.parametrize("tasks, per_task, cores, expected", [

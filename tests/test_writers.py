@@ -13,7 +13,7 @@ from PIL import Image
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast.dataset import folders, vmevalkit
-from objsub_fast.dataset.config import RunConfig
+from objsub_fast.dataset.run_config import RunConfig
 from objsub_fast.dataset.members import MEMBERS, encode_samples
 from objsub_fast.dataset.pipeline import generate
 from objsub_fast.dataset.plan import shard_batches

@@ -27,7 +27,7 @@ def batches(levels=("L1", "L2", "L3", "L4")):
 
 
 def warm_generate() -> None:
-    from objsub_fast.dataset.config import RunConfig
+    from objsub_fast.dataset.run_config import RunConfig
     from objsub_fast.dataset.pipeline import generate
     from objsub_fast.scoring import score_video, write_video
 

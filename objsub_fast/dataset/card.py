@@ -162,14 +162,14 @@ def _columns(config, fmt) -> tuple:
 
 def _folder_layout(config):
     """The ``FolderLayout`` of a folder format run (None for tar shards)."""
-    from . import vbvr, vbvr_bench, vmevalkit
+    from . import vbvr_bench, vbvr_factory, vmevalkit
 
     if config.format == "vmevalkit":
         return vmevalkit.LAYOUT
     if config.format == "vbvr-bench":
         return vbvr_bench.layout(config.vbvr_split)
     if config.format == "vbvr" and config.vbvr_pack == "folders":
-        return vbvr.FOLDERS
+        return vbvr_factory.FOLDERS
     return None
 
 
@@ -178,19 +178,19 @@ def loader(config) -> tuple[str, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> loader(RunConfig(count=8))
     ('webdataset', ['objsub-*.tar'])
     >>> loader(RunConfig(count=8, format="vmevalkit"))
     ('folders', ['metadata.jsonl', 'object_subtraction_task/*/first_frame.png'])
     """
-    from . import vbvr
+    from . import vbvr_factory
 
     if config.format == "webdataset":
         return "webdataset", ["objsub-*.tar"]
     layout = _folder_layout(config)
     if layout is None:
-        return "vbvr-tar", [vbvr.INDEX_JSONL]
+        return "vbvr-tar", [vbvr_factory.INDEX_JSONL]
     # the frames' pattern makes datasets choose its image folder reader for the index
     return "folders", [INDEX, f"{layout.root}/*/{layout.file_names['first.png']}"]
 
@@ -239,7 +239,7 @@ def identity(config) -> str:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> len(identity(RunConfig(count=4)))
     16
     >>> identity(RunConfig(count=4)) != identity(RunConfig(count=6))
@@ -293,7 +293,7 @@ def card_bytes(config, version: str = __version__, *, legacy: bool = False) -> b
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> card = card_bytes(RunConfig(count=8, split="test")).decode()
     >>> card.startswith("---"), "- split: test" in card
     (True, True)
@@ -409,7 +409,7 @@ def hugging_face_names(config) -> list[str]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> hugging_face_names(RunConfig(count=4, format="vmevalkit"))
     ['README.md', 'metadata.jsonl']
     """

@@ -10,8 +10,8 @@ from pathlib import Path
 from ..runtime.errors import ParameterError
 from ..runtime.jsonfile import loads as loads_json
 from ..task.vocabulary import LEVELS
-from .config import RunConfig
-from .parallel import worker_count
+from .run_config import RunConfig
+from ..runtime.parallel import worker_count
 from .pipeline import generate
 from .vmevalkit import DATASET_FILE, NAME
 

@@ -47,14 +47,14 @@ Adding a format is one module and one row here. A format module provides:
 """
 from __future__ import annotations
 
-from . import vbvr, vbvr_bench, vmevalkit, webdataset
+from . import vbvr_bench, vbvr_factory, vmevalkit, webdataset
 
 __all__ = ["FORMATS", "get_format", "shards_are_files"]
 
 FORMATS = {
     webdataset.NAME: webdataset,
     vmevalkit.NAME: vmevalkit,
-    vbvr.NAME: vbvr,
+    vbvr_factory.NAME: vbvr_factory,
     vbvr_bench.NAME: vbvr_bench,
 }
 
@@ -76,9 +76,9 @@ def shards_are_files(config) -> bool:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> shards_are_files(RunConfig(count=8)), shards_are_files(RunConfig(count=8, format="vmevalkit"))
     (True, False)
     """
-    return config.format == webdataset.NAME or (config.format == vbvr.NAME
+    return config.format == webdataset.NAME or (config.format == vbvr_factory.NAME
                                                 and config.vbvr_pack == "tar")

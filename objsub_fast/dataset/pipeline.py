@@ -20,14 +20,14 @@ from ..runtime.jsonfile import loads as loads_json
 from ..runtime.atomic import final_path
 from ..runtime.errors import ParameterError, UsageError
 from ..runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
-from .config import RunConfig
+from .run_config import RunConfig
 from .formats import get_format
 from .manifest import MANIFEST
 from .members import encode_samples
 from .output import finish_run, prepare_output, read_output, record_shard
-from .parallel import BACKENDS, default_workers, run_jobs, worker_count
+from ..runtime.parallel import BACKENDS, default_workers, run_jobs, worker_count
 from .plan import check_chunk_size, shard_batches
-from .progress import Progress, compile_notice
+from ..runtime.progress import Progress, compile_notice
 from .sample import check_free_space, format_bytes, needed_bytes, sample_run
 from .shards import Shard, num_shards, shard_at
 
@@ -144,7 +144,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     workers : int, optional
         Parallel shard jobs (default: all cores usable by this process, as joblib counts
         them, or 1 when starting a pool would cost more than it saves, as for the default
-        1,000 tasks: ``dataset.parallel.default_workers``; at most one per shard left to
+        1,000 tasks: ``runtime.parallel.default_workers``; at most one per shard left to
         write, said in one line when capped). Never changes the output.
     backend : {"loky", "dask"}
         joblib backend; "dask" runs on ``scheduler`` (a dask.distributed address) or, without

@@ -105,7 +105,7 @@ def check_preview_options(level: str, count: int, seed: int, columns: int,
     ...
     objsub_fast.runtime.errors.ParameterError: --level must be one of L1, L2, L3, L4, got 'L9'
     """
-    from .config import RunConfig
+    from .run_config import RunConfig
 
     checks = (
         (level in LEVELS, f"--level must be one of {', '.join(LEVELS)}, got {level!r}"),
@@ -201,7 +201,7 @@ def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: in
     from ..engine import generate_batch
     from .shards import task_seeds
 
-    from .config import RunConfig
+    from .run_config import RunConfig
 
     layout = check_preview_options(level, count, seed, columns, canvas_size, **knobs)
     options = RunConfig(count=count, levels=(level,), seed=seed, canvas_size=canvas_size,

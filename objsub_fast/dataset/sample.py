@@ -72,7 +72,7 @@ def sample_run(config, out) -> RunSample:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> sample = sample_run(RunConfig(count=2), "unused")
     >>> sample.tasks, 2000 < sample.bytes_per_task < 20000
     (2, True)
@@ -104,7 +104,7 @@ def sample_tasks(config) -> int:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> sample_tasks(RunConfig(count=100)), sample_tasks(RunConfig(100, canvas_size=(1024, 1024)))
     (8, 4)
     """

@@ -49,7 +49,7 @@ def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shar
 def _folder_roots(config) -> tuple[str, callable] | None:
     """(folder of the task folders, task folder name -> task index or None) of a folder
     format, None for a tar format."""
-    from . import vbvr, vbvr_bench, vmevalkit
+    from . import vbvr_bench, vbvr_factory, vmevalkit
 
     def vmevalkit_index(name):
         match = vmevalkit._TASK_ID.fullmatch(name)
@@ -62,7 +62,7 @@ def _folder_roots(config) -> tuple[str, callable] | None:
     roots = {"vmevalkit": (vmevalkit.LAYOUT.root, vmevalkit_index),
              "vbvr-bench": (vbvr_bench.layout(config.vbvr_split).root, trailing_index)}
     if config.vbvr_pack == "folders":
-        roots["vbvr"] = (vbvr.FOLDERS.root, trailing_index)
+        roots["vbvr"] = (vbvr_factory.FOLDERS.root, trailing_index)
     return roots.get(config.format)
 
 
@@ -73,7 +73,7 @@ def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> from objsub_fast.dataset.shards import plan_shards
     >>> config = RunConfig(count=4, shard_size=2)
     >>> shard_keys(config, {"objsub-000001.tar": 9, "objsub-000000.tar": 9, "manifest.json": 2},

@@ -13,7 +13,7 @@ name (never a ``/``).
 
 Examples
 --------
->>> from objsub_fast.dataset.config import RunConfig
+>>> from objsub_fast.dataset.run_config import RunConfig
 >>> stray_files(["manifest.json", "objsub-000000.tar", "notes/extra.txt", "README.md"],
 ...             RunConfig(count=4))
 ['notes/extra.txt']
@@ -50,7 +50,7 @@ def stray_files(paths, config) -> list[str]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> stray_files(["questions/stray.tar", "data/extra.jsonl", "data/metadata.jsonl",
     ...              ".objsub-progress/000001.json"], RunConfig(count=4, format="vbvr"))
     ['data/extra.jsonl', 'questions/stray.tar']

@@ -13,7 +13,7 @@ import sys
 
 from ..runtime.errors import ParameterError
 from ..task.vocabulary import LEVELS
-from .config import RunConfig
+from .run_config import RunConfig
 from .formats import get_format
 from .members import encode_samples
 from .plan import auto_chunk_size, range_batches

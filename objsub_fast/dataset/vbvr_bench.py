@@ -1,7 +1,7 @@
 """The VBVR-Bench evaluation layout (``--format vbvr-bench``):
 ``{split}/O-43_object_subtraction_data-generator/{index:05d}/`` holding VBVR's five files
 (``first_frame.png``, ``final_frame.png``, ``prompt.txt``, ``ground_truth.mp4``,
-``metadata.json``, as in :mod:`.vbvr`), the split ``RunConfig.vbvr_split`` (default
+``metadata.json``, as in :mod:`.vbvr_factory`), the split ``RunConfig.vbvr_split`` (default
 ``Out-of-Domain_50``). A team hands the same tasks to VBVR-EvalKit (model videos at
 ``{model}/{split}/O-43_object_subtraction_data-generator/{index:05d}.mp4``) and to this
 project's scorer side by side.
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
                       folders_present)
-from .vbvr import FILE_NAMES, GENERATOR, task_metadata
+from .vbvr_factory import FILE_NAMES, GENERATOR, task_metadata
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_name",
            "layout", "ShardWriter", "ShardReader", "owned_paths", "accounted", "temp_folders",

@@ -26,15 +26,15 @@ from ..cli_common import counted
 from ..runtime.jsonfile import loads as loads_json
 from ..runtime.links import links_in
 from .card import check_files
-from .config import RunConfig, load_manifest
+from .run_config import RunConfig, load_manifest
 from .formats import get_format, shards_are_files
 from .manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
 from .output import dataset_paths
 from .members import MEMBERS, encode_samples, wanted_members
 from .options import generate_command
-from .parallel import run_jobs, worker_count
+from ..runtime.parallel import run_jobs, worker_count
 from .plan import shard_batches
-from .progress import Progress
+from ..runtime.progress import Progress
 from .shards import Shard, plan_shards
 from .strays import files_in, stray_files, stray_lines
 

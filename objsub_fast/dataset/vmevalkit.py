@@ -147,7 +147,7 @@ class SeedNamedTasks:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> config = RunConfig(count=4, format="vmevalkit")
     >>> index_of = SeedNamedTasks(config)
     >>> name = task_id(task_levels(config.levels, 2, 3)[0], int(config.seeds(2, 3)[0]))

@@ -150,7 +150,7 @@ def member_size_cap(config=None) -> int:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.config import RunConfig
+    >>> from objsub_fast.dataset.run_config import RunConfig
     >>> member_size_cap(RunConfig(count=1)) == MEMBER_SLACK + 4 * 256 * 256
     True
     >>> member_size_cap(RunConfig(count=1, videos=True, video_frames=61)) >> 20

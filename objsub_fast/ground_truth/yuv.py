@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..runtime._numba import noalloc_kernel
+from ..runtime.errors import ParameterError
 
 
 _I32 = np.int32
@@ -99,3 +100,49 @@ def convert_rects(rgb, y_plane, u_plane, v_plane, rects):  # pragma: no cover - 
                 break
         if not inside:
             rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, a[0], a[1], a[2], a[3])
+
+
+def check_even_canvas(width: int, height: int) -> None:
+    """yuv420p needs even sides: raise ParameterError otherwise (the canvas's range is
+    ``task.config.check_canvas``'s)."""
+    if width % 2 or height % 2:
+        raise ParameterError(f"videos need an even canvas width and height (yuv420p), "
+                             f"got {width}x{height}")
+
+
+class YuvPicture:
+    """The current picture in I420 (Y rows, then U, then V) in one buffer, updated from RGB
+    frames: only the changed rectangles (widened to whole 2x2 chroma blocks) are converted
+    again.
+
+    Examples
+    --------
+    >>> picture = YuvPicture(4, 2)
+    >>> picture.update(np.full((2, 4, 3), 255, np.uint8))
+    >>> int(picture.planes[0][0, 0]), int(picture.planes[1][0, 0])
+    (235, 128)
+    """
+
+    def __init__(self, width: int, height: int):
+        check_even_canvas(width, height)
+        self.yuv = np.empty((height * 3 // 2, width), np.uint8)
+        flat = self.yuv.reshape(-1)
+        q = width * height // 4
+        self.planes = (self.yuv[:height], flat[4 * q:5 * q].reshape(height // 2, width // 2),
+                       flat[5 * q:].reshape(height // 2, width // 2))
+        self._shape = (height, width, 3)
+        self.count = 0
+
+    def update(self, rgb: np.ndarray, changed=None):
+        """Convert frame ``rgb``: all of it for the first frame or when ``changed`` is None,
+        else only the rectangles (y0, y1, x0, x1) ``changed`` lists. Returns the rectangles
+        of the planes that changed (widened to even bounds; None: all of them)."""
+        if rgb.shape != self._shape or rgb.dtype != np.uint8:
+            raise ValueError(f"frames must be {self._shape} uint8, got {rgb.shape} {rgb.dtype}")
+        self.count += 1
+        rgb = np.ascontiguousarray(rgb)   # the kernels read rows as flat bytes
+        if changed is None or self.count == 1:
+            rgb_to_yuv420(rgb, *self.planes)
+            return None
+        convert_rects(rgb, *self.planes, np.array(changed, np.int64).reshape(-1, 4))
+        return widened(changed)

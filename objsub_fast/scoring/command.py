@@ -28,7 +28,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from ..cli_common import add_quiet, add_workers, counted, error_line, not_a_folder
-from ..dataset.parallel import worker_count
+from ..runtime.parallel import worker_count
 from ..runtime.atomic import AtomicWriter
 from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
@@ -202,7 +202,7 @@ def _results(jobs, workers: int, progress: bool, report_dir=None, limits=None,
     every 1% (and at the end) otherwise."""
     from joblib import Parallel, delayed
 
-    from ..dataset.progress import Progress
+    from ..runtime.progress import Progress
 
     done = journal.done if journal is not None else {}
     todo = [job for job in jobs if job_key(job) not in done]

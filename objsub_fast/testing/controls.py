@@ -61,7 +61,7 @@ artefacts, about 0.01-0.02 bit/pixel, 25-29 dB at 256x256): every control is als
 
 :func:`control_tasks` builds one task per rule kind (21 kinds, all four levels) by a seed
 search, for any vocabulary and canvas. Every object a control moves or removes is drawn with the
-batch's look (``transitions.Look``: its vocabulary's colours and shapes, the canvas's outline
+batch's look (``transitions.ObjectLook``: its vocabulary's colours and shapes, the canvas's outline
 width), as the renderer draws it.
 """
 from __future__ import annotations
@@ -83,7 +83,7 @@ DARKENED, LIGHTENED, DESATURATED = 0.3, 0.25, 0.6
 JUMP_MIN_FRACTION = 0.25
 
 
-#: An object's sprite in each look (``transitions.Look``): flat, a mask painted in its colour
+#: An object's sprite in each look (``transitions.ObjectLook``): flat, a mask painted in its colour
 #: and the outline; solid, its own colours.
 _SPRITES = {"flat": lambda look, shape, size, color: look.sprite(shape, size),
             "solid": lambda look, shape, size, color: look.solid(shape, size, color)}

@@ -231,9 +231,18 @@ class H264Encoder:
                      self.frame_index % (1 << LOG2_MAX_FRAME_NUM), *self.quantisers(idr),
                      *self.state(), motion_hints(motion))
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(self._buf, self._st))
-        self.is_keyframe = idr
-        self.frame_index += 1
+        self.picture_coded()
         return [nal]
+
+    def picture_coded(self) -> bool:
+        """Count one more picture of the video as coded (by :meth:`encode`, or by a compiled
+        loop that coded it with :meth:`planes`, :meth:`quantisers` and :meth:`state`, as
+        ``ground_truth.transition_video`` does); return whether it was the IDR picture (the
+        first). ``frame_index`` and ``is_keyframe`` change only here, in ``__init__`` and in
+        :meth:`restart`."""
+        self.is_keyframe = self.frame_index == 0
+        self.frame_index += 1
+        return self.is_keyframe
 
     def quantisers(self, idr: bool) -> tuple:
         """(qp, chroma qp, lambda, lambda squared-ish) of an IDR or a P picture."""

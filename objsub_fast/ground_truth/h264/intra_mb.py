@@ -19,7 +19,7 @@ from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN
                            ZIGZAG_4X4 as ZIGZAG)
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
-from .residual import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
+from .mb_common import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
                        flat_edge_mode, nc_of, uniform_mb, write_chroma, write_luma)
 from .transform import (INTRA_ROUNDING, dequant_idct_add, luma_dc_forward, luma_dc_inverse,
                         transform_quant4x4)
@@ -289,7 +289,7 @@ def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam,
                kept, kept_bytes, i4s):
     """Code an intra macroblock: exact Intra 16x16 for a flat one continuing its neighbour,
     else the better of Intra 16x16 (best modes by SAD; ``known``: as in
-    ``residual.best_intra``) and, if ``use_i4``, Intra 4x4 (``saved``: room for the counters
+    ``mb_common.best_intra``) and, if ``use_i4``, Intra 4x4 (``saved``: room for the counters
     while both are tried; ``kept`` (len(stats) + 27 int64), ``kept_bytes`` (uint8, 384 + room
     for a macroblock's bytes): the Intra 16x16 result while Intra 4x4 is tried; ``i4s``: the
     scratch of :func:`code_i4`)."""

@@ -18,7 +18,7 @@ from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, ski
 from .intra_mb import code_chroma, code_intra
 from .motion import motion_search
 from .params import slice_header
-from .residual import BLK_X, BLK_Y, write_chroma, write_luma
+from .mb_common import BLK_X, BLK_Y, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -33,7 +33,7 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     """Lowest luma SAD of the Intra 16x16 vertical, horizontal and DC predictions, in one pass
     (an estimate for the intra-or-inter choice; stops early past ``limit``). When it does not
     stop early, ``sads`` holds the three SADs (V, H, DC; 0 for a prediction not available),
-    which ``residual.best_intra`` then need not compute again."""
+    which ``mb_common.best_intra`` then need not compute again."""
     left, top = x0 > 0, y0 > 0
     total = 0
     for k in range(16):

@@ -156,13 +156,6 @@ def chroma_reconstruct(lev, dclev, qpc, pred, out, y0, x0, dc):  # pragma: no co
 
 
 @noalloc_kernel
-def copy_pred(pred, out, y0, x0, n):  # pragma: no cover - compiled
-    for r in range(n):
-        for c in range(n):
-            out[y0 + r, x0 + c] = pred[r, c]
-
-
-@noalloc_kernel
 def write_luma(buf, st, lev, cbp_luma, start, nzy, mby, mbx, coefs, stats):  # pragma: no cover
     """The luma part of residual(): the 4x4 blocks of each 8x8 whose coded_block_pattern bit is
     set, from scan position ``start`` (1: Intra 16x16 AC), recording their TotalCoeff."""

@@ -305,10 +305,10 @@ class RunConfig:
             raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
                                  "ground_truth.mp4)")
         if self.videos:
-            from ..ground_truth.video import check_canvas
+            from ..ground_truth.video import check_even_canvas
 
             self.video_spec().validate()
-            check_canvas(*self.canvas_size)
+            check_even_canvas(*self.canvas_size)
         return self
 
     def to_json(self) -> dict:

@@ -13,7 +13,7 @@ import os
 import threading
 import time
 
-from ..runtime.errors import ParameterError, UsageError
+from .errors import ParameterError, UsageError
 
 __all__ = ["BACKENDS", "ORPHAN_CHECK_S", "WORKER_START_S", "worker_count", "default_workers",
            "run_jobs"]
