@@ -15,10 +15,10 @@ from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, skip_mv
-from .intra_mb import code_chroma, code_intra
+from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import slice_header
-from .residual import BLK_X, BLK_Y, write_chroma, write_luma
+from .residual import BLK_X, BLK_Y, flat_edge_mode, write_chroma, write_luma
 from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -206,6 +206,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                     skip_run = 0
                 # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
                 # bytes (fades at 1024) for a third more encoding time
+                flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0)
+                if flat >= 0:   # a flat colour continuing its neighbour: no residual
+                    code_flat_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, flat,
+                                  nzy, buf, st, stats)
+                    ref[mby, mbx] = -1
+                    continue
                 known = unknown if is_idr else edge_sads
                 try_i4 = use_i4 and is_idr
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
