@@ -42,16 +42,41 @@ def scan(lev, y, x, start, out):  # pragma: no cover - compiled
         out[k - start] = lev[y + ZIGZAG[k] // 4, x + ZIGZAG[k] % 4]
 
 
+#: A uint64 word holding the byte 1 eight times (a byte times it: eight copies of the byte).
+BYTES_1 = np.uint64(0x0101010101010101)
+
+
 @noalloc_kernel(inline="always")
-def _differs(plane, y0, x0, n, value):  # pragma: no cover - compiled
-    """Nonzero when a sample of the n x n block at (y0, x0) differs from ``value`` (one OR
-    over the block, no branch per sample)."""
-    differ = 0
+def _differs(plane, words, y0, x0, n, value):  # pragma: no cover - compiled
+    """Nonzero when a sample of the n x n block at (y0, x0) of ``plane`` differs from
+    ``value``: one OR over the block's rows read as uint64 words (``words``: the C-contiguous
+    plane as uint64, :func:`as_words`; n, x0 and its width multiples of 8)."""
+    stride, at = plane.shape[1] // 8, x0 // 8
+    pattern = np.uint64(value) * BYTES_1
+    differ = np.uint64(0)
     for r in range(n):
-        row = plane[y0 + r]
-        for c in range(n):
-            differ |= row[x0 + c] ^ value
+        for k in range(n // 8):
+            differ |= words[(y0 + r) * stride + at + k] ^ pattern
     return differ
+
+
+@noalloc_kernel(inline="always")
+def same_block(plane, words, other, y0, x0, n):  # pragma: no cover - compiled
+    """Whether the n x n blocks at (y0, x0) of ``plane`` and of a plane of its shape are equal
+    (``words``, ``other``: both as :func:`as_words`; n and x0 multiples of 8)."""
+    stride, at = plane.shape[1] // 8, x0 // 8
+    differ = np.uint64(0)
+    for r in range(n):
+        for k in range(n // 8):
+            i = (y0 + r) * stride + at + k
+            differ |= words[i] ^ other[i]
+    return differ == 0
+
+
+@noalloc_kernel(inline="always")
+def as_words(plane):  # pragma: no cover - compiled
+    """A C-contiguous uint8 plane whose width is a multiple of 8 as one row of uint64 words."""
+    return plane.reshape(-1).view(np.uint64)
 
 
 @noalloc_kernel(inline="always")
@@ -65,13 +90,15 @@ def _edge_differs(plane, y0, x0, n, value, step_y, step_x):  # pragma: no cover 
 
 
 @noalloc_kernel(inline="always")
-def flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
+def flat_edge_mode(sy, su, sv, words, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
     """For a source macroblock of one flat colour in Y, Cb and Cr: the Intra 16x16 mode (0 V,
     then 1 H) whose prediction from the reconstructed neighbours (the chroma one in the
-    matching mode) is exactly the source; -1 for any other macroblock."""
+    matching mode) is exactly the source; -1 for any other macroblock. ``words``: the
+    source planes as :func:`as_words`."""
     yc, xc = y0 // 2, x0 // 2
     val, u, w = sy[y0, x0], su[yc, xc], sv[yc, xc]
-    if _differs(sy, y0, x0, 16, val) | _differs(su, yc, xc, 8, u) | _differs(sv, yc, xc, 8, w):
+    if (_differs(sy, words[0], y0, x0, 16, val) | _differs(su, words[1], yc, xc, 8, u)
+            | _differs(sv, words[2], yc, xc, 8, w)):
         return -1
     if y0 > 0 and (_edge_differs(cy_, y0 - 1, x0, 16, val, 0, 1)
                    | _edge_differs(cu, yc - 1, xc, 8, u, 0, 1)
