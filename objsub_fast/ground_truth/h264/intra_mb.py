@@ -20,7 +20,7 @@ from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
 from .mb_common import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
-                       flat_edge_mode, nc_of, uniform_mb, write_chroma, write_luma)
+                        nc_of, write_chroma, write_luma)
 from .transform import (INTRA_ROUNDING, dequant_idct_add, luma_dc_forward, luma_dc_inverse,
                         transform_quant4x4)
 
@@ -67,45 +67,10 @@ def _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, dc_mode):  # pragma: no cover 
             nzv[2 * mby + r, 2 * mbx + c] = 0
 
 
-@noalloc_kernel
-def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
-             zero_residual, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
-    """Code the macroblock at (y0, x0) as Intra 16x16 with these modes (``zero_residual``:
-    the prediction is known to be exact)."""  # pragma: no cover - compiled
-    pred, diff, lev = m16[0], m16[1], m16[2]
-    dclev, dc = m4[0], m4[1]
-    left, top = x0 > 0, y0 > 0
-    yc, xc = y0 // 2, x0 // 2
-    _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, True)
-    cbp_luma = 0
-    cbp_chroma = 0
-    if zero_residual:   # a flat source predicted exactly: the reconstruction is the source
-        dclev[:, :] = 0
-        _fill(cy_, y0, x0, 16, sy[y0, x0])
-        _fill(cu, yc, xc, 8, su[yc, xc])
-        _fill(cv, yc, xc, 8, sv[yc, xc])
-    else:
-        predict_luma16(cy_, y0, x0, imode, left, top, pred)
-        predict_chroma8(cu, yc, xc, icmode, left, top, m8[0])
-        predict_chroma8(cv, yc, xc, icmode, left, top, m8[1])
-        for r in range(16):
-            for c in range(16):
-                diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
-        n_ac = 0
-        for b in range(16):
-            lev[BLK_Y[b], BLK_X[b]] = 0
-            n_ac += transform_quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTRA_ROUNDING, 1)
-        n_dc = luma_dc_forward(diff, dclev, qp)
-        cbp_luma = 15 if n_ac > 0 else 0
-        if n_dc > 0:
-            luma_dc_inverse(dclev, qp, dc)
-        else:
-            dc[:, :] = 0
-        for b in range(16):
-            dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, dc[BLK_Y[b] // 4, BLK_X[b] // 4], True,
-                             pred, cy_, y0 + BLK_Y[b], x0 + BLK_X[b])
-        cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8[0], m8[1],
-                                 m8[2], m8[3], m8[4], v4[0], v4[1], v4[2])
+@noalloc_kernel(inline="always")
+def _i16_header(buf, st, stats, p_slice, imode, icmode, cbp_luma, cbp_chroma):
+    """An Intra 16x16 macroblock's mb_type, intra_chroma_pred_mode and mb_qp_delta, counted
+    in ``stats``."""  # pragma: no cover - compiled
     mb_type = 1 + imode + 4 * cbp_chroma + (12 if cbp_luma else 0)
     put_ue(buf, st, mb_type + 5 if p_slice else mb_type)
     put_ue(buf, st, icmode)
@@ -113,12 +78,59 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     stats[S_MB_I16X16] += 1
     stats[S_I16_V + imode] += 1
     stats[S_CHROMA_DC + icmode] += 1
+
+
+@noalloc_kernel(inline="always")
+def code_flat_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, imode, nzy, buf, st,
+                  stats):  # pragma: no cover - compiled
+    """Code the macroblock at (y0, x0), one flat colour that its Intra 16x16 prediction in
+    ``imode`` (0 V, 1 H; ``mb_common.flat_edge_mode``) gives exactly, with chroma in the
+    same direction: no residual, the reconstruction a fill of the source's colour. Its
+    TotalCoeff counts stay zero as the picture began them (and Intra 4x4 modes are read in
+    an IDR picture only, which begins them all DC)."""
+    yc, xc = y0 // 2, x0 // 2
+    _fill(cy_, y0, x0, 16, sy[y0, x0])
+    _fill(cu, yc, xc, 8, su[yc, xc])
+    _fill(cv, yc, xc, 8, sv[yc, xc])
+    _i16_header(buf, st, stats, p_slice, imode, 2 - imode, 0, 0)
+    # an empty Intra16x16DCLevel block: its coeff_token alone (as write_block writes it)
+    table = coeff_token_table(nc_of(nzy, 4 * mby, 4 * mbx))
+    put_bits(buf, st, COEFF_TOKEN_CODE[table, 0, 0], COEFF_TOKEN_LEN[table, 0, 0])
+    stats[table] += 1
+
+
+@noalloc_kernel
+def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
+             nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
+    """Code the macroblock at (y0, x0) as Intra 16x16 with these modes."""
+    pred, diff, lev = m16[0], m16[1], m16[2]  # pragma: no cover - compiled
+    dclev, dc = m4[0], m4[1]
+    left, top = x0 > 0, y0 > 0
+    yc, xc = y0 // 2, x0 // 2
+    _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, True)
+    predict_luma16(cy_, y0, x0, imode, left, top, pred)
+    predict_chroma8(cu, yc, xc, icmode, left, top, m8[0])
+    predict_chroma8(cv, yc, xc, icmode, left, top, m8[1])
+    for r in range(16):
+        for c in range(16):
+            diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]
+    n_ac = 0
+    for b in range(16):
+        lev[BLK_Y[b], BLK_X[b]] = 0
+        n_ac += transform_quant4x4(diff, lev, BLK_Y[b], BLK_X[b], qp, INTRA_ROUNDING, 1)
+    n_dc = luma_dc_forward(diff, dclev, qp)
+    cbp_luma = 15 if n_ac > 0 else 0
+    if n_dc > 0:
+        luma_dc_inverse(dclev, qp, dc)
+    else:
+        dc[:, :] = 0
+    for b in range(16):
+        dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, dc[BLK_Y[b] // 4, BLK_X[b] // 4], True,
+                         pred, cy_, y0 + BLK_Y[b], x0 + BLK_X[b])
+    cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8[0], m8[1],
+                             m8[2], m8[3], m8[4], v4[0], v4[1], v4[2])
+    _i16_header(buf, st, stats, p_slice, imode, icmode, cbp_luma, cbp_chroma)
     gy, gx = 4 * mby, 4 * mbx
-    if zero_residual:   # an empty DC block: its coeff_token alone (as write_block writes it)
-        table = coeff_token_table(nc_of(nzy, gy, gx))
-        put_bits(buf, st, COEFF_TOKEN_CODE[table, 0, 0], COEFF_TOKEN_LEN[table, 0, 0])
-        stats[table] += 1
-        return
     for k in range(16):
         coefs[k] = dclev[ZIGZAG[k] // 4, ZIGZAG[k] % 4]
     write_block(buf, st, coefs, 16, nc_of(nzy, gy, gx), stats)
@@ -287,28 +299,21 @@ def _keep_planes(cy_, cu, cv, y0, x0, kept_bytes, keep):  # pragma: no cover - c
 def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam, lam2, use_i4,
                nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4, v4, coefs, known,
                kept, kept_bytes, i4s):
-    """Code an intra macroblock: exact Intra 16x16 for a flat one continuing its neighbour,
-    else the better of Intra 16x16 (best modes by SAD; ``known``: as in
-    ``mb_common.best_intra``) and, if ``use_i4``, Intra 4x4 (``saved``: room for the counters
-    while both are tried; ``kept`` (len(stats) + 27 int64), ``kept_bytes`` (uint8, 384 + room
-    for a macroblock's bytes): the Intra 16x16 result while Intra 4x4 is tried; ``i4s``: the
-    scratch of :func:`code_i4`)."""
-    if uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
-        flat = flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0)
-        if flat >= 0:   # V with V, H with H
-            code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, flat,
-                     2 - flat, True, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
-            return
-    imode, isad, icmode = best_intra(sy, su, sv, cy_, cu, cv, y0, x0, m16[0], m8[0], m8[1],
-                                     known)
+    """Code an intra macroblock (not one of :func:`code_flat_i16`'s) as the better of Intra
+    16x16 (best modes by SAD; ``known``: as in ``mb_common.best_intra``) and, if ``use_i4``,
+    Intra 4x4 (``saved``: room for the counters while both are tried; ``kept`` (len(stats) +
+    27 int64), ``kept_bytes`` (uint8, 384 + room for a macroblock's bytes): the Intra 16x16
+    result while Intra 4x4 is tried; ``i4s``: the scratch of :func:`code_i4`)."""
+    imode, isad, icmode = best_intra(  # pragma: no cover - compiled
+        sy, su, sv, cy_, cu, cv, y0, x0, m16[0], m8[0], m8[1], known)
     if not use_i4 or isad == 0:
         code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
-                 False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+                 nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
         return
     pos, acc, nbits = st[0], st[1], st[2]
     _copy_into(stats, saved)
     code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
-             False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+             nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
     cost16 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
     was_kept = _keep_i16(buf, st, pos, stats, cy_, cu, cv, nzy, nzu, nzv, y0, x0, kept,
                          kept_bytes)
@@ -325,4 +330,4 @@ def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam,
         st[0], st[1], st[2] = pos, acc, nbits
         _copy_into(saved, stats)
         code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
-                 False, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+                 nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)

@@ -15,10 +15,11 @@ from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, skip_mv
-from .intra_mb import code_chroma, code_intra
+from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import slice_header
-from .mb_common import BLK_X, BLK_Y, write_chroma, write_luma
+from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, same_block, write_chroma,
+                        write_luma)
 from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -102,6 +103,15 @@ def _chroma_exact(su, sv, yc, xc, pred_u, pred_v):  # pragma: no cover - compile
     return True
 
 
+@noalloc_kernel(inline="always")
+def _predict_inter(ry, ru, rv, y0, x0, mvx, mvy, pred, pred_u, pred_v):  # pragma: no cover
+    """The macroblock's luma and chroma predictions with this vector (reference index 0, no
+    weights)."""
+    predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
+    predict_chroma(ru, y0 // 2, x0 // 2, mvx, mvy, pred_u, 0, 1, 0, False)
+    predict_chroma(rv, y0 // 2, x0 // 2, mvx, mvy, pred_v, 0, 1, 0, False)
+
+
 @noalloc_kernel
 def _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
     """Write the macroblock's predictions at (y0, x0) into the reconstruction."""
@@ -158,6 +168,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     tried = np.zeros((6 + common.shape[0], 2), np.int64)
     edge_sads = np.zeros(3, np.int64)      # V, H, DC SADs of edge_intra_sad
     unknown = np.full(3, -1, np.int64)
+    words = (as_words(sy), as_words(su), as_words(sv))
+    ref_words = (as_words(ru), as_words(rv))
     last_x = last_y = 0
     two_refs = weights[0] != 0
     skip_run = 0
@@ -206,6 +218,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                     skip_run = 0
                 # Intra 4x4 only in the IDR picture: in P pictures it saved 3 % of their
                 # bytes (fades at 1024) for a third more encoding time
+                flat = flat_edge_mode(sy, su, sv, words, cy_, cu, cv, y0, x0)
+                if flat >= 0:   # a flat colour continuing its neighbour: no residual
+                    code_flat_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, flat,
+                                  nzy, buf, st, stats)
+                    ref[mby, mbx] = -1
+                    continue
                 known = unknown if is_idr else edge_sads
                 try_i4 = use_i4 and is_idr
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
@@ -213,20 +231,22 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                            v4, coefs, known, kept, kept_bytes, i4s)
                 ref[mby, mbx] = -1
                 continue
-            predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
-            predict_chroma(ru, yc, xc, mvx, mvy, pred_u, 0, 1, 0, False)
-            predict_chroma(rv, yc, xc, mvx, mvy, pred_v, 0, 1, 0, False)
             mv[mby, mbx, 0], mv[mby, mbx, 1] = mvx, mvy
             ref[mby, mbx] = ref_idx
             last_x, last_y = mvx, mvy
             # ---------------------------------------------------------- inter residual
             cbp_luma = cbp_chroma = 0
-            if best_sad == 0 and _chroma_exact(su, sv, yc, xc, pred_u, pred_v):
-                # the prediction is the source: every level is zero and the reconstruction
-                # is the prediction (already in place for the zero vector: cur = ref there)
-                if mvx != 0 or mvy != 0:
+            exact = (best_sad == 0 and mvx == 0 and mvy == 0
+                     and same_block(su, words[1], ref_words[0], yc, xc, 8)
+                     and same_block(sv, words[2], ref_words[1], yc, xc, 8))
+            # unchanged here: the reconstruction (cur = ref outside what this picture coded
+            # so far) is already the prediction, and every level is zero
+            if not exact:
+                _predict_inter(ry, ru, rv, y0, x0, mvx, mvy, pred, pred_u, pred_v)
+                exact = best_sad == 0 and _chroma_exact(su, sv, yc, xc, pred_u, pred_v)
+                if exact and (mvx != 0 or mvy != 0):   # the prediction is the source
                     _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0)
-            else:
+            if not exact:
                 for r in range(16):
                     for c in range(16):
                         diff[r, c] = np.int64(sy[y0 + r, x0 + c]) - pred[r, c]

@@ -42,52 +42,72 @@ def scan(lev, y, x, start, out):  # pragma: no cover - compiled
         out[k - start] = lev[y + ZIGZAG[k] // 4, x + ZIGZAG[k] % 4]
 
 
-@noalloc_kernel
-def uniform_mb(sy, su, sv, y0, x0):  # pragma: no cover - compiled
-    """Whether the source macroblock is one flat colour in Y, Cb and Cr."""
-    v = sy[y0, x0]
-    for r in range(16):
-        for c in range(16):
-            if sy[y0 + r, x0 + c] != v:
-                return False
-    cy, cx = y0 // 2, x0 // 2
-    u, w = su[cy, cx], sv[cy, cx]
-    for r in range(8):
-        for c in range(8):
-            if su[cy + r, cx + c] != u or sv[cy + r, cx + c] != w:
-                return False
-    return True
+#: A uint64 word holding the byte 1 eight times (a byte times it: eight copies of the byte).
+BYTES_1 = np.uint64(0x0101010101010101)
 
 
-@noalloc_kernel
-def flat_edge_mode(sy, su, sv, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
-    """For a flat source macroblock: an Intra 16x16 mode (0 V, 1 H) whose prediction from the
-    reconstructed neighbours is exactly the source, or -1."""
-    val, u, w = sy[y0, x0], su[y0 // 2, x0 // 2], sv[y0 // 2, x0 // 2]
-    if y0 > 0:
-        ok = True
-        for c in range(16):
-            if cy_[y0 - 1, x0 + c] != val:
-                ok = False
-                break
-        for c in range(8):
-            if cu[y0 // 2 - 1, x0 // 2 + c] != u or cv[y0 // 2 - 1, x0 // 2 + c] != w:
-                ok = False
-                break
-        if ok:
-            return 0
-    if x0 > 0:
-        ok = True
-        for r in range(16):
-            if cy_[y0 + r, x0 - 1] != val:
-                ok = False
-                break
-        for r in range(8):
-            if cu[y0 // 2 + r, x0 // 2 - 1] != u or cv[y0 // 2 + r, x0 // 2 - 1] != w:
-                ok = False
-                break
-        if ok:
-            return 1
+@noalloc_kernel(inline="always")
+def _differs(plane, words, y0, x0, n, value):  # pragma: no cover - compiled
+    """Nonzero when a sample of the n x n block at (y0, x0) of ``plane`` differs from
+    ``value``: one OR over the block's rows read as uint64 words (``words``: the C-contiguous
+    plane as uint64, :func:`as_words`; n, x0 and its width multiples of 8)."""
+    stride, at = plane.shape[1] // 8, x0 // 8
+    pattern = np.uint64(value) * BYTES_1
+    differ = np.uint64(0)
+    for r in range(n):
+        for k in range(n // 8):
+            differ |= words[(y0 + r) * stride + at + k] ^ pattern
+    return differ
+
+
+@noalloc_kernel(inline="always")
+def same_block(plane, words, other, y0, x0, n):  # pragma: no cover - compiled
+    """Whether the n x n blocks at (y0, x0) of ``plane`` and of a plane of its shape are equal
+    (``words``, ``other``: both as :func:`as_words`; n and x0 multiples of 8)."""
+    stride, at = plane.shape[1] // 8, x0 // 8
+    differ = np.uint64(0)
+    for r in range(n):
+        for k in range(n // 8):
+            i = (y0 + r) * stride + at + k
+            differ |= words[i] ^ other[i]
+    return differ == 0
+
+
+@noalloc_kernel(inline="always")
+def as_words(plane):  # pragma: no cover - compiled
+    """A C-contiguous uint8 plane whose width is a multiple of 8 as one row of uint64 words."""
+    return plane.reshape(-1).view(np.uint64)
+
+
+@noalloc_kernel(inline="always")
+def _edge_differs(plane, y0, x0, n, value, step_y, step_x):  # pragma: no cover - compiled
+    """Nonzero when one of the n samples from (y0, x0) in steps (step_y, step_x) differs from
+    ``value``."""
+    differ = 0
+    for k in range(n):
+        differ |= plane[y0 + k * step_y, x0 + k * step_x] ^ value
+    return differ
+
+
+@noalloc_kernel(inline="always")
+def flat_edge_mode(sy, su, sv, words, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
+    """For a source macroblock of one flat colour in Y, Cb and Cr: the Intra 16x16 mode (0 V,
+    then 1 H) whose prediction from the reconstructed neighbours (the chroma one in the
+    matching mode) is exactly the source; -1 for any other macroblock. ``words``: the
+    source planes as :func:`as_words`."""
+    yc, xc = y0 // 2, x0 // 2
+    val, u, w = sy[y0, x0], su[yc, xc], sv[yc, xc]
+    if (_differs(sy, words[0], y0, x0, 16, val) | _differs(su, words[1], yc, xc, 8, u)
+            | _differs(sv, words[2], yc, xc, 8, w)):
+        return -1
+    if y0 > 0 and (_edge_differs(cy_, y0 - 1, x0, 16, val, 0, 1)
+                   | _edge_differs(cu, yc - 1, xc, 8, u, 0, 1)
+                   | _edge_differs(cv, yc - 1, xc, 8, w, 0, 1)) == 0:
+        return 0
+    if x0 > 0 and (_edge_differs(cy_, y0, x0 - 1, 16, val, 1, 0)
+                   | _edge_differs(cu, yc, xc - 1, 8, u, 1, 0)
+                   | _edge_differs(cv, yc, xc - 1, 8, w, 1, 0)) == 0:
+        return 1
     return -1
 
 

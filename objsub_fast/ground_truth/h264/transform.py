@@ -45,11 +45,12 @@ def forward4x4(a, y, x):  # pragma: no cover - compiled
 
 @noalloc_kernel(inline="always")
 def quantize(value, mf, qbits, rounding):  # pragma: no cover - compiled
-    """sign(value) * ((|value| * mf + rounding/6 * 2^qbits) >> qbits)."""
+    """sign(value) * ((|value| * mf + rounding/6 * 2^qbits) >> qbits), without a branch on
+    the sign (a fade's or an edge's residual changes sign from sample to sample)."""
     offset = ((1 << qbits) * rounding) // 6
-    if value >= 0:
-        return (value * mf + offset) >> qbits
-    return -((-value * mf + offset) >> qbits)
+    sign = np.int64(value) >> 63                # 0 or -1
+    level = ((((value ^ sign) - sign) * mf + offset) >> qbits)
+    return (level ^ sign) - sign
 
 
 #: Largest forward-transform gain of a position: |Cf[i, r] * Cf[j, c]| <= ROW_GAIN[i] * ROW_GAIN[j].
