@@ -106,8 +106,7 @@ def _appearance_changes(track, kidx, named) -> list[dict]:
             continue
         seen.add(k)
         words = region["words"]
-        change = (f"changed here from frame {region['frame']}" if words == "changed"
-                  else words)
+        change = "changed here" if words == "changed" else words
         out.append({"id": ids[k], "change": change, "kind": "appearance",
                     "frame": region["frame"], "box": region["box"],
                     "area_px": region["area_px"]})
