@@ -81,6 +81,8 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
     y0, y1, x0, x1 = (int(v) for v in warp.box)
     frame = {"kind": stream.kind, "size": [int(v) for v in warp.source_size],
              "content_box": [x0, y0, x1, y1]}
+    if stream.shown_size is not None and tuple(stream.shown_size) != tuple(warp.source_size):
+        frame["display_size"] = [int(v) for v in stream.shown_size]   # non-square pixels
     score, dims = continuous_score(res["metrics"])
     res = {**out, "error": None, "input": frame, "registration": warp.mapping.to_dict(), **res,
            "score": score, "dimensions": dims, "objects": object_names(model)}
