@@ -19,7 +19,7 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 from .thresholds import THRESHOLDS
 from .votes import change_start, voted
 
-__all__ = ["tone_map", "colour_changes", "own_tones", "background_tone"]
+__all__ = ["tone_map", "colour_changes", "own_tones"]
 
 _LUMA = np.array([0.299, 0.587, 0.114])
 #: The tone fit's and the codec drift's limits (``tone_min_span``, ``tone_max_reference_off``,
@@ -42,22 +42,8 @@ def _fit(before: np.ndarray, after: np.ndarray, use: np.ndarray):
         offset = (sy - gain * sx) / n
         span = np.where(w > 0, x, -np.inf).max(1) - np.where(w > 0, x, np.inf).min(1)
         flat = ~(span >= _LIMITS["tone_min_span"]) | ~np.isfinite(gain)
-        bg_gain = background_tone(before[0], after[:, 0])[0]
+        bg_gain = np.where(before[0] > 0, after[:, 0] / np.maximum(before[0], 1.0), 1.0)
     return np.where(flat, bg_gain, gain), np.where(flat, 0.0, offset)
-
-
-def background_tone(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """(2, ...) the tone the background's colour alone gives: per channel a gain taking its
-    colour ``before`` to ``after`` (1 where ``before`` is 0) and no offset.
-
-    Examples
-    --------
-    >>> background_tone(np.array([255., 255, 200]), np.array([229.5, 255, 200])).tolist()
-    [[0.9, 1.0, 1.0], [0.0, 0.0, 0.0]]
-    """
-    before = np.asarray(before, float)
-    gain = np.where(before > 0, np.asarray(after, float) / np.maximum(before, 1.0), 1.0)
-    return np.stack([gain, np.zeros_like(gain)])
 
 
 def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = None):

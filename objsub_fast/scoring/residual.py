@@ -237,13 +237,6 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     return out, lightness
 
 
-def _tone_apart(line, tone) -> float:
-    """How many levels the tone ``line`` (gain, offset per channel) moves a level away from
-    ``tone``'s, at most over the channels (gain differences counted at 255)."""
-    return float((np.abs(np.asarray(line[0]) - tone[0]) * 255
-                  + np.abs(np.asarray(line[1]) - tone[1])).max())
-
-
 def _typical_step(steps) -> float:
     """The median of time steps ``steps`` (s), or a frame at :data:`DEFAULT_FPS`."""
     step = float(np.median(steps)) if len(steps) else 0.0
@@ -336,20 +329,19 @@ class ResidualReader:
                 rects.append(_clip_rect(x, y, r, self.shape))
         return rects
 
-    def update(self, frame, cam, tone, seen_targets, poses=None, tones=None) -> None:
+    def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None) -> None:
         """Read the canvas frame :meth:`wants` chose: ``cam`` its camera, ``tone`` its
         (gain, offset) per channel,
         ``seen_targets`` (T, 2) where the removal targets are seen (NaN: not), ``poses``
         (K, 3) or None: the camera (s, tx, ty) to hold each kept object against as well,
         where it is seen (NaN: not seen; given for a lone kept object, whose place the scene's
-        camera cannot be estimated apart from), ``tones`` (K, C, 2, 3) or None: each kept
-        object's own tone line, then the other lines it may be seen through (the
-        background's tone alone): :meth:`_follow_objects`."""
+        camera cannot be estimated apart from), ``own_tones`` (K, 2, 3) each kept object's
+        own tone line (its fill's colour is the colour test's to judge)."""
         t = len(self.zones)
         lo, hi, valid = self.expected.bounds(cam)
         res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"])
         zones = self._kept_zones(cam)
-        self._follow_objects(frame, cam, tone, poses, tones, zones, res, lightness)
+        self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
         judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
         self.zones.append(zones)
         self._measure(res, zones, judged, outside)
@@ -359,44 +351,39 @@ class ResidualReader:
                  self.first, self.lighter, self.inside)
         self._diffuse(t, need, res, lightness, lo, hi, zones, judged)
 
-    def _follow_objects(self, frame, cam, tone, poses, tones, zones, res, lightness) -> None:
+    def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
+                        lightness) -> None:
         """Each kept object's square and ring held against the expected frame through its own
-        tone line (``tones[j][0]``: through the background's and its fill's colours, first and
-        now), where it moves a level by :data:`TONE_SAME` or more from the scene's: its fill's
-        colour is the colour test's to judge, the residual judges the rest. Then also, taking
-        the smaller residual at each pixel, through its other tones (``tones[j][1:]``: the
-        background's tone alone, where it moves a level by :data:`TONE_SAME` or more from the
-        scene's: one object's codec wash bends a fit over few objects) and, given ``poses[j]``
-        = (s, tx, ty), as that camera shows it (where the object is seen, when that moves its
-        outline by more than :data:`FOLLOW_PX`): its place is the displacement's to judge."""
+        tone (``own_tones[j]``: the line through the background's and its fill's colours,
+        first and now, where it differs from the scene's) and, given ``poses[j]`` = (s, tx,
+        ty), also as that camera shows it (where the object is seen, when that moves its
+        outline by more than :data:`FOLLOW_PX`): ``res`` and ``lightness`` take the smaller
+        residual of the two cameras at each pixel. Its place and fill colour are the
+        displacement's and the colour test's to judge (each with its threshold); the residual
+        judges the rest."""
         h, w = self.shape
         for j, (y0, y1, x0, x1) in enumerate(zones):
-            own, *others = tones[j] if tones is not None else (tone,)
-            replace = _tone_apart(own, tone) >= TONE_SAME
-            if not replace:
-                own = tone
-            views = [(cam, line) for line in others if _tone_apart(line, tone) >= TONE_SAME]
             pose = poses[j] if poses is not None else cam
-            if bool(np.isfinite(pose).all()) and (
-                    np.hypot(pose[1] - cam[1], pose[2] - cam[2]) > FOLLOW_PX):
-                views += [(pose, own)] + [(pose, line) for _, line in views]
-            if not replace and not views:
+            moved = bool(np.isfinite(pose).all()) and (
+                np.hypot(pose[1] - cam[1], pose[2] - cam[2]) > FOLLOW_PX)
+            own = own_tones[j] if own_tones is not None else tone
+            apart = np.abs(np.asarray(own[0]) - tone[0]) * 255 + np.abs(np.asarray(own[1])
+                                                                       - tone[1])
+            if not moved and apart.max() < TONE_SAME:
                 continue
             win = (max(y0 - 1, 0), min(y1 + 1, h), max(x0 - 1, 0), min(x1 + 1, w))
+            if moved:
+                lo, hi, _ = self.expected.bounds_in(pose, win)
+            else:
+                lo, hi = (np.ascontiguousarray(b[win[0]:win[1], win[2]:win[3]])
+                          for b in self.expected.bounds(cam)[:2])
+            part, light = residual(frame[win[0]:win[1], win[2]:win[3]], lo, hi, own[0], own[1],
+                                   _ST["slack_delta_e"])
             iy, ix = y0 - win[0], x0 - win[2]
-            for n, (camera, line) in enumerate([(cam, own)] * replace + views):
-                if camera is cam:
-                    lo, hi = (np.ascontiguousarray(b[win[0]:win[1], win[2]:win[3]])
-                              for b in self.expected.bounds(cam)[:2])
-                else:
-                    lo, hi, _ = self.expected.bounds_in(camera, win)
-                part, light = residual(frame[win[0]:win[1], win[2]:win[3]], lo, hi, line[0],
-                                       line[1], _ST["slack_delta_e"])
-                part = part[iy:iy + y1 - y0, ix:ix + x1 - x0]
-                light = light[iy:iy + y1 - y0, ix:ix + x1 - x0]
-                better = part < res[y0:y1, x0:x1] if n or not replace else slice(None)
-                res[y0:y1, x0:x1][better] = part[better]
-                lightness[y0:y1, x0:x1][better] = light[better]
+            part = part[iy:iy + y1 - y0, ix:ix + x1 - x0]
+            better = part < res[y0:y1, x0:x1] if moved else np.ones(part.shape, bool)
+            res[y0:y1, x0:x1][better] = part[better]
+            lightness[y0:y1, x0:x1][better] = light[iy:iy + y1 - y0, ix:ix + x1 - x0][better]
 
     @staticmethod
     def _judged(valid, zones, free):

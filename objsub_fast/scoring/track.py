@@ -18,7 +18,7 @@ from ..runtime._numba import kernel
 from .accounting import InkLedger, unexplained
 from .appearance import background_colour, in_own_white, object_colours, square_ink
 from .camera import CameraVote, apply_camera
-from .colour_change import background_tone, own_tones, tone_map
+from .colour_change import own_tones, tone_map
 from .detect import Detector, classify_shapes, match
 from .model import TaskModel
 from .footprint import FootprintReader
@@ -342,9 +342,8 @@ class Tracker:
     def _read_residual(self, frame, time) -> None:
         """Hold this frame against the expected video (``residual``): frame 0 is its
         reference; the frame's camera, its tone (a line per channel through the background's
-        and the kept objects' colours, then against frame 0's: ``colour_change.tone_map``),
-        the other tones each kept object may be seen through (its own line, the background's
-        alone) and where the removal targets are seen now."""
+        and the kept objects' colours, then against frame 0's: ``colour_change.tone_map``)
+        and where the removal targets are seen now."""
         m = self.model
         if self.residual is None:
             self.residual = ResidualReader(m, frame, self.rect, ~m.removed & self.visible,
@@ -360,11 +359,6 @@ class Tracker:
         k = self.residual.kept
         lines = own_tones(self._tone_before[np.r_[0, 1 + k]], after[np.r_[0, 1 + k]], gain[0],
                           offset[0])
-        # Besides the scene's fit, each kept object may be seen through its own line or the
-        # background's tone alone: with few objects one object's codec wash bends the fit.
-        alone = background_tone(self._tone_before[0], after[0]) \
-            if np.isfinite(after[0]).all() else np.stack([gain[0], offset[0]])
-        lines = np.stack([lines, np.broadcast_to(alone, lines.shape)], axis=1)
         seen = np.where(self.present[-1][m.removed, None], self.positions[-1][m.removed],
                         np.nan)
         # A lone kept object: the camera has nothing to be estimated from apart from it.
