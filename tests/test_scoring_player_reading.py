@@ -9,8 +9,8 @@ import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import render_transition, score_video
-from objsub_fast.scoring.limits import LimitError, Limits
-from objsub_fast.scoring.video import FrameStream
+from objsub_fast.scoring.reading.limits import LimitError, Limits
+from objsub_fast.scoring.reading.frames import FrameStream
 
 
 @pytest.fixture(scope="module")
@@ -136,8 +136,8 @@ def test_variable_frame_timing_is_read_as_a_player_shows_it(batch, videos, tmp_p
 def test_frames_shown_again_count_against_the_frame_limit():
     # Three frames a second apart shown at 1,000 frames a second (a player would show each a
     # thousand times): shown frames count against the limit like decoded ones.
-    from objsub_fast.scoring.limits import Budget
-    from objsub_fast.scoring.video import _as_shown
+    from objsub_fast.scoring.reading.limits import Budget
+    from objsub_fast.scoring.reading.frames import _as_shown
 
     sparse = [("a", 0.0), ("b", 1.0), ("c", 2.0)]
     with pytest.raises(LimitError, match="frames"):

@@ -4,13 +4,13 @@ from __future__ import annotations
 import os
 
 from ..runtime.errors import TaskError, VideoError
-from .continuous import continuous_score
-from .limits import Limits
-from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
-from .question import as_task_record
-from .register import register
-from .report import verdict
-from .video import FrameStream
+from .judging.continuous import continuous_score
+from .reading.limits import Limits
+from .judging.metrics import THRESHOLDS, TaskModel, Tracker, score_frames
+from .reading.question import as_task_record
+from .reading.register import register
+from .reporting.report import verdict
+from .reading.frames import FrameStream
 
 
 def _registration(model: TaskModel):
@@ -44,7 +44,7 @@ def task_fields(record) -> dict:
 def _word(value):
     """``value`` if it is a string of at most ``MAX_ID_CHARS`` characters (an integer id as
     its string), else None."""
-    from .question import MAX_ID_CHARS
+    from .reading.question import MAX_ID_CHARS
 
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)

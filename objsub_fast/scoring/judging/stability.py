@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .camera import apply_camera
+from ..tracking.camera import apply_camera
 from .colour_change import colour_changes
-from .silhouette import describe
+from ..tracking.silhouette import describe
 from .thresholds import THRESHOLDS
 from .votes import change_start, read_changed, voted
 

@@ -30,10 +30,10 @@ from pathlib import Path
 import numpy as np
 from av.video.reformatter import VideoReformatter
 
-from ..runtime._numba import kernel
-from ..runtime.errors import VideoError
+from ...runtime._numba import kernel
+from ...runtime.errors import VideoError
 from .bars import content_box
-from .detect import _lut_cell
+from ..tracking.detect import _lut_cell
 from .limits import Budget, LimitError, Limits
 from .register import bars_mapping
 
