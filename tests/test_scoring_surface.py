@@ -8,7 +8,9 @@ import pytest
 
 import objsub_fast.scoring as scoring
 
-MODULES = sorted(m.name for m in pkgutil.iter_modules(scoring.__path__))
+#: Every module of scoring and of its stage sub-packages (reading, tracking, judging, reporting).
+MODULES = sorted(m.name[len("objsub_fast.scoring."):] for m in
+                 pkgutil.walk_packages(scoring.__path__, "objsub_fast.scoring."))
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,3 +7,5 @@
 ``thresholds`` holds every threshold with its reason; ``metrics`` runs track, then measure;
 ``continuous`` gives the score in [0, 1].
 """
+
+__all__: list[str] = []   # a stage's face: its modules hold its names

@@ -8,3 +8,5 @@ objects (``bars``: the guess without a task); ``recover`` reads a first frame's 
 ``layout`` and ``vbvr`` find (question, output) pairs in submitted folders, ``names`` makes their
 names safe, ``limits`` bounds what one output may cost.
 """
+
+__all__: list[str] = []   # a stage's face: its modules hold its names

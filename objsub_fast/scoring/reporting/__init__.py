@@ -2,3 +2,5 @@
 HTML report with its frame strips, ``leaderboard`` the models side by side, ``journal`` keeps
 each output's record as it is scored so an interrupted run resumes.
 """
+
+__all__: list[str] = []   # a stage's face: its modules hold its names

@@ -6,3 +6,5 @@ kept objects; ``appearance`` reads colours as this video renders them; ``footpri
 ``silhouette`` read each kept object's footprint against its first one; ``accounting`` keeps ink
 no object explains; ``track`` drives them all, frame by frame, and feeds the residual.
 """
+
+__all__: list[str] = []   # a stage's face: its modules hold its names
