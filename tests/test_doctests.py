@@ -5,13 +5,13 @@ import importlib
 import pytest
 
 MODULES = [
-    "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.dataset.preview", "objsub_fast.cli_common",
+    "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.dataset.run.preview", "objsub_fast.cli_common",
     "objsub_fast.runtime.progress", "objsub_fast.scoring.command", "objsub_fast.scoring.report",
-    "objsub_fast.dataset.run_config", "objsub_fast.dataset.formats", "objsub_fast.dataset.manifest",
-    "objsub_fast.runtime.parallel", "objsub_fast.dataset.plan", "objsub_fast.dataset.tar",
-    "objsub_fast.dataset.webdataset", "objsub_fast.dataset.vmevalkit", "objsub_fast.dataset.vbvr_factory",
-    "objsub_fast.dataset.stream", "objsub_fast.dataset.options", "objsub_fast.dataset.verify",
-    "objsub_fast.dataset.create", "objsub_fast.task.record_json",
+    "objsub_fast.dataset.run.run_config", "objsub_fast.dataset.formats", "objsub_fast.dataset.content.manifest",
+    "objsub_fast.runtime.parallel", "objsub_fast.dataset.content.plan", "objsub_fast.dataset.formats.tar",
+    "objsub_fast.dataset.formats.webdataset", "objsub_fast.dataset.formats.vmevalkit", "objsub_fast.dataset.formats.vbvr_factory",
+    "objsub_fast.dataset.run.stream", "objsub_fast.dataset.run.options", "objsub_fast.dataset.check.verify",
+    "objsub_fast.dataset.run.create", "objsub_fast.task.record_json",
     "objsub_fast.ground_truth.video", "objsub_fast.ground_truth.transitions", "objsub_fast.ground_truth.yuv",
     "objsub_fast.ground_truth.transition_video", "objsub_fast.ground_truth.transition_plan",
     "objsub_fast.ground_truth.object_look", "objsub_fast.ground_truth.spec",
@@ -22,7 +22,7 @@ MODULES = [
     "objsub_fast.ground_truth.h264.intra", "objsub_fast.ground_truth.h264.intra4", "objsub_fast.ground_truth.h264.inter",
     "objsub_fast.ground_truth.h264.motion",
     "objsub_fast.ground_truth.h264.cavlc", "objsub_fast.ground_truth.h264.mb_common", "objsub_fast.ground_truth.h264.encoder",
-    "objsub_fast._moved", "objsub_fast.dataset.card", "objsub_fast.scoring.leaderboard",
+    "objsub_fast._moved", "objsub_fast.dataset.run.card", "objsub_fast.scoring.leaderboard",
     "objsub_fast.scoring.api", "objsub_fast.scoring.appearance", "objsub_fast.scoring.votes",
     "objsub_fast.scoring.colour_change", "objsub_fast.scoring.final_match",
     "objsub_fast.scoring.metrics", "objsub_fast.scoring.track", "objsub_fast.scoring.video",

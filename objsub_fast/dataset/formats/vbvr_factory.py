@@ -33,14 +33,14 @@ import os
 import re
 from pathlib import Path
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
-from ..runtime.links import NOFOLLOW, inside, refuse_links
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
+from ...runtime.links import NOFOLLOW, inside, refuse_links
 from . import webdataset
 from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
                       folders_present)
-from .manifest import PROGRESS_DIR
-from .shards import shard_at, task_key
+from ..content.manifest import PROGRESS_DIR
+from ..content.shards import shard_at, task_key
 from .tar import tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",

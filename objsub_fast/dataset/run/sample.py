@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..runtime.errors import OutputError
-from .formats import get_format
-from .members import encode_samples
-from .plan import auto_chunk_size, shard_batches
-from .shards import Shard, task_levels
+from ...runtime.errors import OutputError
+from ..formats import get_format
+from ..content.members import encode_samples
+from ..content.plan import auto_chunk_size, shard_batches
+from ..content.shards import Shard, task_levels
 
 __all__ = ["SAMPLE_TASKS", "SAMPLE_PIXELS", "SPACE_MARGIN", "RunSample", "sample_run",
            "sample_tasks", "needed_bytes", "free_bytes", "format_bytes", "check_free_space"]
@@ -72,12 +72,12 @@ def sample_run(config, out) -> RunSample:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> sample = sample_run(RunConfig(count=2), "unused")
     >>> sample.tasks, 2000 < sample.bytes_per_task < 20000
     (2, True)
     """
-    from ..engine import generate_batch
+    from ...engine import generate_batch
 
     fmt = get_format(config.format)
     every_level = min(config.count, len(config.levels))
@@ -104,7 +104,7 @@ def sample_tasks(config) -> int:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> sample_tasks(RunConfig(count=100)), sample_tasks(RunConfig(100, canvas_size=(1024, 1024)))
     (8, 4)
     """

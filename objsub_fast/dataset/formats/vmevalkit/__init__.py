@@ -1,6 +1,6 @@
 """The VMEvalKit format: ``object_subtraction_task/{task_id}/`` folders holding
 ``first_frame.png``, ``final_frame.png``, ``prompt.txt`` and ``question_metadata.json`` (the
-task pair), plus ``vmeval_dataset.json`` listing every pair (``dataset.create.create_dataset``
+task pair), plus ``vmeval_dataset.json`` listing every pair (``dataset.run.create.create_dataset``
 is the drop-in for VMEvalKit's object subtraction generator).
 
 Each shard keeps its pairs' lines in the run's progress folder until ``finalize`` joins them
@@ -15,17 +15,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..runtime.atomic import atomic_write_bytes
-from ..task.records import task_id
-from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks,
+from ....runtime.atomic import atomic_write_bytes
+from ....task.records import task_id
+from ..folders import (FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks,
                       folders_present)
-from .manifest import PROGRESS_DIR
-from .shards import MAX_SEED, task_levels
-from .vmeval_file import (
+from ...content.manifest import PROGRESS_DIR
+from ...content.shards import MAX_SEED, task_levels
+from .dataset_file import (
     DATASET_FILE, FILE_NAMES, FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT, TASK_ROOT,
     dataset_head, dataset_parts, pair, task_metadata,
 )
-from .vmevalkit_check import check_dataset_file
+from .dataset_check import check_dataset_file
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
            "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
@@ -147,7 +147,7 @@ class SeedNamedTasks:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> config = RunConfig(count=4, format="vmevalkit")
     >>> index_of = SeedNamedTasks(config)
     >>> name = task_id(task_levels(config.levels, 2, 3)[0], int(config.seeds(2, 3)[0]))

@@ -24,17 +24,17 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
+from ...runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
                               remove_stale_tmp)
-from ..runtime.errors import OutputError
-from ..runtime.links import refuse_links
-from ..runtime.lock import LOCK_FILE
+from ...runtime.errors import OutputError
+from ...runtime.links import refuse_links
+from ...runtime.lock import LOCK_FILE
 from .card import owned_files, write_files
-from .formats import get_format
-from .manifest import (MANIFEST, PROGRESS_DIR, manifest_bytes, read_entries, read_manifest,
+from ..formats import get_format
+from ..content.manifest import (MANIFEST, PROGRESS_DIR, manifest_bytes, read_entries, read_manifest,
                        valid_entry)
 from .options import generate_command, option_differences
-from .shards import shard_at
+from ..content.shards import shard_at
 
 __all__ = ["OutputState", "read_output", "prepare_output", "record_shard", "finish_run"]
 

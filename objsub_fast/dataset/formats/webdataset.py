@@ -13,10 +13,10 @@ import json
 import tarfile
 from pathlib import Path
 
-from ..runtime.atomic import AtomicWriter
-from ..task.record_json import compact_records
-from .manifest import shard_entry
-from .members import MEMBERS
+from ...runtime.atomic import AtomicWriter
+from ...task.record_json import compact_records
+from ..content.manifest import shard_entry
+from ..content.members import MEMBERS
 from .tar import TAR_END, tar_members, tar_parts
 
 __all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
@@ -150,7 +150,7 @@ def member_size_cap(config=None) -> int:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> member_size_cap(RunConfig(count=1)) == MEMBER_SLACK + 4 * 256 * 256
     True
     >>> member_size_cap(RunConfig(count=1, videos=True, video_frames=61)) >> 20

@@ -76,7 +76,7 @@ def shards_are_files(config) -> bool:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> shards_are_files(RunConfig(count=8)), shards_are_files(RunConfig(count=8, format="vmevalkit"))
     (True, False)
     """

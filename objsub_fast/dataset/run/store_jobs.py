@@ -12,10 +12,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..runtime import crashpoint
-from ..storage.store import Store
-from ..storage.transfer import safe_downloads
-from .manifest import PROGRESS_DIR
+from ...runtime import crashpoint
+from ...storage.store import Store
+from ...storage.transfer import safe_downloads
+from ..content.manifest import PROGRESS_DIR
 from .mirror import is_shard_data, relative_files
 
 __all__ = ["write_shard", "verify_store_shard", "shard_keys"]
@@ -49,7 +49,7 @@ def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shar
 def _folder_roots(config) -> tuple[str, callable] | None:
     """(folder of the task folders, task folder name -> task index or None) of a folder
     format, None for a tar format."""
-    from . import vbvr_bench, vbvr_factory, vmevalkit
+    from ..formats import vbvr_bench, vbvr_factory, vmevalkit
 
     def vmevalkit_index(name):
         match = vmevalkit._TASK_ID.fullmatch(name)
@@ -73,14 +73,14 @@ def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
-    >>> from objsub_fast.dataset.shards import plan_shards
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
+    >>> from objsub_fast.dataset.content.shards import plan_shards
     >>> config = RunConfig(count=4, shard_size=2)
     >>> shard_keys(config, {"objsub-000001.tar": 9, "objsub-000000.tar": 9, "manifest.json": 2},
     ...            {1: {"name": "objsub-000001.tar"}}, plan_shards(4, 2))
     {1: ['objsub-000001.tar'], 0: ['objsub-000000.tar']}
     """
-    from .formats import get_format
+    from ..formats import get_format
 
     fmt = get_format(config.format)
     tars = {fmt.shard_name(s.index): s.index for s in plan}

@@ -24,10 +24,10 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable
 
-from ..runtime import crashpoint
-from ..runtime.atomic import remove_path, tmp_name
-from ..runtime.links import NOFOLLOW, refuse_links
-from .manifest import shard_entry
+from ...runtime import crashpoint
+from ...runtime.atomic import remove_path, tmp_name
+from ...runtime.links import NOFOLLOW, refuse_links
+from ..content.manifest import shard_entry
 from .webdataset import member_size_cap
 
 __all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",
