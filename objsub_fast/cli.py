@@ -291,9 +291,9 @@ def _generate(args) -> int:
     else:
         print(f"{PROG}: nothing to do, {counted(config.count, 'task')} already complete in "
               f"{args.out}")
-    pattern = getattr(get_format(config.format), "shard_pattern", None)
+    pattern = get_format(config.format).shard_pattern(manifest["num_shards"])
     if pattern is not None:
-        print(f"{PROG}: shards: {os.path.join(args.out, pattern(manifest['num_shards']))}")
+        print(f"{PROG}: shards: {os.path.join(args.out, pattern)}")
     return EXIT_OK
 
 

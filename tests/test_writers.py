@@ -127,7 +127,7 @@ def _write_vmeval_shard(out, count=6, chunk=4):
     shard = Shard(0, 0, count)
     with vmevalkit.ShardWriter(out, shard, config) as writer:
         for start, batch in shard_batches(config, shard, chunk):
-            writer.write_samples(encode_samples(batch, start, config, vmevalkit))
+            writer.write_samples(encode_samples(batch, start, config, vmevalkit.FORMAT))
         return writer.finish()
 
 

@@ -163,7 +163,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     name = fmt.shard_name(shard.index)
     if entry is None and finished_run:
         report.problems.append(f"{name}: not listed in the manifest")
-    reader = fmt.ShardReader(Path(out), entry or {"name": name}, report.problems, config)
+    reader = fmt.reader(Path(out), entry or {"name": name}, report.problems, config)
     label = reader.label(shard.index) if hasattr(reader, "label") else name
     location = getattr(reader, "location", lambda expected: None)
     file_name = getattr(reader, "file_name", str)

@@ -90,11 +90,9 @@ def _videos(chunk: Chunk, fmt) -> list[bytes]:
 
 
 def _metadata(chunk: Chunk, fmt) -> list[bytes]:
-    """The format's per-task JSON: from the batch's columns if it can (``chunk_metadata``),
-    else from each task record (``task_metadata``)."""
-    if hasattr(fmt, "chunk_metadata"):
-        return fmt.chunk_metadata(chunk)
-    return [fmt.task_metadata(record, chunk.config) for record in chunk.records]
+    """The format's per-task JSON (``OutputFormat.chunk_metadata``: from the batch's columns
+    if the format can, else from each task record)."""
+    return fmt.chunk_metadata(chunk)
 
 
 def _png(attr: str):

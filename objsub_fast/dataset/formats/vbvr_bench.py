@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Callable
 
+from .base import OutputFormat
 from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
-                      folders_present)
+                      folders_present, trailing_number)
 from .vbvr_factory import FILE_NAMES, GENERATOR, task_metadata
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "DEFAULT_SPLIT", "task_metadata", "shard_name",
-           "layout", "ShardWriter", "ShardReader", "owned_paths", "accounted", "temp_folders",
-           "shard_present", "finalize", "check_dataset"]
+__all__ = ["NAME", "FORMAT", "VBVRBench", "DEFAULT_SPLIT", "task_metadata", "shard_name",
+           "layout", "owned_paths"]
 
 NAME = "vbvr-bench"
-VIDEOS_REQUIRED = True
 DEFAULT_SPLIT = "Out-of-Domain_50"
 _SAMPLE = re.compile("([0-9]{5,})")
 
@@ -39,15 +39,8 @@ def layout(split: str) -> FolderLayout:
     return FolderLayout(f"{split}/{GENERATOR}", _folder, FILE_NAMES, shard_name)
 
 
-def ShardWriter(out: Path, shard, config) -> FolderShardWriter:
-    """Sample folders of one shard."""
-    return FolderShardWriter(layout(config.vbvr_split), out, shard)
 
 
-def ShardReader(out: Path, entry: dict, problems: list[str], config=None):
-    """Reader of one shard's sample folders (for ``verify``)."""
-    return FolderShardReader(layout(config.vbvr_split if config else DEFAULT_SPLIT), out,
-                             problems, config)
 
 
 def owned_paths(out: Path) -> list[Path]:
@@ -55,35 +48,55 @@ def owned_paths(out: Path) -> list[Path]:
     return sorted(Path(out).glob(f"*/{GENERATOR}"))
 
 
-def accounted(config) -> list[str]:
-    """Paths (``*``: part of a name) this format's checks account for: whatever is in a
-    split's generator folder (a sample folder or split not part of the dataset is a problem of
-    ``check_dataset``, a file in a sample folder that is no member one of ``verify``'s)."""
-    return [f"*/{GENERATOR}/*", f"*/{GENERATOR}/*/*"]
+class VBVRBench(OutputFormat):
+    """The VBVR-Bench evaluation layout (see the module): sample folders of one split."""
+
+    NAME = NAME
+    #: The layout's folders hold ground_truth.mp4.
+    VIDEOS_REQUIRED = True
+    shard_name = staticmethod(shard_name)
+    task_metadata = staticmethod(task_metadata)
+    owned_paths = staticmethod(owned_paths)
+
+    def writer(self, out: Path, shard, config) -> FolderShardWriter:
+        """Sample folders of one shard."""
+        return FolderShardWriter(layout(config.vbvr_split), out, shard)
+
+    def reader(self, out: Path, entry: dict, problems: list[str], config=None):
+        """Reader of one shard's sample folders (for ``verify``)."""
+        return FolderShardReader(layout(config.vbvr_split if config else DEFAULT_SPLIT), out,
+                                 problems, config)
+
+    def task_folders(self, config) -> tuple[str, Callable]:
+        """The split's generator folder; a sample folder is named by its task index."""
+        return layout(config.vbvr_split).root, trailing_number
+
+    def accounted(self, config) -> list[str]:
+        """Paths (``*``: part of a name) this format's checks account for: whatever is in a
+        split's generator folder (a sample folder or split not part of the dataset is a problem of
+        ``check_dataset``, a file in a sample folder that is no member one of ``verify``'s)."""
+        return [f"*/{GENERATOR}/*", f"*/{GENERATOR}/*/*"]
+
+    def temp_folders(self, out: Path) -> list[Path]:
+        """Folders (besides ``out``) where a killed run may have left temp files."""
+        return owned_paths(out)
+
+    def shard_present(self, out: Path, entry: dict, progress: Path, config) -> bool:
+        """Whether every sample folder of a shard recorded as done is there (in a split)."""
+        return any(folders_present(root, NumberedFolders(_SAMPLE), entry["start"], entry["stop"])
+                   for root in owned_paths(out))
+
+    def check_dataset(self, config, out: Path, plan, summaries: dict) -> list[str]:
+        """Dataset-level problems for ``verify``: sample folders or splits not part of it."""
+        root = Path(out) / config.vbvr_split / GENERATOR
+        expected = {f"{i:05d}" for i in range(config.count)}
+        problems = [f"{config.vbvr_split}/{GENERATOR}/{p.name}: not part of the dataset"
+                    for p in sorted(root.iterdir()) if p.name not in expected] if root.is_dir() \
+            else [f"{config.vbvr_split}/{GENERATOR}: missing"]
+        problems += [f"{p.relative_to(out)}: split not part of the dataset"
+                     for p in owned_paths(out) if p != root]
+        return problems
 
 
-def temp_folders(out: Path) -> list[Path]:
-    """Folders (besides ``out``) where a killed run may have left temp files."""
-    return owned_paths(out)
-
-
-def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
-    """Whether every sample folder of a shard recorded as done is there (in a split)."""
-    return any(folders_present(root, NumberedFolders(_SAMPLE), entry["start"], entry["stop"])
-               for root in owned_paths(out))
-
-
-def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
-    """Nothing to add at the end of a run: the folders are the dataset."""
-
-
-def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
-    """Dataset-level problems for ``verify``: sample folders or splits not part of it."""
-    root = Path(out) / config.vbvr_split / GENERATOR
-    expected = {f"{i:05d}" for i in range(config.count)}
-    problems = [f"{config.vbvr_split}/{GENERATOR}/{p.name}: not part of the dataset"
-                for p in sorted(root.iterdir()) if p.name not in expected] if root.is_dir() \
-        else [f"{config.vbvr_split}/{GENERATOR}: missing"]
-    problems += [f"{p.relative_to(out)}: split not part of the dataset"
-                 for p in owned_paths(out) if p != root]
-    return problems
+#: The format (the row of ``formats.FORMATS``).
+FORMAT = VBVRBench()

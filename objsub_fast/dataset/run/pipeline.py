@@ -3,10 +3,10 @@
 ``generate(config, out, ...)`` is the one entry point used by the CLI, ``scripts/
 generate_million.py`` and ``objsub_fast.create_dataset``. Shards are independent jobs; each
 worker renders its shard chunk by chunk with the core engine, encodes the chunk's samples
-(``dataset.content.members``) and streams them into the format's shard writer, so a worker never holds
-more than one chunk of frames. Finished shards are recorded in the output folder
-(``dataset.run.output``) so that a killed run resumes where it stopped; the output is identical to
-an uninterrupted run whatever the worker count, backend or chunk size.
+(``dataset.content.members``) and streams them into the format's shard writer, so a worker
+never holds more than one chunk of frames. Finished shards are recorded in the output folder
+(``dataset.run.output``) so that a killed run resumes where it stopped; the output is
+identical to an uninterrupted run whatever the worker count, backend or chunk size.
 """
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class GenerationError(OSError):
 def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None) -> dict:
     """Generate, encode and write one shard; record it as done; return its manifest entry."""
     fmt = get_format(config.format)
-    with without_cycle_collector(), fmt.ShardWriter(Path(out), shard, config) as writer:
+    with without_cycle_collector(), fmt.writer(Path(out), shard, config) as writer:
         for start, batch in shard_batches(config, shard, chunk_size):
             writer.write_samples(encode_samples(batch, start, config, fmt))
         entry = writer.finish()

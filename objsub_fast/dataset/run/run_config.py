@@ -220,7 +220,7 @@ class RunConfig:
         errors name the command-line options."""
         from ...task.config import check_levels, check_vocabulary, make_config
         from ...task.vocabulary import (parse_colors, parse_prompt_variants,
-                                       parse_shape_names, parse_shapes, parse_vocabulary)
+                                        parse_shape_names, parse_shapes, parse_vocabulary)
 
         for name, parse in (("vocabulary", parse_vocabulary), ("colors", parse_colors),
                             ("shapes", parse_shapes), ("shape_names", parse_shape_names),

@@ -90,7 +90,7 @@ def sample_run(config, out) -> RunSample:
     (_, batch), = shard_batches(config, Shard(0, 0, n), n)
     samples = encode_samples(batch, 0, config, fmt)
     block = _block_size(Path(out))
-    stored = getattr(fmt, "stored_bytes", _member_blocks)
+    stored = fmt.stored_bytes
     per_task = _cpu_seconds(config, fmt, 1)
     if per_task < 0.01:  # cheap tasks: time a chunk, as workers run them
         per_task = _cpu_seconds(config, fmt, n) / n
@@ -120,13 +120,6 @@ def _cpu_seconds(config, fmt, n: int) -> float:
     (_, batch), = shard_batches(config, Shard(0, 0, n), n)
     encode_samples(batch, 0, config, fmt)
     return time.process_time() - t0
-
-
-def _member_blocks(samples: list[dict], block: int) -> int:
-    """Disk bytes of encoded samples stored one file per member (a format without its own
-    ``stored_bytes``): every member rounded up to whole blocks."""
-    return sum(-(-len(data) // block) * block
-               for s in samples for key, data in s.items() if not key.startswith("__"))
 
 
 def needed_bytes(sample: RunSample, tasks: int) -> int:

@@ -46,26 +46,6 @@ def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shar
         return verify_shard(scratch, config, shard, entry, **kwargs)
 
 
-def _folder_roots(config) -> tuple[str, callable] | None:
-    """(folder of the task folders, task folder name -> task index or None) of a folder
-    format, None for a tar format."""
-    from ..formats import vbvr_bench, vbvr_factory, vmevalkit
-
-    def vmevalkit_index(name):
-        match = vmevalkit._TASK_ID.fullmatch(name)
-        return config.task_index(int(match[2])) if match else None
-
-    def trailing_index(name):
-        digits = name.rpartition("_")[2]
-        return int(digits) if digits.isdigit() else None
-
-    roots = {"vmevalkit": (vmevalkit.LAYOUT.root, vmevalkit_index),
-             "vbvr-bench": (vbvr_bench.layout(config.vbvr_split).root, trailing_index)}
-    if config.vbvr_pack == "folders":
-        roots["vbvr"] = (vbvr_factory.FOLDERS.root, trailing_index)
-    return roots.get(config.format)
-
-
 def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
     """Shard number -> the keys of its data in ``listing`` (its tar, named by its manifest
     entry or, for a shard of ``plan`` not finished yet, by the format's ``shard_name``; or
@@ -85,7 +65,7 @@ def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
     fmt = get_format(config.format)
     tars = {fmt.shard_name(s.index): s.index for s in plan}
     tars.update({e["name"]: k for k, e in entries.items()})
-    folders = _folder_roots(config)
+    folders = fmt.task_folders(config)
     found: dict[int, list[str]] = {}
     for key in listing:
         if not is_shard_data(key):

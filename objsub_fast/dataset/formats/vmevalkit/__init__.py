@@ -9,34 +9,31 @@ into ``vmeval_dataset.json`` (so a resumed run needs no task folder re-read).
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from ....runtime.atomic import atomic_write_bytes
 from ....task.records import task_id
+from ..base import OutputFormat
 from ..folders import (FolderLayout, FolderShardReader, FolderShardWriter, folder_blocks,
-                      folders_present)
+                       folders_present)
 from ...content.manifest import PROGRESS_DIR
 from ...content.shards import MAX_SEED, task_levels
 from .dataset_file import (
-    DATASET_FILE, FILE_NAMES, FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT, TASK_ROOT,
-    dataset_head, dataset_parts, pair, task_metadata,
-)
+                           DATASET_FILE, FILE_NAMES, FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT, TASK_ROOT,
+                           dataset_head, dataset_parts, pair, task_metadata,
+                           )
 from .dataset_check import check_dataset_file
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES", "FIRST_FRAME",
-           "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name", "folder_name", "pair",
-           "task_metadata", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
-           "temp_folders", "accounted", "shard_present", "SeedNamedTasks", "extend", "finalize",
-           "check_dataset",
-           "dataset_head", "dataset_parts"]
+__all__ = ["NAME", "FORMAT", "VMEvalKit", "TASK_ROOT", "DATASET_FILE", "FILE_NAMES",
+           "FIRST_FRAME", "FINAL_FRAME", "PROMPT", "METADATA", "LAYOUT", "shard_name",
+           "folder_name", "pair", "task_metadata", "stored_bytes", "ShardWriter", "ShardReader",
+           "owned_paths", "SeedNamedTasks", "dataset_head", "dataset_parts"]
 
 NAME = "vmevalkit"
-#: Videos are an optional member (``--videos``).
-VIDEOS_REQUIRED = False
 #: A task folder's name (``records.task_id``), and the stray folders listed one per line.
 _TASK_ID = re.compile(r"object_subtraction_(l[0-9]+)_([0-9]+)")
 _STRAYS_SHOWN = 20
@@ -119,25 +116,10 @@ def owned_paths(out: Path) -> list[Path]:
     return folders + ([dataset] if dataset.exists() else [])
 
 
-def accounted(config) -> list[str]:
-    """Paths (``*``: part of a name) this format's checks account for: whatever is in the task
-    root (a folder not part of the dataset is a problem of ``check_dataset``, a file in a task
-    folder that is no member one of ``verify``'s) and the dataset file."""
-    return [f"{TASK_ROOT}/*", f"{TASK_ROOT}/*/*", DATASET_FILE]
 
 
-def temp_folders(out: Path) -> list[Path]:
-    """Folders (besides ``out``) where a killed run may have left temp files."""
-    return [Path(out) / TASK_ROOT]
 
 
-def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
-    """Whether a shard recorded as done still has its pair lines (or the run was finalized)
-    and every one of its task folders (named by seed: ``SeedNamedTasks`` maps a name back)."""
-    return ((_pairs_file(progress, entry["shard"]).exists()
-             or (Path(out) / DATASET_FILE).exists())
-            and folders_present(Path(out) / TASK_ROOT, SeedNamedTasks(config), entry["start"],
-                                entry["stop"]))
 
 
 @dataclass(frozen=True)
@@ -170,43 +152,10 @@ class SeedNamedTasks:
         return index if in_run else None
 
 
-def extend(out: Path, kept: list[dict], progress: Path) -> None:
-    """Before a larger run: split a finished ``vmeval_dataset.json`` back into the pair lines of
-    the ``kept`` shards (its lines are the shards' lines in task order), then remove it."""
-    dataset = Path(out) / DATASET_FILE
-    if not dataset.exists():
-        return  # an unfinished run: the kept shards' pair lines are still in ``progress``
-    text = dataset.read_bytes()
-    body = text[text.index(b"\n") + 1: text.rindex(b"\n]}")]
-    lines = body.split(b",\n") if body else []
-    for entry in kept:
-        atomic_write_bytes(_pairs_file(progress, entry["shard"]),
-                           b"\n".join(lines[entry["start"]:entry["stop"]]))
-    dataset.unlink()
 
 
-def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
-    """Join the shards' pair lines into ``vmeval_dataset.json`` (kept if already written)."""
-    pair_files = [_pairs_file(progress, e["shard"]) for e in entries]
-    if not all(p.exists() for p in pair_files):
-        return
-
-    def lines():
-        for p in pair_files:
-            data = p.read_bytes()
-            yield from data.split(b"\n") if data else ()
-    atomic_write_bytes(Path(out) / DATASET_FILE,
-                       b"".join(dataset_parts(config.to_json(), lines())))
 
 
-def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
-    """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` against the file the
-    configuration gives (``vmevalkit_check``; not yet written by an unfinished run), and task
-    folders that are not part of the dataset."""
-    out = Path(out)
-    unfinished = not (out / DATASET_FILE).exists() and (out / PROGRESS_DIR).is_dir()
-    return ([] if unfinished else check_dataset_file(config, out / DATASET_FILE, plan,
-                                                     summaries)) + _stray_folders(config, out)
 
 
 def _stray_folders(config, out: Path) -> list[str]:
@@ -221,3 +170,87 @@ def _stray_folders(config, out: Path) -> list[str]:
     shown = [f"{TASK_ROOT}/{name}: not part of the dataset" for name in stray[:_STRAYS_SHOWN]]
     more = len(stray) - len(shown)
     return shown + ([f"{TASK_ROOT}: {more} more folders not part of the dataset"] if more else [])
+
+
+class VMEvalKit(OutputFormat):
+    """The VMEvalKit format (see the module): task folders, ``vmeval_dataset.json`` joined by
+    ``finalize`` from the shards' pair lines."""
+
+    NAME = NAME
+    shard_name = staticmethod(shard_name)
+    task_metadata = staticmethod(task_metadata)
+    stored_bytes = staticmethod(stored_bytes)
+    owned_paths = staticmethod(owned_paths)
+
+    def writer(self, out: Path, shard, config) -> ShardWriter:
+        """The shard's task folders (and its pair lines)."""
+        return ShardWriter(out, shard, config)
+
+    def reader(self, out: Path, entry: dict, problems: list[str], config=None) -> ShardReader:
+        """The shard's task folders, for ``verify``."""
+        return ShardReader(out, entry, problems, config)
+
+    def temp_folders(self, out: Path) -> list[Path]:
+        """The task root (a killed run may leave temp files in it)."""
+        return [Path(out) / TASK_ROOT]
+
+    def task_folders(self, config) -> tuple[str, Callable]:
+        """The task root; a task folder's index is that of its seed in the run."""
+        def index_of(name):
+            match = _TASK_ID.fullmatch(name)
+            return config.task_index(int(match[2])) if match else None
+        return LAYOUT.root, index_of
+
+    def accounted(self, config) -> list[str]:
+        """Paths (``*``: part of a name) this format's checks account for: whatever is in the task
+        root (a folder not part of the dataset is a problem of ``check_dataset``, a file in a task
+        folder that is no member one of ``verify``'s) and the dataset file."""
+        return [f"{TASK_ROOT}/*", f"{TASK_ROOT}/*/*", DATASET_FILE]
+
+    def shard_present(self, out: Path, entry: dict, progress: Path, config) -> bool:
+        """Whether a shard recorded as done still has its pair lines (or the run was finalized)
+        and every one of its task folders (named by seed: ``SeedNamedTasks`` maps a name back)."""
+        return ((_pairs_file(progress, entry["shard"]).exists()
+                 or (Path(out) / DATASET_FILE).exists())
+                and folders_present(Path(out) / TASK_ROOT, SeedNamedTasks(config), entry["start"],
+                                    entry["stop"]))
+
+    def extend(self, out: Path, kept: list[dict], progress: Path) -> None:
+        """Before a larger run: split a finished ``vmeval_dataset.json`` back into the pair lines of
+        the ``kept`` shards (its lines are the shards' lines in task order), then remove it."""
+        dataset = Path(out) / DATASET_FILE
+        if not dataset.exists():
+            return  # an unfinished run: the kept shards' pair lines are still in ``progress``
+        text = dataset.read_bytes()
+        body = text[text.index(b"\n") + 1: text.rindex(b"\n]}")]
+        lines = body.split(b",\n") if body else []
+        for entry in kept:
+            atomic_write_bytes(_pairs_file(progress, entry["shard"]),
+                               b"\n".join(lines[entry["start"]:entry["stop"]]))
+        dataset.unlink()
+
+    def finalize(self, config, out: Path, entries: list[dict], progress: Path) -> None:
+        """Join the shards' pair lines into ``vmeval_dataset.json`` (kept if already written)."""
+        pair_files = [_pairs_file(progress, e["shard"]) for e in entries]
+        if not all(p.exists() for p in pair_files):
+            return
+
+        def lines():
+            for p in pair_files:
+                data = p.read_bytes()
+                yield from data.split(b"\n") if data else ()
+        atomic_write_bytes(Path(out) / DATASET_FILE,
+                           b"".join(dataset_parts(config.to_json(), lines())))
+
+    def check_dataset(self, config, out: Path, plan, summaries: dict) -> list[str]:
+        """Dataset-level problems for ``verify``: ``vmeval_dataset.json`` against the file the
+        configuration gives (``dataset_check``; not yet written by an unfinished run), and task
+        folders that are not part of the dataset."""
+        out = Path(out)
+        unfinished = not (out / DATASET_FILE).exists() and (out / PROGRESS_DIR).is_dir()
+        return ([] if unfinished else check_dataset_file(config, out / DATASET_FILE, plan,
+                                                         summaries)) + _stray_folders(config, out)
+
+
+#: The format (the row of ``formats.FORMATS``).
+FORMAT = VMEvalKit()
