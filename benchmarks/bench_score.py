@@ -51,7 +51,7 @@ from objsub_fast.testing.controls import (CONTROLS, LOW_BITRATE, caught, control
                                           control_tasks)
 from objsub_fast.testing.outputs import (OUTPUT_SHAPES, centre_cropped, grainy, reshape,
                                         visible_window)
-from objsub_fast.scoring.thresholds import SHORT_NAMES
+from objsub_fast.scoring.judging.thresholds import SHORT_NAMES
 
 #: Throughput outputs: name -> (size, grain sigma). The flat re-encodings of the task's own
 #: frames are the cheapest video there is to decode (a few hundred kbit/s); grain (independent

@@ -1,5 +1,5 @@
 """Old module paths of the package: before its modules were grouped into parts (issue #31), and
-the modules moved since (issues #37, #48).
+the modules moved since (issues #37, #45, #48).
 
 ``objsub_fast.video``, ``objsub_fast.h264.encoder``, ``objsub_fast.config`` ... still import:
 :data:`MOVED` maps each old name to its new one, and :class:`MovedFinder` (first on
@@ -39,6 +39,41 @@ REMOVED_IN = "0.3.0"
 
 #: Old module (or package, with everything in it) -> where it is now.
 MOVED = {
+    # scoring/ arranged by stage: reading, tracking, judging, reporting (issue #45)
+    "objsub_fast.scoring.video": "objsub_fast.scoring.reading.frames",
+    "objsub_fast.scoring.bars": "objsub_fast.scoring.reading.bars",
+    "objsub_fast.scoring.register": "objsub_fast.scoring.reading.register",
+    "objsub_fast.scoring.layout": "objsub_fast.scoring.reading.layout",
+    "objsub_fast.scoring.recover": "objsub_fast.scoring.reading.recover",
+    "objsub_fast.scoring.looks": "objsub_fast.scoring.reading.looks",
+    "objsub_fast.scoring.question": "objsub_fast.scoring.reading.question",
+    "objsub_fast.scoring.names": "objsub_fast.scoring.reading.names",
+    "objsub_fast.scoring.limits": "objsub_fast.scoring.reading.limits",
+    "objsub_fast.scoring.vbvr": "objsub_fast.scoring.reading.vbvr",
+    "objsub_fast.scoring.detect": "objsub_fast.scoring.tracking.detect",
+    "objsub_fast.scoring.camera": "objsub_fast.scoring.tracking.camera",
+    "objsub_fast.scoring.track": "objsub_fast.scoring.tracking.track",
+    "objsub_fast.scoring.footprint": "objsub_fast.scoring.tracking.footprint",
+    "objsub_fast.scoring.silhouette": "objsub_fast.scoring.tracking.silhouette",
+    "objsub_fast.scoring.accounting": "objsub_fast.scoring.tracking.accounting",
+    "objsub_fast.scoring.appearance": "objsub_fast.scoring.tracking.appearance",
+    "objsub_fast.scoring.model": "objsub_fast.scoring.tracking.model",
+    "objsub_fast.scoring.expected": "objsub_fast.scoring.judging.expected",
+    "objsub_fast.scoring.residual": "objsub_fast.scoring.judging.residual",
+    "objsub_fast.scoring.invariants": "objsub_fast.scoring.judging.invariants",
+    "objsub_fast.scoring.thresholds": "objsub_fast.scoring.judging.thresholds",
+    "objsub_fast.scoring.metrics": "objsub_fast.scoring.judging.metrics",
+    "objsub_fast.scoring.stability": "objsub_fast.scoring.judging.stability",
+    "objsub_fast.scoring.colour_change": "objsub_fast.scoring.judging.colour_change",
+    "objsub_fast.scoring.continuity": "objsub_fast.scoring.judging.continuity",
+    "objsub_fast.scoring.removal": "objsub_fast.scoring.judging.removal",
+    "objsub_fast.scoring.final_match": "objsub_fast.scoring.judging.final_match",
+    "objsub_fast.scoring.votes": "objsub_fast.scoring.judging.votes",
+    "objsub_fast.scoring.continuous": "objsub_fast.scoring.judging.continuous",
+    "objsub_fast.scoring.report": "objsub_fast.scoring.reporting.report",
+    "objsub_fast.scoring.leaderboard": "objsub_fast.scoring.reporting.leaderboard",
+    "objsub_fast.scoring.summary": "objsub_fast.scoring.reporting.summary",
+    "objsub_fast.scoring.journal": "objsub_fast.scoring.reporting.journal",
     # the known-answer fixtures left the parts for objsub_fast.testing (issue #37)
     "objsub_fast.scoring.controls": "objsub_fast.testing.controls",
     "objsub_fast.scoring.outputs": "objsub_fast.testing.outputs",

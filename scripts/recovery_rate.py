@@ -13,7 +13,7 @@ from pathlib import Path
 from PIL import Image
 
 from objsub_fast import generate_batch
-from objsub_fast.scoring.vbvr import recover_record
+from objsub_fast.scoring.reading.vbvr import recover_record
 from objsub_fast.task.vocabulary import LEVELS, shape_code
 
 

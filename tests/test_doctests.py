@@ -6,7 +6,7 @@ import pytest
 
 MODULES = [
     "objsub_fast.runtime.errors", "objsub_fast.runtime._numba", "objsub_fast.dataset.run.preview", "objsub_fast.cli_common",
-    "objsub_fast.runtime.progress", "objsub_fast.scoring.command", "objsub_fast.scoring.report",
+    "objsub_fast.runtime.progress", "objsub_fast.scoring.command", "objsub_fast.scoring.reporting.report",
     "objsub_fast.dataset.run.run_config", "objsub_fast.dataset.formats", "objsub_fast.dataset.content.manifest",
     "objsub_fast.runtime.parallel", "objsub_fast.dataset.content.plan", "objsub_fast.dataset.formats.tar",
     "objsub_fast.dataset.formats.webdataset", "objsub_fast.dataset.formats.vmevalkit", "objsub_fast.dataset.formats.vbvr_factory",
@@ -23,10 +23,10 @@ MODULES = [
     "objsub_fast.ground_truth.h264.intra", "objsub_fast.ground_truth.h264.intra4", "objsub_fast.ground_truth.h264.inter",
     "objsub_fast.ground_truth.h264.motion",
     "objsub_fast.ground_truth.h264.cavlc", "objsub_fast.ground_truth.h264.mb_common", "objsub_fast.ground_truth.h264.encoder",
-    "objsub_fast._moved", "objsub_fast.dataset.run.card", "objsub_fast.scoring.leaderboard",
-    "objsub_fast.scoring.api", "objsub_fast.scoring.appearance", "objsub_fast.scoring.votes",
-    "objsub_fast.scoring.colour_change", "objsub_fast.scoring.final_match",
-    "objsub_fast.scoring.metrics", "objsub_fast.scoring.track", "objsub_fast.scoring.video",
+    "objsub_fast._moved", "objsub_fast.dataset.run.card", "objsub_fast.scoring.reporting.leaderboard",
+    "objsub_fast.scoring.api", "objsub_fast.scoring.tracking.appearance", "objsub_fast.scoring.judging.votes",
+    "objsub_fast.scoring.judging.colour_change", "objsub_fast.scoring.judging.final_match",
+    "objsub_fast.scoring.judging.metrics", "objsub_fast.scoring.tracking.track", "objsub_fast.scoring.reading.frames",
 ]
 
 

@@ -67,7 +67,7 @@ def test_a_canvas_too_small_names_the_one_range_that_works(kwargs):
 def test_the_scorer_and_the_engine_take_the_same_canvases():
     from objsub_fast import generate_batch, score_video
     from objsub_fast.runtime.errors import TaskError
-    from objsub_fast.scoring.question import check_question
+    from objsub_fast.scoring.reading.question import check_question
     from objsub_fast.task.config import MAX_SIDE, MIN_SIDE
 
     record = generate_batch([1], canvas_size=MIN_SIDE, render=False).task(0)
@@ -311,7 +311,7 @@ def test_the_installed_program_is_the_one_that_exits_quietly():
 def _vbvr_outputs(root: Path, n: int, batch) -> Path:
     """``n`` VBVR-Bench model videos (the tasks' ground truth) under ``root/m``."""
     from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
-    from objsub_fast.scoring.vbvr import TASK_NAME
+    from objsub_fast.scoring.reading.vbvr import TASK_NAME
 
     videos = encode_transitions(batch, VideoSpec("fade", 16, 12))
     folder = root / "m" / "Out-of-Domain_50" / TASK_NAME
@@ -450,7 +450,7 @@ def test_score_video_takes_every_record_file_the_project_writes(tmp_path):
 # --------------------------------------------------------------------------- the HTML report
 
 def test_every_verdict_has_its_own_colour_and_its_own_line_style():
-    from objsub_fast.scoring.report import STATUS_STYLES, _legend
+    from objsub_fast.scoring.reporting.report import STATUS_STYLES, _legend
 
     colours = [c for c, _ in STATUS_STYLES.values()]
     patterns = [p for _, p in STATUS_STYLES.values()]
@@ -468,7 +468,7 @@ def test_every_verdict_has_its_own_colour_and_its_own_line_style():
 def test_a_dashed_outline_is_drawn_dashed():
     from PIL import Image, ImageDraw
 
-    from objsub_fast.scoring.report import STATUS_STYLES, _outline
+    from objsub_fast.scoring.reporting.report import STATUS_STYLES, _outline
 
     img = Image.new("RGB", (120, 120), (255, 255, 255))
     _outline(ImageDraw.Draw(img), (10, 10, 110, 110), "wrongly removed")
@@ -481,7 +481,7 @@ def test_a_dashed_outline_is_drawn_dashed():
 def test_strip_labels_are_legible_at_full_size():
     from PIL import ImageDraw, Image
 
-    from objsub_fast.scoring.report import _CSS, label_font
+    from objsub_fast.scoring.reporting.report import _CSS, label_font
 
     draw = ImageDraw.Draw(Image.new("RGB", (200, 50)))
     left, top, right, bottom = draw.textbbox((0, 0), "blue sphere (3)", font=label_font())
@@ -498,7 +498,7 @@ def _result(i: int, ok: bool) -> dict:
 
 
 def test_passing_outputs_are_folded_and_the_page_stays_short(tmp_path):
-    from objsub_fast.scoring.report import OPEN_FAILURES, write_index
+    from objsub_fast.scoring.reporting.report import OPEN_FAILURES, write_index
 
     results = [_result(i, ok=i % 10 != 0) for i in range(400)]
     page = write_index(tmp_path, results, []).read_text()

@@ -14,7 +14,7 @@ from hypothesis import given, strategies as st
 from objsub_fast import generate_batch
 from objsub_fast.testing.browser import CHROMIUM_FLAGS, find_chromium
 from objsub_fast.scoring import render_transition, write_video
-from objsub_fast.scoring.leaderboard import leaderboard, page, wilson
+from objsub_fast.scoring.reporting.leaderboard import leaderboard, page, wilson
 
 
 def _res(model, level, kind, passed=False, **metrics):
@@ -143,7 +143,7 @@ def test_a_run_writes_the_leaderboard_beside_its_jsonl(scored):
 
 
 def test_without_a_report_there_are_no_links(tmp_path):
-    from objsub_fast.scoring.leaderboard import write_leaderboard
+    from objsub_fast.scoring.reporting.leaderboard import write_leaderboard
 
     paths = write_leaderboard(tmp_path, _small_case())
     assert [p.name for p in paths] == ["leaderboard.json", "leaderboard.html"]

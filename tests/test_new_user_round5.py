@@ -65,7 +65,7 @@ def test_a_valid_video_of_another_scene_is_not_filed_as_unreadable(scored):
 
 
 def test_the_count_line_says_how_many_did_not_show_the_tasks_scene(scored, capsys):
-    from objsub_fast.scoring.summary import count_line
+    from objsub_fast.scoring.reporting.summary import count_line
 
     root, _ = scored
     lines = [json.loads(x) for x in (root / "s.jsonl").read_text().splitlines()]
@@ -90,7 +90,7 @@ def test_every_strip_fits_a_1280_px_window_and_each_output_shows_its_path(scored
 
 
 def test_the_level_table_says_its_denominator_is_the_questions(batch):
-    from objsub_fast.scoring.summary import level_table
+    from objsub_fast.scoring.reporting.summary import level_table
 
     results = [{"model": "m", "level": "L1", "pass": True, "output": "a.mp4"}]
     results += [{"model": "m", "level": "L1", "pass": False, "output": None,
@@ -222,7 +222,7 @@ def test_a_record_read_back_from_json_is_explained_like_the_one_scored(batch):
     """The journal of a resumable run holds records as JSON (object ids as text keys): the
     report explains them as it explains a fresh record (a moved object was a KeyError)."""
     from objsub_fast.scoring import score_video
-    from objsub_fast.scoring.report import explain
+    from objsub_fast.scoring.reporting.report import explain
     from objsub_fast.testing.controls import control_frames
 
     res = score_video(batch.task(0), control_frames(batch, 0, "drift", 24))

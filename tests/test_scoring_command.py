@@ -8,7 +8,7 @@ import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import render_transition, write_video
-from objsub_fast.scoring.layout import find_jobs
+from objsub_fast.scoring.reading.layout import find_jobs
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
-"""Colour classes, components and shape read-out (objsub_fast.scoring.detect)."""
+"""Colour classes, components and shape read-out (objsub_fast.scoring.tracking.detect)."""
 import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.draw.render import sprite
-from objsub_fast.scoring.detect import (BG, CLASS_TOLERANCE, COLOR_CLASS0, OTHER, OUTLINE,
+from objsub_fast.scoring.tracking.detect import (BG, CLASS_TOLERANCE, COLOR_CLASS0, OTHER, OUTLINE,
                                         Detector, class_lut, classify_shapes, shape_templates)
 from objsub_fast.task.vocabulary import COLOR_RGB, SHAPES
 
@@ -75,7 +75,7 @@ def _scene(objects, size=(128, 128)):
 
 
 def _match(comps, ref, lost, gate=np.inf):
-    from objsub_fast.scoring.detect import match
+    from objsub_fast.scoring.tracking.detect import match
 
     ref = np.array(ref, float)
     n = len(ref)

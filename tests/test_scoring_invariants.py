@@ -187,7 +187,7 @@ def test_a_turn_or_stretch_is_caught_through_heavy_block_artefacts(tasks_by_look
 
 
 def test_a_silhouette_is_compared_by_its_ink_not_its_pixel_count():
-    from objsub_fast.scoring.silhouette import drawn_silhouette, overlap_of
+    from objsub_fast.scoring.tracking.silhouette import drawn_silhouette, overlap_of
     from scipy.ndimage import shift
 
     sharp = drawn_silhouette("solid", 3, 20, (255, 255, 0))          # a yellow cone

@@ -8,11 +8,11 @@ from objsub_fast import generate_batch
 from objsub_fast.runtime.errors import TaskError
 from objsub_fast.scoring import render_transition, score_video, write_video
 from objsub_fast.testing.controls import caught, control_frames
-from objsub_fast.scoring.detect import (BG, COLOR_CLASS0, OTHER, OUTLINE, Detector, class_lut,
+from objsub_fast.scoring.tracking.detect import (BG, COLOR_CLASS0, OTHER, OUTLINE, Detector, class_lut,
                                         object_mask)
 from objsub_fast.ground_truth.transitions import draw_sprite, _solid, task_arrays, whiten
-from objsub_fast.scoring.looks import LOOKS, picture, shade_references
-from objsub_fast.scoring.metrics import TaskModel
+from objsub_fast.scoring.reading.looks import LOOKS, picture, shade_references
+from objsub_fast.scoring.judging.metrics import TaskModel
 from objsub_fast.task.vocabulary import COLOR_RGB, EXTENDED, SHAPE_TABLE
 
 FRAMES = 12

@@ -9,7 +9,7 @@ from objsub_fast import generate_batch
 from objsub_fast.runtime.parallel import worker_count
 from objsub_fast.runtime.errors import TaskError, UsageError
 from objsub_fast.scoring import score_video
-from objsub_fast.scoring.question import check_question
+from objsub_fast.scoring.reading.question import check_question
 
 BATCH = generate_batch([5])
 RECORD = BATCH.task(0)

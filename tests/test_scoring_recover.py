@@ -13,8 +13,8 @@ from PIL import Image
 from objsub_fast import generate_batch
 from objsub_fast.scoring import write_video
 from objsub_fast.testing.controls import control_frames
-from objsub_fast.scoring.recover import read_frame
-from objsub_fast.scoring.vbvr import RECOVERED, TASK_NAME, recover_record
+from objsub_fast.scoring.reading.recover import read_frame
+from objsub_fast.scoring.reading.vbvr import RECOVERED, TASK_NAME, recover_record
 
 LEVELS = ("L1", "L2", "L3", "L4")
 #: Seeds per (look, vocabulary); every one was recovered when measured (docs/scoring.md:

@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from objsub_fast import generate_batch
 from objsub_fast.scoring import score_video, write_video
 from objsub_fast.testing.controls import control_frames
-from objsub_fast.scoring.metrics import TaskModel, Tracker, score_frames
-from objsub_fast.scoring.report import explain, place_label, verdict
+from objsub_fast.scoring.judging.metrics import TaskModel, Tracker, score_frames
+from objsub_fast.scoring.reporting.report import explain, place_label, verdict
 
 
 def _overlap(a, b):

@@ -13,9 +13,9 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 
 from objsub_fast.ground_truth.transitions import task_arrays
 from objsub_fast.scoring import score_video, write_video
-from objsub_fast.scoring.model import TaskModel
-from objsub_fast.scoring.expected import ExpectedVideo, tolerance_bounds, warp_reference
-from objsub_fast.scoring.residual import residual
+from objsub_fast.scoring.tracking.model import TaskModel
+from objsub_fast.scoring.judging.expected import ExpectedVideo, tolerance_bounds, warp_reference
+from objsub_fast.scoring.judging.residual import residual
 from objsub_fast.testing.controls import LOW_BITRATE, control_frames, control_tasks
 from objsub_fast.testing.local_changes import (GLOBAL_CHANGES, LOCAL_CHANGES,
                                                apply_global_change, apply_local_change,

@@ -167,7 +167,7 @@ def test_outpainted_surroundings_do_not_confuse_registration(tasks):
 
 
 def test_three_agreeing_points_give_the_zoom_and_a_drifting_one_does_not():
-    from objsub_fast.scoring.camera import estimate_camera
+    from objsub_fast.scoring.tracking.camera import estimate_camera
 
     c = np.array([127.5, 127.5])
     q = np.array([[60., 70.], [190., 90.], [110., 200.]])

@@ -14,11 +14,11 @@ import pytest
 from objsub_fast import generate_batch
 from objsub_fast.scoring import render_transition, write_video
 from objsub_fast.scoring.api import score_video_tracked
-from objsub_fast.scoring.detect import _classify
-from objsub_fast.scoring.invariants import measure
-from objsub_fast.scoring.metrics import TaskModel, Tracker
+from objsub_fast.scoring.tracking.detect import _classify
+from objsub_fast.scoring.judging.invariants import measure
+from objsub_fast.scoring.judging.metrics import TaskModel, Tracker
 from objsub_fast.testing.outputs import centre_cropped, grainy, letterboxed
-from objsub_fast.scoring.register import register
+from objsub_fast.scoring.reading.register import register
 
 
 def _decoded(path):
@@ -52,7 +52,7 @@ def videos(tmp_path_factory):
 def test_rows_kept_from_the_previous_frame_equal_a_fresh_sampling(videos, which):
     from av.video.reformatter import VideoReformatter
 
-    from objsub_fast.scoring.video import CanvasWarp
+    from objsub_fast.scoring.reading.frames import CanvasWarp
 
     record, path = videos[which]
     model = TaskModel(record)
@@ -83,7 +83,7 @@ def test_reused_read_outs_equal_tracking_every_frame(videos, which):
     mapping = register(frames[0].to_ndarray(format="rgb24"), model)
     from av.video.reformatter import VideoReformatter
 
-    from objsub_fast.scoring.video import CanvasWarp
+    from objsub_fast.scoring.reading.frames import CanvasWarp
 
     warp = CanvasWarp(mapping)
     tracker = Tracker(model, mapping)
@@ -99,7 +99,7 @@ def _reference_sampling(frame, warp):
     """The canvas ``CanvasWarp`` samples from ``frame``'s YUV planes, written out in numpy: the
     four source pixels of each canvas pixel interpolated in 16-bit fixed point (int64), then
     converted in float64 with the coefficients of ``_yuv_conversion``."""
-    from objsub_fast.scoring.video import _planes
+    from objsub_fast.scoring.reading.frames import _planes
 
     yp, up, vp = (p.astype(np.int64) for p in _planes(frame))
     xi, xw, yi, yw = warp._taps
@@ -122,7 +122,7 @@ def _reference_sampling(frame, warp):
 def test_compiled_sampling_equals_the_formula_written_out(videos, which):
     from av.video.reformatter import VideoReformatter
 
-    from objsub_fast.scoring.video import CanvasWarp
+    from objsub_fast.scoring.reading.frames import CanvasWarp
 
     record, path = videos[which]
     frames = _decoded(path)

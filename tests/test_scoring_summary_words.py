@@ -12,9 +12,10 @@ from PIL import Image
 
 from objsub_fast import generate_batch
 from objsub_fast.ground_truth.video import VideoSpec, encode_transitions
-from objsub_fast.scoring import command, report
+from objsub_fast.scoring import command
+from objsub_fast.scoring.reporting import report
 from objsub_fast.testing.controls import control_frames
-from objsub_fast.scoring.vbvr import TASK_NAME
+from objsub_fast.scoring.reading.vbvr import TASK_NAME
 
 SPLIT = "Out-of-Domain_50"
 QUESTIONS, MISSING, TRUNCATED = 8, 5, 2

@@ -5,7 +5,7 @@ import pytest
 from objsub_fast import generate_batch
 from objsub_fast.scoring import render_transition, write_transition
 from objsub_fast.ground_truth.transitions import plan_slides, task_arrays
-from objsub_fast.scoring.video import FrameStream
+from objsub_fast.scoring.reading.frames import FrameStream
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from objsub_fast import generate_batch
 from objsub_fast.scoring import write_video
 from objsub_fast.testing.controls import control_frames
 from objsub_fast.testing.outputs import centre_cropped
-from objsub_fast.scoring.vbvr import RECOVERED, TASK_NAME, load_question, recover_record
+from objsub_fast.scoring.reading.vbvr import RECOVERED, TASK_NAME, load_question, recover_record
 
 SPLIT = "Out-of-Domain_50"
 

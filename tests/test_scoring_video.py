@@ -1,11 +1,11 @@
-"""Frame sources and canvas mapping of the scorer (objsub_fast.scoring.video)."""
+"""Frame sources and canvas mapping of the scorer (objsub_fast.scoring.reading.frames)."""
 import numpy as np
 import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import write_video
 from objsub_fast.ground_truth.video import letterbox
-from objsub_fast.scoring.video import FrameStream, VideoError, content_box
+from objsub_fast.scoring.reading.frames import FrameStream, VideoError, content_box
 
 
 @pytest.fixture(scope="module")
@@ -141,8 +141,8 @@ def test_planar_yuv_sampling_matches_swscale_conversion(batch, tmp_path, pix_fmt
     from av.video.reformatter import VideoReformatter
 
     from objsub_fast.testing.outputs import centre_cropped
-    from objsub_fast.scoring.register import bars_mapping
-    from objsub_fast.scoring.video import CanvasWarp
+    from objsub_fast.scoring.reading.register import bars_mapping
+    from objsub_fast.scoring.reading.frames import CanvasWarp
 
     frames = centre_cropped(np.stack([batch.first_frames[0], batch.final_frames[0]]), (480, 270))
     path = tmp_path / f"{pix_fmt}.mp4"
@@ -172,7 +172,7 @@ def test_planar_yuv_sampling_matches_swscale_conversion(batch, tmp_path, pix_fmt
 def test_frames_of_other_formats_are_converted_by_swscale():
     import av
 
-    from objsub_fast.scoring.video import _yuv_conversion
+    from objsub_fast.scoring.reading.frames import _yuv_conversion
 
     rgb = av.VideoFrame.from_ndarray(np.zeros((16, 16, 3), np.uint8), format="rgb24")
     assert _yuv_conversion(rgb) is None

@@ -8,7 +8,7 @@ import pytest
 
 from objsub_fast import generate_batch
 from objsub_fast.scoring import score_video, write_video
-from objsub_fast.scoring.detect import COLOR_CLASS0, MAX_COLORS, class_lut
+from objsub_fast.scoring.tracking.detect import COLOR_CLASS0, MAX_COLORS, class_lut
 from objsub_fast.task.vocabulary import COLOR_TABLE, LEVEL_KINDS, KINDS
 
 FRAMES = 8  # a fade of 8 frames shows the same removal as a longer one

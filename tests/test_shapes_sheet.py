@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from objsub_fast.scoring.looks import LOOKS, picture
+from objsub_fast.scoring.reading.looks import LOOKS, picture
 from objsub_fast.task.vocabulary import COLOR_TABLE, SHAPE_TABLE
 
 ROOT = Path(__file__).resolve().parents[1]

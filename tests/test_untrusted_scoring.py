@@ -101,8 +101,8 @@ def test_the_compiled_sampler_is_entered_only_with_planes_that_hold_what_it_read
     code = textwrap.dedent(f"""
         import av
         from av.video.reformatter import VideoReformatter
-        from objsub_fast.scoring.register import bars_mapping
-        from objsub_fast.scoring.video import CanvasWarp, VideoError
+        from objsub_fast.scoring.reading.register import bars_mapping
+        from objsub_fast.scoring.reading.frames import CanvasWarp, VideoError
         first, second = list(av.open({str(path)!r}).decode(video=0))
         warp = CanvasWarp(bars_mapping(first.to_ndarray(format="rgb24"), (256, 256)))
         reformatter = VideoReformatter()
@@ -214,7 +214,7 @@ def test_a_record_with_a_field_of_the_wrong_type_or_size_is_that_outputs_error(
 
 
 def test_a_record_file_over_the_size_limit_is_not_read(batch, videos, tmp_path):
-    from objsub_fast.scoring.limits import MAX_RECORD_BYTES
+    from objsub_fast.scoring.reading.limits import MAX_RECORD_BYTES
 
     out = tmp_path / "outputs"
     rec = batch.task(0)
@@ -330,14 +330,14 @@ def test_a_frame_over_the_pixel_limit_is_refused_before_it_is_decoded(batch, tmp
         in res["error"]
     video = tmp_path / "big.mp4"
     write_video(video, np.full((2, 320, 320, 3), 255, np.uint8))
-    from objsub_fast.scoring.limits import Limits
+    from objsub_fast.scoring.reading.limits import Limits
 
     res = score_video(batch.task(0), video, limits=Limits(pixels=300 * 300))
     assert "320x320 (--max-frame-pixels)" in res["error"]
 
 
 def test_the_time_and_decoded_bytes_limits_stop_an_output():
-    from objsub_fast.scoring.limits import Budget, LimitError, Limits
+    from objsub_fast.scoring.reading.limits import Budget, LimitError, Limits
 
     clock = iter([0.0, 1.0, 5.0, 12.0])
     budget = Budget(Limits(seconds=10), clock=lambda: next(clock))
@@ -391,7 +391,7 @@ def test_long_names_and_names_alike_and_names_that_inject(batch, videos, tmp_pat
 
 
 def test_a_long_vbvr_model_path_keeps_its_results_file(batch, videos, tmp_path):
-    from objsub_fast.scoring.vbvr import TASK_NAME
+    from objsub_fast.scoring.reading.vbvr import TASK_NAME
 
     questions = tmp_path / "gt" / "In-Domain_50" / TASK_NAME
     for i in range(2):

@@ -12,7 +12,7 @@ from objsub_fast import generate_batch
 from objsub_fast._version import generator_version
 from objsub_fast.draw.render import sprite
 from objsub_fast.runtime.errors import ParameterError
-from objsub_fast.scoring.detect import FEATURE_SCALE, classify_shapes, shape_templates
+from objsub_fast.scoring.tracking.detect import FEATURE_SCALE, classify_shapes, shape_templates
 from objsub_fast.task.config import parse_kind_weights, parse_range
 from objsub_fast.task.interpret import interpret_prompt
 from objsub_fast.task.records import reword

@@ -4,13 +4,13 @@ from __future__ import annotations
 import os
 
 from ..runtime.errors import TaskError, VideoError
-from .continuous import continuous_score
-from .limits import Limits
-from .metrics import THRESHOLDS, TaskModel, Tracker, score_frames
-from .question import as_task_record
-from .register import register
-from .report import verdict
-from .video import FrameStream
+from .judging.continuous import continuous_score
+from .reading.limits import Limits
+from .judging.metrics import THRESHOLDS, TaskModel, Tracker, score_frames
+from .reading.question import as_task_record
+from .reading.register import register
+from .reporting.report import verdict
+from .reading.frames import FrameStream
 
 
 def _registration(model: TaskModel):
@@ -44,7 +44,7 @@ def task_fields(record) -> dict:
 def _word(value):
     """``value`` if it is a string of at most ``MAX_ID_CHARS`` characters (an integer id as
     its string), else None."""
-    from .question import MAX_ID_CHARS
+    from .reading.question import MAX_ID_CHARS
 
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)
@@ -81,6 +81,8 @@ def score_video_tracked(task_record: dict, frames_or_path, threads: int = 1,
     y0, y1, x0, x1 = (int(v) for v in warp.box)
     frame = {"kind": stream.kind, "size": [int(v) for v in warp.source_size],
              "content_box": [x0, y0, x1, y1]}
+    if stream.shown_size is not None and tuple(stream.shown_size) != tuple(warp.source_size):
+        frame["display_size"] = [int(v) for v in stream.shown_size]   # non-square pixels
     score, dims = continuous_score(res["metrics"])
     res = {**out, "error": None, "input": frame, "registration": warp.mapping.to_dict(), **res,
            "score": score, "dimensions": dims, "objects": object_names(model)}

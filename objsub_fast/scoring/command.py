@@ -32,15 +32,15 @@ from ..runtime.parallel import worker_count
 from ..runtime.atomic import AtomicWriter
 from ..runtime.errors import UsageError
 from .api import error_record, score_video_tracked, task_fields
-from .layout import find_jobs, why_nothing_to_score
-from .leaderboard import write_leaderboard
-from .journal import ScoreJournal, job_key, journal_path
-from .limits import Limits
-from .names import TOTAL, printable, spreadsheet_cell
-from .vbvr import write_results
-from .summary import (CHECK_HEADINGS, CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS, count_line,
+from .reading.layout import find_jobs, why_nothing_to_score
+from .reporting.leaderboard import write_leaderboard
+from .reporting.journal import ScoreJournal, job_key, journal_path
+from .reading.limits import Limits
+from .reading.names import TOTAL, printable, spreadsheet_cell
+from .reading.vbvr import write_results
+from .reporting.summary import (CHECK_HEADINGS, CHECKS_HEADING, HEADINGS, SUMMARY_COLUMNS, count_line,
                       known, level_table, outcome)
-from .thresholds import METRICS
+from .judging.thresholds import METRICS
 
 __all__ = ["add_arguments", "run", "score_job", "summarize", "format_table", "count_line",
            "level_table", "nothing_scored", "outcome", "HEADINGS", "CHECK_HEADINGS"]
@@ -140,7 +140,7 @@ def score_job(job, report_dir=None, limits: Limits | None = None) -> dict:
             res.pop("source", None)
     res = {**head, **res, "task_id": res.get("task_id") or job.task_id}
     if report_dir is not None:
-        from .report import write_strip
+        from .reporting.report import write_strip
 
         res["report_image"] = write_strip(report_dir, res, tracker)
     return res
@@ -352,7 +352,7 @@ def nothing_scored(results) -> str | None:
     ...                  "question_source": "question_metadata.json"}])
     'no output could be scored (1 output for 1 question: 0 scored, 1 unreadable, 0 missing); 7.mp4: the output file is empty'
     """
-    from .report import error_words
+    from .reporting.report import error_words
 
     if any(outcome(r) == "scored" for r in results):
         return None
@@ -406,7 +406,7 @@ def _run(args, questions, outputs, out: Path, as_given) -> int:
     _write_text(text_path, format_table(rows) + "\n")
     tables = [text_path, csv_path]
     if report_dir is not None:
-        from .report import write_index
+        from .reporting.report import write_index
 
         tables.append(write_index(report_dir, results, rows))
     written = [out] + write_results(results, out.parent)

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from ..cli_common import counted
-from .names import printable
-from .thresholds import METRICS
+from ...cli_common import counted
+from ..reading.names import printable
+from ..judging.thresholds import METRICS
 
 __all__ = ["SUMMARY_COLUMNS", "CHECK_HEADINGS", "HEADINGS", "CHECKS_HEADING", "outcome",
            "count_line", "level_table", "known"]

@@ -18,7 +18,7 @@ faint copy 30-50). A pixel is *changed* when that distance is above its threshol
 - never in a free zone (a removal target's square, where it was drawn and where it is seen)
   nor where the frame shows no part of the canvas.
 
-Frames 0 and 1 are judged, then one every half ``min_seconds`` (:meth:`ResidualReader.wants`).
+Frames 0 and 1 are judged, then one every half ``min_seconds`` (``judged_frames``).
 A pixel changed in the judged frames of at least ``min_seconds`` in a row (from the first to
 the end of the last; a person sees a quarter of a second; a one-frame codec glitch is not a
 change) is kept; connected kept pixels of at least
@@ -32,16 +32,15 @@ import numpy as np
 from scipy.ndimage import binary_dilation
 from skimage.measure import label, regionprops
 
-from ..runtime._numba import kernel
-from .camera import apply_camera
+from ...runtime._numba import kernel
+from ..tracking.camera import apply_camera
 from .expected import _XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, to_lab
+from .judged_frames import JudgedFrames
 from .thresholds import THRESHOLDS
 
 __all__ = ["ResidualReader", "residual"]
 
 _ST = THRESHOLDS["residual"]
-#: A frame interval when the source gives no times (the project's videos' 16 fps).
-DEFAULT_FPS = 16.0
 #: A lone kept object seen this far (canvas px) from where the scene's camera puts it is also
 #: held against the expected frame where it is seen (``ResidualReader._follow_objects``).
 FOLLOW_PX = 0.5
@@ -220,7 +219,7 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
 
     Examples
     --------
-    >>> from objsub_fast.scoring.expected import tolerance_bounds
+    >>> from objsub_fast.scoring.judging.expected import tolerance_bounds
     >>> ref = np.full((9, 9, 3), 255, np.float32)
     >>> frame = np.full((9, 9, 3), 255, np.uint8); frame[3:6, 3:6] = 0   # a new dark square
     >>> dist, lightness = residual(frame, *tolerance_bounds(ref))
@@ -235,12 +234,6 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
               np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA,
               excess, np.empty(h, np.bool_), out, lightness)
     return out, lightness
-
-
-def _typical_step(steps) -> float:
-    """The median of time steps ``steps`` (s), or a frame at :data:`DEFAULT_FPS`."""
-    step = float(np.median(steps)) if len(steps) else 0.0
-    return step if step > 0 else 1.0 / DEFAULT_FPS
 
 
 def _clip_rect(cx, cy, half, shape):
@@ -279,32 +272,13 @@ class ResidualReader:
         self.diffuse_run = np.zeros(len(self.kept), int)
         self.diffuse_from = np.full(len(self.kept), -1)
         self.diffuse_regions = []
-        self.times = []                 # per judged frame: its time (s)
-        self.frames = []                # per judged frame: its index in the video
-        self._offered = []              # per frame of the video: its time (s)
+        self.judged = JudgedFrames()
         bg_lightness = float(to_lab(np.asarray(background, np.float32)[None, None])[0, 0, 0])
         self._ink_below = bg_lightness - INK_LIGHTNESS
 
     def wants(self, time=None) -> bool:
-        """Whether the next frame of the video (at ``time`` seconds; None: unknown, taken at
-        :data:`DEFAULT_FPS`) is to be judged: frames 0 and 1 (the reference and the first of
-        an object's own baseline), then one every half ``min_seconds``: a change that lasts
-        ``min_seconds`` spans two judged frames, whatever the frame rate."""
-        index = len(self._offered)
-        now = index / DEFAULT_FPS if time is None or not np.isfinite(time) else float(time)
-        self._offered.append(now)
-        if len(self.times) >= 2 and now < self.times[-1] + _ST["min_seconds"] / 2 - 1e-6:
-            return False
-        self.frames.append(index)
-        self.times.append(now)
-        return True
-
-    def _need(self) -> int:
-        """Judged frames in a row a change must be seen in to have been shown for
-        ``min_seconds``: from the first of them to the end of the last (one frame's time),
-        at the judged frames' and the video's typical intervals."""
-        step, shown = (_typical_step(np.diff(times)) for times in (self.times, self._offered))
-        return max(2, int(np.ceil((_ST["min_seconds"] - shown) / step - 1e-6)) + 1)
+        """Whether the next frame (at ``time`` s) is judged (:class:`JudgedFrames`)."""
+        return self.judged.wants(time)
 
     def _kept_zones(self, cam) -> np.ndarray:
         """(K, 4) each kept object's square and ring where the camera puts it."""
@@ -346,7 +320,7 @@ class ResidualReader:
         self.zones.append(zones)
         self._measure(res, zones, judged, outside)
         thr = self._pixel_thresholds(zones, judged)
-        need = self._need()
+        need = self.judged.need()
         _persist(res, thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
                  self.first, self.lighter, self.inside)
         self._diffuse(t, need, res, lightness, lo, hi, zones, judged)
@@ -464,7 +438,7 @@ class ResidualReader:
             hit = judged[y0:y1, x0:x1] & (res[y0:y1, x0:x1] > _ST["slack_delta_e"])
             ink = (lo[y0:y1, x0:x1, 0] + hi[y0:y1, x0:x1, 0]) * 0.5 < self._ink_below
             self.diffuse_regions.append({
-                "frame": self.frames[self.diffuse_from[j]], "box": [int(x0), int(y0), int(x1), int(y1)],
+                "frame": self.judged.frames[self.diffuse_from[j]], "box": [int(x0), int(y0), int(x1), int(y1)],
                 "area_px": round(float(hit.sum()) / self.model.unit ** 2, 1),
                 "object": int(self.kept[j]),
                 "words": _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0)})
@@ -492,7 +466,7 @@ class ResidualReader:
             start = int(self.first[rr, cc].min())
             obj = self._object_of(rr, cc, start)
             y0, x0, y1, x1 = reg.bbox
-            out.append({"frame": self.frames[start], "box": [int(x0), int(y0), int(x1), int(y1)],
+            out.append({"frame": self.judged.frames[start], "box": [int(x0), int(y0), int(x1), int(y1)],
                         "area_px": round(float(reg.area) / m.unit ** 2, 1),
                         "object": obj, "words": _words(self.inside[rr, cc],
                                                        self.lighter[rr, cc])})

@@ -64,10 +64,10 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..draw.render import palette
-from ..runtime._numba import kernel
-from ..task.vocabulary import COLOR_RGB, COLORS
-from .looks import picture, shade_references
+from ...draw.render import palette
+from ...runtime._numba import kernel
+from ...task.vocabulary import COLOR_RGB, COLORS
+from ..reading.looks import picture, shade_references
 
 __all__ = ["Components", "Detector", "class_lut", "shape_templates", "object_mask",
            "classify_shapes",

@@ -30,9 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel
+from ...runtime._numba import kernel
 
-__all__ = ["estimate_camera", "apply_camera", "fit_camera", "INLIER_PX"]
+__all__ = ["estimate_camera", "apply_camera", "fit_camera", "INLIER_PX", "object_cameras",
+           "search_places"]
 
 #: Residual (canvas px at 256x256) within which a point agrees with a camera.
 INLIER_PX = 1.5
@@ -42,6 +43,49 @@ def apply_camera(q: np.ndarray, cam, center) -> np.ndarray:
     """Where camera ``cam = (s, tx, ty)`` shows canvas points ``q`` (N, 2)."""
     s, tx, ty = cam
     return center + s * (q - center) + np.array([tx, ty])
+
+
+def object_cameras(model, cam, positions, present, k) -> np.ndarray:
+    """(K, 3) the camera (s, tx, ty) each of objects ``k`` of ``model`` is seen through in a
+    frame whose camera is ``cam``, where ``positions`` (M, 2) and ``present`` (M,) say it is:
+    the scene's zoom, and the pan that puts its drawn centroid where it is seen (NaN rows: not
+    seen).
+
+    Examples
+    --------
+    >>> from types import SimpleNamespace
+    >>> model = SimpleNamespace(cx=np.array([10.0]), cy=np.array([20.0]), center=(16.0, 16.0))
+    >>> object_cameras(model, (1.0, 0.0, 0.0), np.array([[13.0, 19.0]]), np.array([True]),
+    ...                np.array([0])).tolist()
+    [[1.0, 3.0, -1.0]]
+    """
+    s = cam[0]
+    c = np.asarray(model.center, float)
+    q = np.stack([model.cx[k], model.cy[k]], axis=1)
+    out = np.column_stack([np.full(len(k), s), positions[k] - c - s * (q - c)])
+    out[~present[k]] = np.nan
+    return out
+
+
+def search_places(model, ref_x, ref_y, last_seen, cameras, lost, gate):
+    """(ref_x, ref_y, reach) to match ``model``'s objects in the latest frame of ``cameras``:
+    a ``lost`` removed object is looked for only within ``gate`` of where it was last seen
+    (frame ``last_seen``), moved by the camera since then (identity follows place); a lost
+    kept object anywhere (a teleport is then seen as a jump)."""
+    reach = np.full(len(model.cx), np.inf)
+    away = lost & model.removed & (last_seen >= 0)
+    if not away.any() or not cameras:
+        return ref_x, ref_y, reach
+    reach[away] = gate
+    ref_x, ref_y = ref_x.copy(), ref_y.copy()
+    s1, tx1, ty1 = cameras[-1]
+    c = model.center
+    for k in np.flatnonzero(away):
+        s0, tx0, ty0 = cameras[last_seen[k]]
+        f = s1 / s0
+        ref_x[k] = c[0] + f * (ref_x[k] - c[0] - tx0) + tx1
+        ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
+    return ref_x, ref_y, reach
 
 
 def fit_camera(p, q, center):

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .camera import apply_camera
+from ..tracking.camera import apply_camera
 from .colour_change import colour_changes
-from .silhouette import describe
+from ..tracking.silhouette import describe
 from .thresholds import THRESHOLDS
 from .votes import change_start, read_changed, voted
 
@@ -106,8 +106,7 @@ def _appearance_changes(track, kidx, named) -> list[dict]:
             continue
         seen.add(k)
         words = region["words"]
-        change = (f"changed here from frame {region['frame']}" if words == "changed"
-                  else words)
+        change = "changed here" if words == "changed" else words
         out.append({"id": ids[k], "change": change, "kind": "appearance",
                     "frame": region["frame"], "box": region["box"],
                     "area_px": region["area_px"]})

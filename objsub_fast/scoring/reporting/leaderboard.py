@@ -19,8 +19,8 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
-from ..runtime.atomic import AtomicWriter
-from ..task.vocabulary import LEVELS
+from ...runtime.atomic import AtomicWriter
+from ...task.vocabulary import LEVELS
 from .summary import outcome
 
 __all__ = ["Z95", "wilson", "failure_kind", "FAILURE_KINDS", "leaderboard", "page",

@@ -19,7 +19,7 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 from .thresholds import THRESHOLDS
 from .votes import change_start, voted
 
-__all__ = ["tone_map", "colour_changes", "own_tones"]
+__all__ = ["tone_map", "colour_changes", "own_tones", "frame_tones"]
 
 _LUMA = np.array([0.299, 0.587, 0.114])
 #: The tone fit's and the codec drift's limits (``tone_min_span``, ``tone_max_reference_off``,
@@ -233,3 +233,23 @@ def colour_changes(track) -> list[dict]:
                     "delta_e": round(float(diff[worst, k]), 1),
                     "frame": int(frames[change_start(bad, flags[frames])])})
     return out
+
+
+def frame_tones(before: np.ndarray, after: np.ndarray, use: np.ndarray, kept: np.ndarray):
+    """The tones one frame is seen through: ``(gain, offset)`` (3,) each, the scene's
+    (:func:`tone_map` of reference colours ``before`` (J, 3; row 0 the background) to
+    ``after`` (J, 3) over the references ``use`` (J,)), and (K, 2, 3) each kept object's
+    ``kept`` (indices into rows 1..) own line (:func:`own_tones`).
+
+    Examples
+    --------
+    >>> before = np.array([[255., 255, 255], [200, 40, 40], [40, 40, 200]])
+    >>> (gain, offset), lines = frame_tones(before, before * 0.9, np.ones(3, bool),
+    ...                                     np.array([0, 1]))
+    >>> np.round(gain, 2).tolist(), lines.shape
+    ([0.9, 0.9, 0.9], (2, 2, 3))
+    """
+    use = use & np.isfinite(after[:, 0]) & np.isfinite(before[:, 0])
+    gain, offset, _ = tone_map(np.nan_to_num(before), np.nan_to_num(after)[None], use[None])
+    rows = np.r_[0, 1 + np.asarray(kept, int)]
+    return (gain[0], offset[0]), own_tones(before[rows], after[rows], gain[0], offset[0])

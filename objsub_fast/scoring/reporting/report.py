@@ -23,10 +23,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime.atomic import AtomicWriter, atomic_write_bytes
-from .camera import apply_camera
-from .names import file_stem
-from .thresholds import METRICS, THRESHOLDS
+from ...runtime.atomic import AtomicWriter, atomic_write_bytes
+from ..tracking.camera import apply_camera
+from ..reading.names import file_stem
+from ..judging.thresholds import METRICS, THRESHOLDS
 
 __all__ = ["STATUS_STYLES", "STATUS_COLORS", "object_status", "explain", "error_words",
            "named_objects", "verdict", "place_label", "layout_labels", "prepare", "write_strip",

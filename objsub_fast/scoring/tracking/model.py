@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime.errors import TaskError
+from ...runtime.errors import TaskError
 from .detect import MIN_AREA_FRACTION, object_mask, shape_templates
-from .question import check_question
+from ..reading.question import check_question
 
 __all__ = ["TaskModel"]
 

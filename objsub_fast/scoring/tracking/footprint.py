@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .silhouette import MIN_PIXELS, Silhouettes, drawn_silhouette, overlap_of
-from .thresholds import THRESHOLDS
+from ..judging.thresholds import THRESHOLDS
 
 __all__ = ["FootprintReader"]
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel
+from ...runtime._numba import kernel
 
 __all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "luma_chroma",
            "quantised", "LUMA_CHROMA", "STILL_PX"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .camera import apply_camera, fit_camera
-from .detect import BG
+from ..tracking.camera import apply_camera, fit_camera
+from ..tracking.detect import BG
 from .thresholds import THRESHOLDS
 
 __all__ = ["final_object_match"]

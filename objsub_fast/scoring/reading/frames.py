@@ -24,15 +24,16 @@ import functools
 import os
 import re
 import stat
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from av.video.reformatter import VideoReformatter
 
-from ..runtime._numba import kernel
-from ..runtime.errors import VideoError
+from ...runtime._numba import kernel
+from ...runtime.errors import VideoError
 from .bars import content_box
-from .detect import _lut_cell
+from ..tracking.detect import _lut_cell
 from .limits import Budget, LimitError, Limits
 from .register import bars_mapping
 
@@ -41,6 +42,14 @@ __all__ = ["FrameStream", "CanvasWarp", "content_box", "VideoError", "IMAGE_EXTS
 
 IMAGE_EXTS = (".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff")
 VIDEO_EXTS = (".mp4", ".webm", ".gif", ".mov", ".mkv", ".avi", ".m4v")
+#: A pixel a container declares more than this many times as wide as tall (or as tall) is no
+#: picture a player shows.
+MAX_SAMPLE_ASPECT = 8.0
+#: A video's base frame rate more than this many times its average rate is a clock's, not
+#: the rate its pictures are shown at (:func:`_frame_interval`).
+MAX_RATE_OVER_AVERAGE = 4.0
+#: How long a browser shows a picture of an animated image that states no duration (s).
+UNTIMED_PICTURE_S = 0.1
 
 class CanvasWarp:
     """Map the frames of one stream onto the canvas with a :class:`register.Mapping`.
@@ -511,32 +520,46 @@ def _turns(frame) -> int:
     return round(angle / 90) % 4
 
 
-def _frame_count(path: Path) -> int:
-    """How many pictures the image file ``path`` holds (1 for a still; an animated WebP, PNG
-    (APNG) or multi-frame TIFF more); 1 when it cannot be read (the still reader says why)."""
-    from PIL import Image
+def _picture_times(path: Path) -> list:
+    """Each picture's start (s) in the image file ``path``, as a browser plays it, and the
+    end of the last: ``[0.0]`` for a still; an animated WebP, PNG (APNG) or multi-frame TIFF more (a picture without a
+    duration is shown for :data:`UNTIMED_PICTURE_S`); ``[0.0]`` when it cannot be read (the
+    still reader says why)."""
+    from PIL import Image, ImageSequence
 
     with _open_regular(path) as fh:
         try:
             with Image.open(fh) as im:
-                return int(getattr(im, "n_frames", 1))
+                if int(getattr(im, "n_frames", 1)) == 1:
+                    return [0.0]
+                lasts = [(_loaded(picture).info.get("duration") or 0) / 1000
+                         for picture in ImageSequence.Iterator(im)]
         except Exception:  # noqa: BLE001 - _read_image gives the reason
-            return 1
+            return [0.0]
+    lasts = [d if d > 0 else UNTIMED_PICTURE_S for d in lasts]
+    return np.concatenate([[0.0], np.cumsum(lasts)]).tolist()
 
 
-def _animated_frames(path: Path, budget: Budget):
-    """Yield the pictures of an animated image as (H, W, 3) uint8 arrays, one at a time, each
-    counted against ``budget``."""
+def _loaded(picture):
+    """``picture`` (a PIL image at one of its frames) decoded: a WebP states its frame's
+    duration only then."""
+    picture.load()
+    return picture
+
+
+def _animated_frames(path: Path, budget: Budget, times: list):
+    """Yield the pictures of an animated image as ((H, W, 3) uint8 array, its start ``times``
+    [i]) pairs, one at a time, each counted against ``budget``."""
     from PIL import Image, ImageSequence
 
     with _open_regular(path) as fh:
         try:
             with Image.open(fh) as im:
                 budget.size(*im.size)
-                for picture in ImageSequence.Iterator(im):
+                for picture, time in zip(ImageSequence.Iterator(im), times):
                     frame = np.asarray(picture.convert("RGB"))
                     budget.frame(frame.shape[1], frame.shape[0], frame.nbytes)
-                    yield frame
+                    yield frame, time
         except VideoError:
             raise
         except Exception as exc:  # noqa: BLE001 - any decoder failure is a per-task error
@@ -553,10 +576,19 @@ def _resized(frame: np.ndarray, shape) -> np.ndarray:
     return np.asarray(img)
 
 
-def _decode_video(path: Path, threads: int, budget: Budget):
+def _shown(rgb: np.ndarray, sample_aspect: float) -> np.ndarray:
+    """``rgb`` (H, W, 3) as a player shows it: each pixel ``sample_aspect`` times as wide."""
+    if sample_aspect == 1:
+        return rgb
+    return _resized(rgb, (rgb.shape[0], max(1, int(round(rgb.shape[1] * sample_aspect)))))
+
+
+def _decode_video(path: Path, threads: int, budget: Budget, info: dict):
     """Yield the decoded ``av.VideoFrame`` of the first video stream of ``path``, one at a
     time, each counted against ``budget`` (the frame size the container declares is checked
-    before any frame is decoded)."""
+    before any frame is decoded). Once the stream is open, ``info`` holds its
+    ``"sample_aspect"`` (:func:`_sample_aspect`) and ``"interval"``
+    (:func:`_frame_interval`)."""
     import av
 
     _open_regular(path).close()
@@ -572,6 +604,8 @@ def _decode_video(path: Path, threads: int, budget: Budget):
         stream = container.streams.video[0]
         stream.codec_context.thread_count = threads
         budget.size(stream.codec_context.width or 0, stream.codec_context.height or 0)
+        info["sample_aspect"] = _sample_aspect(stream)
+        info["interval"] = _frame_interval(stream)
         declared = stream.frames
         count = 0
         try:
@@ -587,6 +621,83 @@ def _decode_video(path: Path, threads: int, budget: Budget):
                              f"{type(exc).__name__}: {exc}") from None
         if declared and count < declared:
             raise VideoError(f"truncated video {path.name}: decoded {count} of {declared} frames")
+
+
+def _sample_aspect(stream) -> float:
+    """The width a player gives each stored pixel of ``stream`` (its sample aspect ratio;
+    1 where the container says none); VideoError beyond what any player shows as a picture
+    (a pixel more than :data:`MAX_SAMPLE_ASPECT` times as wide as tall, or as tall)."""
+    sar = stream.sample_aspect_ratio or stream.codec_context.sample_aspect_ratio
+    if not sar or sar <= 0:
+        return 1.0
+    if not 1 / MAX_SAMPLE_ASPECT <= sar <= MAX_SAMPLE_ASPECT:
+        raise VideoError(f"the container gives its pixels an aspect ratio of {sar}, outside "
+                         f"1/{MAX_SAMPLE_ASPECT:g} to {MAX_SAMPLE_ASPECT:g}")
+    return float(sar)
+
+
+def _frame_interval(stream):
+    """The interval (s) a player shows ``stream``'s pictures at: one over its base frame rate
+    (the lowest rate its timestamps all fall on), or over its average rate where the base is
+    more than :data:`MAX_RATE_OVER_AVERAGE` times that (timestamps on a fine clock); None
+    when the container states neither."""
+    base, average = stream.base_rate, stream.average_rate
+    if average and average > 0 and not (base and 0 < base <= MAX_RATE_OVER_AVERAGE * average):
+        base = average
+    return float(1 / base) if base and base > 0 else None
+
+
+def _as_shown(frames, info: dict, budget: Budget):
+    """Yield ``(frame, time, again)``: ``frames``, (frame, time (s) or None) pairs, as a
+    player at one picture every ``info["interval"]`` seconds shows them (variable frame
+    timing): each frame from its time to the next one's (the last one's to ``info["end"]``
+    where known), so a frame held for three intervals is shown three times (``again`` for the
+    repeats) and a frame the next one replaces within half an interval is not shown at all;
+    the first and the last frame are always shown.
+    Frames without times, or no interval: each once, as they come. Every shown frame counts
+    against ``budget``'s frame limit. ``info`` is read as each frame comes (a decoder fills it
+    when it opens its stream).
+
+    Examples
+    --------
+    >>> held = [("a", 0.0), ("b", 0.1), ("c", 0.3)]
+    >>> shown = _as_shown(held, {"interval": 0.1}, Budget())
+    >>> [(f, round(t, 1), again) for f, t, again in shown]
+    [('a', 0.0, False), ('b', 0.1, False), ('b', 0.2, True), ('c', 0.3, False)]
+    """
+    shown, previous, start = 0, None, None
+    for frame, time in frames:
+        interval = info.get("interval")
+        if interval is None or time is None or start is None:
+            if previous is not None:
+                shown += 1
+                budget.count(shown)
+                yield previous[0], previous[1], False
+            previous = (frame, time)
+            start = time if interval is not None else None
+            continue
+        again = False
+        while shown == 0 or start + shown * interval < time - interval / 2:
+            shown += 1
+            budget.count(shown)
+            yield previous[0], start + (shown - 1) * interval, again
+            again = True
+        previous = (frame, time)
+    if previous is None:
+        return
+    end = info.get("end")
+    if start is None or end is None:
+        budget.count(shown + 1)
+        last = previous[1]
+        yield previous[0], (last if start is None else max(start + shown * interval, last)), \
+            False
+        return
+    again = False
+    while not again or start + shown * interval < end - interval / 2:
+        shown += 1
+        budget.count(shown)
+        yield previous[0], start + (shown - 1) * interval, again
+        again = True
 
 
 def _frame_files(path: Path, budget: Budget) -> list[Path]:
@@ -609,8 +720,9 @@ def _frame_files(path: Path, budget: Budget) -> list[Path]:
     return sorted(files, key=lambda p: _natural_key(p.name))
 
 
-def _raw_frames(source, threads: int, budget: Budget):
-    """Return (kind, iterator of raw frames) for any supported source."""
+def _raw_frames(source, threads: int, budget: Budget, info: dict):
+    """Return (kind, iterator of raw frames) for any supported source (a video's stream
+    facts go into ``info``: :func:`_decode_video`)."""
     if isinstance(source, np.ndarray):
         if source.ndim == 4:
             budget.count(source.shape[0])
@@ -631,12 +743,14 @@ def _raw_frames(source, threads: int, budget: Budget):
     if path.stat().st_size == 0:
         raise VideoError(f"empty file: {path.name}")
     if path.suffix.lower() in IMAGE_EXTS:
-        count = _frame_count(path)
-        if count > 1:     # an animated image is a video, as a browser plays it
-            budget.count(count)
-            return "array", _animated_frames(path, budget)
+        times = _picture_times(path)
+        if len(times) > 1:     # an animated image is a video, as a browser plays it
+            budget.count(len(times) - 1)
+            info.update(timed=True, interval=float(np.diff(times).min()), end=times[-1])
+            return "array", _animated_frames(path, budget, times[:-1])
         return "image", iter([_read_image(path, budget)])
-    return "video", _decode_video(path, threads, budget)
+    info["timed"] = True
+    return "video", ((frame, frame.time) for frame in _decode_video(path, threads, budget, info))
 
 
 class FrameStream:
@@ -684,33 +798,66 @@ class FrameStream:
                  limits: Limits | None = None):
         self.canvas_size = (int(canvas_size[0]), int(canvas_size[1]))
         self.budget = Budget(limits)
-        self.kind, self._raw = _raw_frames(source, threads, self.budget)
+        self._info = {}
+        self.kind, self._raw = _raw_frames(source, threads, self.budget, self._info)
         self._register = register
         self._lut = lut
         self.mapper = None
         self.count = 0
         self.time = None            # the latest video frame's time (s); None: not known
+        self.shown_size = None      # (W, H) frame 0 as a player shows it, once read
 
-    def _first(self, rgb):
-        mapping = (self._register(rgb, self.kind) if self._register is not None
-                   else bars_mapping(rgb, self.canvas_size))
+    @property
+    def sample_aspect(self) -> float:
+        """The width a player gives each stored pixel of the video (its sample aspect ratio;
+        1 for other sources and square pixels)."""
+        return self._info.get("sample_aspect", 1.0)
+
+    def _first(self, rgb, sar: float = 1.0):
+        """Map the canvas onto frame 0 (``rgb``, as stored): registered on the picture a
+        player shows (stretched by the sample aspect ratio ``sar``), then brought to stored
+        pixels."""
+        shown = _shown(rgb, sar)
+        #: (W, H) frame 0 as a player shows it.
+        self.shown_size = (shown.shape[1], shown.shape[0])
+        mapping = (self._register(shown, self.kind) if self._register is not None
+                   else bars_mapping(shown, self.canvas_size))
+        if sar != 1:
+            mapping = replace(mapping, sx=mapping.sx / sar, tx=mapping.tx / sar,
+                              source_size=(rgb.shape[1], rgb.shape[0]))
         self.mapper = CanvasWarp(mapping, first_rgb=rgb, lut=self._lut)
+
+    def _frames(self):
+        """(raw frame, time or None, again) per frame shown: a video or an animated image as a
+        player shows it (:func:`_as_shown`), other sources each frame once."""
+        if self._info.get("timed"):
+            return _as_shown(self._raw, self._info, self.budget)
+        return ((raw, None, False) for raw in self._raw)
 
     def canvas_frames(self):
         """Yield ``(frame, classes, repeated)`` per frame: the (H, W, 3) uint8 canvas frame;
         its pixel classes when the stream classified them while sampling a video frame from its
         YUV planes (else None: the detector classifies); and whether those classes are exactly
-        the previous frame's (the colours may differ, e.g. by grain)."""
+        the previous frame's (the colours may differ, e.g. by grain). A video frame a player
+        shows for several frame intervals is yielded for each (:func:`_as_shown`)."""
         # One reformatter per stream keeps its swscale context (a new one per frame is ~10x
         # slower).
         reformatter = VideoReformatter()
         geometry = None
-        for raw in self._raw:
+        out = classes = None
+        for raw, time, again in self._frames():
             self.budget.time()
+            self.time = time
+            if again:
+                self.count += 1
+                yield out, classes, classes is not None
+                continue
             if not isinstance(raw, (np.ndarray, list, tuple)) and _turns(raw):
                 # shown turned by its container (a display matrix): read as a player shows it
-                raw = np.rot90(reformatter.reformat(raw, format="rgb24").to_ndarray(),
-                               _turns(raw))
+                rgb = reformatter.reformat(raw, format="rgb24").to_ndarray()
+                if self.sample_aspect != 1:
+                    rgb = _shown(rgb, self.sample_aspect)
+                raw = np.rot90(rgb, _turns(raw))
             if isinstance(raw, np.ndarray) or isinstance(raw, (list, tuple)):
                 frame = _as_rgb(raw)
                 if self.mapper is None:
@@ -720,19 +867,22 @@ class FrameStream:
                 elif frame.shape != geometry:
                     frame = _resized(frame, geometry)
                 out = self.mapper.from_array(frame)
-                classes, repeated = None, False
+                classes = None
             else:
-                self.time = raw.time        # seconds, from the container's timestamps
                 if self.mapper is None:
-                    self._first(reformatter.reformat(raw, format="rgb24").to_ndarray())
+                    self._first(reformatter.reformat(raw, format="rgb24").to_ndarray(),
+                                self.sample_aspect)
                     geometry = (raw.width, raw.height, raw.format.name)
                 elif (raw.width, raw.height, raw.format.name) != geometry:
                     raw = reformatter.reformat(raw, width=geometry[0], height=geometry[1],
                                                format=geometry[2])
                 out = self.mapper.from_video_frame(raw, reformatter)
-                classes, repeated = self.mapper.classes, self.mapper.repeated
+                classes = self.mapper.classes
+                self.count += 1
+                yield out, classes, self.mapper.repeated
+                continue
             self.count += 1
-            yield out, classes, repeated
+            yield out, classes, False
         if self.count == 0:
             raise VideoError("video has zero frames")
 

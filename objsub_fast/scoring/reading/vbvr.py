@@ -33,9 +33,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.errors import TaskError
-from ..task.vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.errors import TaskError
+from ...task.vocabulary import SHAPE_NAMINGS, SHAPE_TABLE, shape_code
 from .limits import read_capped
 from .question import find_record
 
@@ -65,7 +65,7 @@ def recover_record(folder) -> dict:
     """
     from PIL import Image
 
-    from ..task.interpret import interpret_prompt
+    from ...task.interpret import interpret_prompt
     from .recover import read_frame
 
     folder = Path(folder)
@@ -199,7 +199,7 @@ RESULTS_NAME_BYTES = 200
 def write_results(results, folder) -> list[Path]:
     """Write ``{model}_vbvr_results.json`` into ``folder`` for every model among the VBVR
     result records (those with ``split_folder``); return the paths written."""
-    from ..runtime.atomic import AtomicWriter
+    from ...runtime.atomic import AtomicWriter
 
     by_model = defaultdict(list)
     for r in results:

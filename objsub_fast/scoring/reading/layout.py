@@ -31,14 +31,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..runtime.jsonfile import loads as loads_json
-from ..dataset.formats.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
-from ..dataset.formats.vmevalkit import TASK_ROOT as TASK_DIR
-from ..runtime.errors import UsageError
-from ..runtime.links import links_in
+from ...runtime.jsonfile import loads as loads_json
+from ...dataset.formats.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
+from ...dataset.formats.vmevalkit import TASK_ROOT as TASK_DIR
+from ...runtime.errors import UsageError
+from ...runtime.links import links_in
 from .limits import read_capped
 from .names import model_label, printable
-from .video import IMAGE_EXTS, VIDEO_EXTS
+from .frames import IMAGE_EXTS, VIDEO_EXTS
 
 __all__ = ["Job", "find_jobs", "question_index", "why_nothing_to_score", "copy_differences"]
 

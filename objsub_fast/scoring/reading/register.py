@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..runtime.errors import VideoError
+from ...runtime.errors import VideoError
 from .bars import content_box
-from .detect import Detector
-from .thresholds import THRESHOLDS
+from ..tracking.detect import Detector
+from ..judging.thresholds import THRESHOLDS
 
 __all__ = ["Mapping", "register", "bars_mapping"]
 

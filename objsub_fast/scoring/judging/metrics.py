@@ -6,10 +6,10 @@ pure function of it (``invariants.INVARIANTS``; every threshold in ``thresholds.
 from __future__ import annotations
 
 from .invariants import measure
-from .model import TaskModel
+from ..tracking.model import TaskModel
 from .thresholds import METRICS, THRESHOLDS
-from .track import Track, Tracker
-from .video import FrameStream
+from ..tracking.track import Track, Tracker
+from ..reading.frames import FrameStream
 
 __all__ = ["TaskModel", "Track", "Tracker", "score_frames", "THRESHOLDS", "METRICS"]
 

@@ -6,10 +6,10 @@ import weakref
 
 import numpy as np
 
-from .appearance import ink_over
-from .camera import apply_camera
-from .detect import BG
-from .silhouette import typical_ink
+from ..tracking.appearance import ink_over
+from ..tracking.camera import apply_camera
+from ..tracking.detect import BG
+from ..tracking.silhouette import typical_ink
 from .thresholds import THRESHOLDS
 
 __all__ = ["left_behind", "removed"]

@@ -14,17 +14,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..runtime._numba import kernel
-from .accounting import InkLedger, unexplained
+from ...runtime._numba import kernel
+from ..judging.colour_change import frame_tones
+from ..judging.residual import ResidualReader
+from ..judging.thresholds import THRESHOLDS
+from .accounting import InkLedger
 from .appearance import background_colour, in_own_white, object_colours, square_ink
-from .camera import CameraVote, apply_camera
-from .colour_change import own_tones, tone_map
-from .detect import Detector, classify_shapes, match
-from .model import TaskModel
+from .camera import CameraVote, apply_camera, object_cameras, search_places
+from .detect import Detector, match
 from .footprint import FootprintReader
-from .residual import ResidualReader
+from .model import TaskModel
 from .silhouette import Silhouettes
-from .thresholds import THRESHOLDS
 
 __all__ = ["Track", "Tracker"]
 
@@ -300,7 +300,9 @@ class Tracker:
         # Objects the frame does not show take no part in the matching.
         vis = self._vis
         comp_of, shape_of = np.full(len(m.cx), -1), np.full(len(m.cx), -1)
-        ref_x, ref_y, reach = self._reach(lost)
+        ref_x, ref_y, reach = search_places(self.model, self.ref_x, self.ref_y,
+                                            self.last_seen, self.cameras, lost,
+                                            self.gate)
         comp_of[vis], shape_of[vis] = match(
             ref_x[vis], ref_y[vis], self.ref_area[vis], lost[vis], *self._vis_model,
             comps, gate=self.gate, reach=reach[vis])
@@ -342,8 +344,9 @@ class Tracker:
     def _read_residual(self, frame, time) -> None:
         """Hold this frame against the expected video (``residual``): frame 0 is its
         reference; the frame's camera, its tone (a line per channel through the background's
-        and the kept objects' colours, then against frame 0's: ``colour_change.tone_map``)
-        and where the removal targets are seen now."""
+        and the kept objects' colours, then against frame 0's: ``colour_change.tone_map``),
+        the other tones each kept object may be seen through (its own line, the background's
+        alone) and where the removal targets are seen now."""
         m = self.model
         if self.residual is None:
             self.residual = ResidualReader(m, frame, self.rect, ~m.removed & self.visible,
@@ -351,32 +354,16 @@ class Tracker:
             self._tone_before = np.vstack([self.background[0], self.colours[0]])
         if not self.residual.wants(time):
             return
-        kept = np.concatenate([[True], ~m.removed & self.visible])
-        after = np.vstack([self.background[-1], self.colours[-1]])
-        use = kept & np.isfinite(after[:, 0]) & np.isfinite(self._tone_before[:, 0])
-        gain, offset, _ = tone_map(np.nan_to_num(self._tone_before), np.nan_to_num(after)[None],
-                                   use[None])
         k = self.residual.kept
-        lines = own_tones(self._tone_before[np.r_[0, 1 + k]], after[np.r_[0, 1 + k]], gain[0],
-                          offset[0])
+        after = np.vstack([self.background[-1], self.colours[-1]])
+        use = np.concatenate([[True], ~m.removed & self.visible])
+        tone, lines = frame_tones(self._tone_before, after, use, k)
         seen = np.where(self.present[-1][m.removed, None], self.positions[-1][m.removed],
                         np.nan)
         # A lone kept object: the camera has nothing to be estimated from apart from it.
-        poses = self._object_cameras(k) if len(k) == 1 else None
-        self.residual.update(frame, self.cameras[-1], (gain[0], offset[0]), seen, poses,
-                             lines)
-
-    def _object_cameras(self, k) -> np.ndarray:
-        """(K, 3) the camera (s, tx, ty) each of objects ``k`` is seen through in the latest
-        frame: the scene's zoom, and the pan that puts its drawn centroid where it is seen
-        (NaN rows: not seen)."""
-        m = self.model
-        s = self.cameras[-1][0]
-        q = np.stack([m.cx[k], m.cy[k]], axis=1)
-        t = self.positions[-1][k] - m.center - s * (q - m.center)
-        out = np.column_stack([np.full(len(k), s), t])
-        out[~self.present[-1][k]] = np.nan
-        return out
+        poses = object_cameras(m, self.cameras[-1], self.positions[-1], self.present[-1],
+                               k) if len(k) == 1 else None
+        self.residual.update(frame, self.cameras[-1], tone, seen, poses, lines)
 
     def _read_colours(self, frame, comps, comp_of) -> None:
         """This frame's background colour, each seen object's median colour and the ink over
@@ -391,54 +378,16 @@ class Tracker:
         cam = self.cameras[-1]
         self.ink.append(square_ink(frame, self._ink_q, self._ink_half, cam, c, bg))
 
-    def _reach(self, lost):
-        """(ref_x, ref_y, reach) for matching: a lost removed object is looked for only within
-        the motion threshold of where it was last seen, moved by the camera since then (identity
-        follows place); a lost kept object anywhere (a teleport is then seen as a jump)."""
-        m = self.model
-        reach = np.full(len(m.cx), np.inf)
-        away = lost & m.removed & (self.last_seen >= 0)
-        if not away.any() or not self.cameras:
-            return self.ref_x, self.ref_y, reach
-        reach[away] = self.gate
-        ref_x, ref_y = self.ref_x.copy(), self.ref_y.copy()
-        s1, tx1, ty1 = self.cameras[-1]
-        c = m.center
-        for k in np.flatnonzero(away):
-            s0, tx0, ty0 = self.cameras[self.last_seen[k]]
-            f = s1 / s0
-            ref_x[k] = c[0] + f * (ref_x[k] - c[0] - tx0) + tx1
-            ref_y[k] = c[1] + f * (ref_y[k] - c[1] - ty0) + ty1
-        return ref_x, ref_y, reach
-
     def _account(self, t: int, comps, idx, cam) -> None:
         """Give the ledger this frame's ink that no task object explains (``accounting``):
         the zones are every object's square where the camera puts it and where each visible
         object was last tracked, grown by ``zone_growth_fraction`` of its size."""
-        m = self.model
-        matched = np.zeros(len(comps), bool)
-        matched[idx] = True
-        if not (~matched & ~comps.edge & (comps.color >= 0)
-                & (comps.area >= self._added_min_area)).any():
-            self.ledger.see(t, [])          # the usual frame: nothing left to explain
-            return
-        vis = self._vis              # objects the frame does not show are not tracked
-        placed = apply_camera(m.square_centres, cam, m.center)
-        centres = np.concatenate([placed, np.stack([self.ref_x[vis], self.ref_y[vis]], axis=1)])
+        m, vis = self.model, self._vis    # objects the frame does not show are not tracked
+        centres = np.concatenate([apply_camera(m.square_centres, cam, m.center),
+                                  np.stack([self.ref_x[vis], self.ref_y[vis]], axis=1)])
         half = np.concatenate([self._zone_half * cam[0], self._zone_half[vis]])
-        zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,
-                          centres[:, 1] + half], axis=1)
-        ink = unexplained(comps, matched, zones, self._added_min_area)
-        if ink.size:
-            side = np.sqrt(comps.area[ink])
-            nearest = np.abs(m.size[:, None] - side[None]).argmin(axis=0)
-            shapes = classify_shapes(comps.features[ink], m.templates[nearest])
-            shapes = shapes[np.arange(ink.size), np.arange(ink.size)]
-            items = [(comps.cx[j], comps.cy[j], comps.area[j], comps.color[j], shapes[n])
-                     for n, j in enumerate(ink.tolist())]
-        else:
-            items = []
-        self.ledger.see(t, items)
+        self.ledger.see_frame(t, comps, idx, centres, half, self._added_min_area,
+                              m.size, m.templates)
 
     def _same_inputs(self, inputs) -> bool:
         """Whether ``inputs`` (see :meth:`update`) equal those the previous frame met."""

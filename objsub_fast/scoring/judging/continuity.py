@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .detect import REACQUIRE_RATIO_RANGE
+from ..tracking.detect import REACQUIRE_RATIO_RANGE
 from .thresholds import THRESHOLDS
 from .votes import reappeared
 

@@ -39,9 +39,9 @@ from typing import Callable
 
 import numpy as np
 
-from ..draw.render import palette, sprite
-from ..draw.solids import SOLIDS, shade, solid_shading, solid_sprite
-from ..task.vocabulary import BACKGROUND_RGB, SHAPE_TABLE
+from ...draw.render import palette, sprite
+from ...draw.solids import SOLIDS, shade, solid_shading, solid_sprite
+from ...task.vocabulary import BACKGROUND_RGB, SHAPE_TABLE
 
 __all__ = ["Look", "LOOKS", "look_of", "picture", "shade_references", "SHADE_STEP",
            "SHADE_SIZE", "MIN_WHITE_DISTANCE",

@@ -27,9 +27,9 @@ import math
 import numbers
 from dataclasses import dataclass
 
-from ..runtime.errors import ParameterError, TaskError
-from ..task.config import MAX_OBJECTS, check_canvas
-from ..task.vocabulary import LEVELS, LOOKS, Vocabulary
+from ...runtime.errors import ParameterError, TaskError
+from ...task.config import MAX_OBJECTS, check_canvas
+from ...task.vocabulary import LEVELS, LOOKS, Vocabulary
 
 __all__ = ["Question", "check_question", "find_record", "as_task_record", "OBJECT_SIZE_LIMITS"]
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..runtime._numba import kernel
+from ...runtime._numba import kernel
 from .detect import BG, COLOR_CLASS0
 
 __all__ = ["WHITE", "background_colour", "object_colours", "square_ink", "ink_over",

@@ -14,14 +14,14 @@ Examples
 >>> budget.frame(64, 64, 64 * 64 * 3)
 Traceback (most recent call last):
 ...
-objsub_fast.scoring.limits.LimitError: over the limit of 2 frames an output (--max-frames)
+objsub_fast.scoring.reading.limits.LimitError: over the limit of 2 frames an output (--max-frames)
 """
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 
-from ..runtime.errors import VideoError
+from ...runtime.errors import VideoError
 
 __all__ = ["Limits", "Budget", "LimitError", "MAX_RECORD_BYTES", "read_capped", "compile_seconds"]
 

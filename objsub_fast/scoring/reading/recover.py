@@ -32,8 +32,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..task.vocabulary import PRESETS, SHAPE_TABLE, Vocabulary
-from .detect import Detector, object_mask
+from ...task.vocabulary import PRESETS, SHAPE_TABLE, Vocabulary
+from ..tracking.detect import Detector, object_mask
 from .looks import LOOKS, picture
 
 __all__ = ["Reading", "read_frame", "BOX_SLACK", "SIZE_SLACK"]

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .detect import classify_shapes
+
 __all__ = ["InkLedger", "unexplained"]
 
 
@@ -81,6 +83,30 @@ class InkLedger:
                 self.tracks.append({"x": x, "y": y, "first": t, "last": t, "frames": 1,
                                     "at": [int(round(x)), int(round(y))], "area": area,
                                     "color": int(color), "shape": int(shape)})
+
+    def see_frame(self, t: int, comps, matched_idx, centres, half, min_area: float, sizes,
+                  templates) -> None:
+        """Record frame ``t``'s ink no task object explains: ``comps`` (``detect``'s
+        components), ``matched_idx`` those matched to objects, zones of ``half`` size about
+        ``centres`` (N, 2) where the objects are, ink under ``min_area`` px ignored; each piece
+        is classified by shape against the ``templates`` of the object nearest it in size
+        (``sizes``)."""
+        matched = np.zeros(len(comps), bool)
+        matched[matched_idx] = True
+        if not (~matched & ~comps.edge & (comps.color >= 0) & (comps.area >= min_area)).any():
+            self.see(t, [])          # the usual frame: nothing left to explain
+            return
+        zones = np.stack([centres[:, 0] - half, centres[:, 0] + half, centres[:, 1] - half,
+                          centres[:, 1] + half], axis=1)
+        ink = unexplained(comps, matched, zones, min_area)
+        items = []
+        if ink.size:
+            nearest = np.abs(sizes[:, None] - np.sqrt(comps.area[ink])[None]).argmin(axis=0)
+            shapes = classify_shapes(comps.features[ink], templates[nearest])
+            shapes = shapes[np.arange(ink.size), np.arange(ink.size)]
+            items = [(comps.cx[j], comps.cy[j], comps.area[j], comps.color[j], shapes[n])
+                     for n, j in enumerate(ink.tolist())]
+        self.see(t, items)
 
     def repeat(self, t: int) -> None:
         """Frame ``t`` repeats the previous one: the ink seen there is seen again."""

@@ -49,9 +49,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..runtime._numba import kernel
+from ...runtime._numba import kernel
 from .detect import BG
-from .looks import picture
+from ..reading.looks import picture
 
 __all__ = ["Silhouettes", "describe", "overlap_of", "drawn_silhouette", "typical_ink",
            "ink_of"]
