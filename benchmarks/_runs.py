@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from objsub_fast.dataset.pipeline import RunConfig, generate
-from objsub_fast.dataset.shards import task_levels, task_seeds
+from objsub_fast.dataset.run.pipeline import RunConfig, generate
+from objsub_fast.dataset.content.shards import task_levels, task_seeds
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.transitions import task_arrays, task_frames
 from objsub_fast.ground_truth.video import ENCODER, VideoSpec

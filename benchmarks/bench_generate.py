@@ -35,10 +35,10 @@ from _table import table
 
 import numpy as np
 
-from objsub_fast.dataset.pipeline import RunConfig, generate
-from objsub_fast.dataset.plan import shard_batches
-from objsub_fast.dataset.shards import num_shards, shard_at, task_levels, task_seeds
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run.pipeline import RunConfig, generate
+from objsub_fast.dataset.content.plan import shard_batches
+from objsub_fast.dataset.content.shards import num_shards, shard_at, task_levels, task_seeds
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.draw import png
 from objsub_fast.engine import generate_batch
 
@@ -60,7 +60,7 @@ SHM = "/dev/shm"
 
 RSS_SCRIPT = """
 import resource, sys
-from objsub_fast.dataset.pipeline import RunConfig, generate
+from objsub_fast.dataset.run.pipeline import RunConfig, generate
 generate(RunConfig(count=int(sys.argv[2]), shard_size=10_000, format=sys.argv[3],
                    canvas_size=(int(sys.argv[4]),) * 2, videos=sys.argv[5] == "1"), sys.argv[1],
          workers=1, quiet=True)

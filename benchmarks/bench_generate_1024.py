@@ -45,7 +45,7 @@ def child(count: int, out: str) -> dict:
     import numpy as np
 
     import objsub_fast.ground_truth.transition_video as tv
-    from objsub_fast.dataset.pipeline import RunConfig, generate
+    from objsub_fast.dataset.run.pipeline import RunConfig, generate
     from objsub_fast.ground_truth.h264.encoder import mark_changed
 
     real = tv.encode_steps

@@ -42,7 +42,7 @@ def record(canvas: int, style: str, tasks: int) -> list:
     """The encoder inputs of ``tasks`` videos: per video, the first (y, u, v) whole, then per
     picture the list of (rectangle, y, u, v patches) and the step's motion."""
     from objsub_fast.engine import generate_batch
-    from objsub_fast.dataset.shards import task_levels, task_seeds
+    from objsub_fast.dataset.content.shards import task_levels, task_seeds
     from objsub_fast.ground_truth.transitions import draw_steps, plan_transition, task_arrays
     from objsub_fast.ground_truth.video import YuvPicture
 

@@ -40,8 +40,8 @@ from _extras import description, require  # noqa: E402
 
 require("s3fs", "moto", extra="test")
 
-from objsub_fast.dataset.pipeline import RunConfig, generate  # noqa: E402
-from objsub_fast.dataset.verify import verify  # noqa: E402
+from objsub_fast.dataset.run.pipeline import RunConfig, generate  # noqa: E402
+from objsub_fast.dataset.check.verify import verify  # noqa: E402
 from objsub_fast.storage.lease import UNSAFE_ENV  # noqa: E402
 
 #: --stores name -> (row label, URL scheme, module and class of its local server).
@@ -68,7 +68,7 @@ def start_store(name):
 
 _RSS_CHILD = """
 import sys, json
-from objsub_fast.dataset.pipeline import RunConfig, generate
+from objsub_fast.dataset.run.pipeline import RunConfig, generate
 generate(RunConfig(**json.loads(sys.argv[2])), sys.argv[1], workers=1, quiet=True,
          storage_options=json.loads(sys.argv[3]) or None)
 """

@@ -40,7 +40,7 @@ from _table import table
 
 import numpy as np
 
-from objsub_fast.dataset.shards import task_levels, task_seeds
+from objsub_fast.dataset.content.shards import task_levels, task_seeds
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, task_frames
 from objsub_fast.ground_truth.video import (ENCODER, ENCODERS, VideoSpec, decode_video,

@@ -102,21 +102,49 @@ MOVED = {
     "objsub_fast.yuv": "objsub_fast.ground_truth.yuv",
     "objsub_fast.video": "objsub_fast.ground_truth.video",
     "objsub_fast.h264": "objsub_fast.ground_truth.h264",
-    "objsub_fast.shards": "objsub_fast.dataset.shards",
-    "objsub_fast.pipeline": "objsub_fast.dataset.pipeline",
-    "objsub_fast.verify": "objsub_fast.dataset.verify",
-    "objsub_fast.preview": "objsub_fast.dataset.preview",
-    "objsub_fast.storage.target": "objsub_fast.dataset.target",
-    "objsub_fast.storage.jobs": "objsub_fast.dataset.store_jobs",
-    "objsub_fast.storage.mirror": "objsub_fast.dataset.mirror",
+    "objsub_fast.shards": "objsub_fast.dataset.content.shards",
+    "objsub_fast.pipeline": "objsub_fast.dataset.run.pipeline",
+    "objsub_fast.verify": "objsub_fast.dataset.check.verify",
+    "objsub_fast.preview": "objsub_fast.dataset.run.preview",
+    "objsub_fast.storage.target": "objsub_fast.dataset.run.target",
+    "objsub_fast.storage.jobs": "objsub_fast.dataset.run.store_jobs",
+    "objsub_fast.storage.mirror": "objsub_fast.dataset.run.mirror",
     # run infrastructure left dataset/ for runtime/ (issue #48)
     "objsub_fast.dataset.parallel": "objsub_fast.runtime.parallel",
     "objsub_fast.dataset.progress": "objsub_fast.runtime.progress",
     # one module base name per job: the run's configuration is not task/config.py (issue #48)
     # ... nor scoring/vbvr.py (VBVR-Bench's reader), nor scoring/residual.py
-    "objsub_fast.dataset.config": "objsub_fast.dataset.run_config",
-    "objsub_fast.dataset.vbvr": "objsub_fast.dataset.vbvr_factory",
+    "objsub_fast.dataset.config": "objsub_fast.dataset.run.run_config",
+    "objsub_fast.dataset.vbvr": "objsub_fast.dataset.formats.vbvr_factory",
     "objsub_fast.ground_truth.h264.residual": "objsub_fast.ground_truth.h264.mb_common",
+    # dataset/ arranged by job: the formats, the content every format shares, the run, the
+    # checks (issue #48)
+    "objsub_fast.dataset.shards": "objsub_fast.dataset.content.shards",
+    "objsub_fast.dataset.plan": "objsub_fast.dataset.content.plan",
+    "objsub_fast.dataset.members": "objsub_fast.dataset.content.members",
+    "objsub_fast.dataset.manifest": "objsub_fast.dataset.content.manifest",
+    "objsub_fast.dataset.tar": "objsub_fast.dataset.formats.tar",
+    "objsub_fast.dataset.folders": "objsub_fast.dataset.formats.folders",
+    "objsub_fast.dataset.webdataset": "objsub_fast.dataset.formats.webdataset",
+    "objsub_fast.dataset.vbvr_factory": "objsub_fast.dataset.formats.vbvr_factory",
+    "objsub_fast.dataset.vbvr_bench": "objsub_fast.dataset.formats.vbvr_bench",
+    "objsub_fast.dataset.vmevalkit": "objsub_fast.dataset.formats.vmevalkit",
+    "objsub_fast.dataset.vmeval_file": "objsub_fast.dataset.formats.vmevalkit.dataset_file",
+    "objsub_fast.dataset.vmevalkit_check": "objsub_fast.dataset.formats.vmevalkit.dataset_check",
+    "objsub_fast.dataset.run_config": "objsub_fast.dataset.run.run_config",
+    "objsub_fast.dataset.options": "objsub_fast.dataset.run.options",
+    "objsub_fast.dataset.card": "objsub_fast.dataset.run.card",
+    "objsub_fast.dataset.output": "objsub_fast.dataset.run.output",
+    "objsub_fast.dataset.sample": "objsub_fast.dataset.run.sample",
+    "objsub_fast.dataset.pipeline": "objsub_fast.dataset.run.pipeline",
+    "objsub_fast.dataset.stream": "objsub_fast.dataset.run.stream",
+    "objsub_fast.dataset.create": "objsub_fast.dataset.run.create",
+    "objsub_fast.dataset.preview": "objsub_fast.dataset.run.preview",
+    "objsub_fast.dataset.target": "objsub_fast.dataset.run.target",
+    "objsub_fast.dataset.mirror": "objsub_fast.dataset.run.mirror",
+    "objsub_fast.dataset.store_jobs": "objsub_fast.dataset.run.store_jobs",
+    "objsub_fast.dataset.verify": "objsub_fast.dataset.check.verify",
+    "objsub_fast.dataset.strays": "objsub_fast.dataset.check.strays",
 }
 
 
@@ -125,7 +153,7 @@ def new_name(name: str) -> str | None:
 
     Examples
     --------
-    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.verify")
+    >>> new_name("objsub_fast.h264.mp4"), new_name("objsub_fast.dataset.formats")
     ('objsub_fast.ground_truth.h264.mp4', None)
     """
     for old, new in MOVED.items():

@@ -121,7 +121,7 @@ def _knobs(args) -> dict:
 
 
 def _add_seed(p) -> None:
-    from .dataset.shards import MAX_SEED
+    from .dataset.content.shards import MAX_SEED
 
     p.add_argument("--seed", type=int, default=0,
                    help=f"base seed, an integer in [0, {MAX_SEED}] (default: %(default)s)")
@@ -130,12 +130,12 @@ def _add_seed(p) -> None:
 # --------------------------------------------------------------------------- generate
 
 def _add_generate(sub) -> None:
-    from .dataset.run_config import DEFAULT_SHARD_SIZE, DEFAULT_SHARDS, MAX_CANVAS, MAX_COUNT
-    from .dataset.run_config import min_canvas_side
+    from .dataset.run.run_config import DEFAULT_SHARD_SIZE, DEFAULT_SHARDS, MAX_CANVAS, MAX_COUNT
+    from .dataset.run.run_config import min_canvas_side
     from .dataset.formats import FORMATS
     from .task.vocabulary import LEVELS
     from .runtime.parallel import BACKENDS
-    from .dataset.plan import MAX_CHUNK_BYTES, max_chunk_size
+    from .dataset.content.plan import MAX_CHUNK_BYTES, max_chunk_size
     from .runtime.scheduler import DEFAULT_TIMEOUT
     from .ground_truth.video import FPS_RANGE, FRAMES_RANGE
 
@@ -231,7 +231,7 @@ def _add_storage_options(p, take_over: bool = False) -> None:
 def _existing_shard_size(out: str, storage_options: dict):
     """The shard size of the dataset in ``out`` (None if there is none): extending a dataset
     must keep its shards."""
-    from .dataset.target import read_manifest_of
+    from .dataset.run.target import read_manifest_of
 
     try:
         size = ((read_manifest_of(out, storage_options) or {}).get("config") or {}).get(
@@ -253,8 +253,8 @@ _SCOPED = {"video_style": (lambda c: c.videos, "without --videos"),
 def run_config(args):
     """The ``RunConfig`` of parsed ``generate`` arguments; UsageError for an option the run
     would not read (``--fps`` without videos, ``--vbvr-split`` outside vbvr-bench, ...)."""
-    from .dataset.run_config import RunConfig
-    from .dataset.options import OPTIONS
+    from .dataset.run.run_config import RunConfig
+    from .dataset.run.options import OPTIONS
 
     shard_size = (args.shard_size if args.shard_size is not None or args.overwrite
                   else _existing_shard_size(args.out, args.storage_options))
@@ -272,8 +272,8 @@ def run_config(args):
 
 def _generate(args) -> int:
     from .dataset.formats import get_format, shards_are_files
-    from .dataset.sample import format_bytes
-    from .dataset.pipeline import generate
+    from .dataset.run.sample import format_bytes
+    from .dataset.run.pipeline import generate
 
     config = run_config(args)
     manifest = generate(config, args.out, workers=args.workers, backend=args.backend,
@@ -291,9 +291,9 @@ def _generate(args) -> int:
     else:
         print(f"{PROG}: nothing to do, {counted(config.count, 'task')} already complete in "
               f"{args.out}")
-    pattern = getattr(get_format(config.format), "shard_pattern", None)
+    pattern = get_format(config.format).shard_pattern(manifest["num_shards"])
     if pattern is not None:
-        print(f"{PROG}: shards: {os.path.join(args.out, pattern(manifest['num_shards']))}")
+        print(f"{PROG}: shards: {os.path.join(args.out, pattern)}")
     return EXIT_OK
 
 
@@ -326,7 +326,7 @@ def _add_verify(sub) -> None:
 
 
 def _verify(args) -> int:
-    from .dataset.verify import format_report, verify
+    from .dataset.check.verify import format_report, verify
 
     report = verify(args.dir, workers=args.workers, quiet=args.quiet, deep=args.deep,
                     storage_options=args.storage_options, strict=args.strict)
@@ -337,8 +337,8 @@ def _verify(args) -> int:
 # --------------------------------------------------------------------------- preview
 
 def _add_preview(sub) -> None:
-    from .dataset.run_config import MAX_CANVAS, MIN_CANVAS
-    from .dataset.preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
+    from .dataset.run.run_config import MAX_CANVAS, MIN_CANVAS
+    from .dataset.run.preview import MAX_COLUMNS, MAX_COUNT, MAX_SHEET_PIXELS
     from .task.vocabulary import LEVELS
 
     p = sub.add_parser("preview", help="write a contact sheet of first/final pairs",
@@ -366,7 +366,7 @@ def _add_preview(sub) -> None:
 
 
 def _preview(args) -> int:
-    from .dataset.preview import check_sheet_path, preview_sheet, save_sheet
+    from .dataset.run.preview import check_sheet_path, preview_sheet, save_sheet
     from .storage import is_url
     from .storage.transfer import published
 

@@ -15,7 +15,7 @@ import sys
 
 import numpy as np
 
-from objsub_fast.dataset.shards import task_levels, task_seeds
+from objsub_fast.dataset.content.shards import task_levels, task_seeds
 from objsub_fast.draw import deflate, png
 from objsub_fast.engine import generate_batch
 

@@ -13,7 +13,7 @@ import sys
 from make_shapes_png import draw_shapes
 
 from objsub_fast import generate_batch
-from objsub_fast.dataset.preview import contact_sheet, save_sheet
+from objsub_fast.dataset.run.preview import contact_sheet, save_sheet
 from objsub_fast.task.vocabulary import LEVELS
 
 PER_LEVEL = 3

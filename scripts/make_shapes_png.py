@@ -12,7 +12,7 @@ import sys
 import numpy as np
 from PIL import Image, ImageDraw
 
-from objsub_fast.dataset.preview import BACKGROUND, TEXT, _font, save_sheet
+from objsub_fast.dataset.run.preview import BACKGROUND, TEXT, _font, save_sheet
 from objsub_fast.scoring.reading.looks import LOOKS, picture
 from objsub_fast.task.vocabulary import COLOR_TABLE, SHAPE_NAMINGS, SHAPE_TABLE
 

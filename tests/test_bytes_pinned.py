@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast.dataset.card import card_bytes
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run.card import card_bytes
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime.lock import LOCK_FILE
 
 from filetree import tree

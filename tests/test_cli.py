@@ -161,7 +161,7 @@ def test_generate_million_wrapper_and_console_script(tmp_path):
 
 
 def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys, monkeypatch):
-    import objsub_fast.dataset.preview as preview
+    import objsub_fast.dataset.run.preview as preview
 
     def denied(path, data):
         raise PermissionError(errno.EACCES, "Permission denied", str(path))
@@ -174,7 +174,7 @@ def test_file_system_error_outside_generate_is_one_true_line(tmp_path, capsys, m
 
 
 def test_a_bug_is_not_disguised_as_a_usage_error(monkeypatch):
-    import objsub_fast.dataset.verify as verify_module
+    import objsub_fast.dataset.check.verify as verify_module
 
     def broken(*args, **kwargs):
         raise ValueError("a bug")

@@ -9,12 +9,12 @@ import pytest
 
 from objsub_fast._version import generator_version
 from objsub_fast.cli import main
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.run_config import load_manifest
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.shards import task_levels, task_seeds
-from objsub_fast.dataset.verify import verify
-from objsub_fast.dataset.vmevalkit import TASK_ROOT
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.run_config import load_manifest
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.content.shards import task_levels, task_seeds
+from objsub_fast.dataset.check.verify import verify
+from objsub_fast.dataset.formats.vmevalkit import TASK_ROOT
 from objsub_fast.engine import generate_batch
 from objsub_fast.ground_truth.video import (ENCODER, VideoSpec, encode_transitions, encoder_build,
                                             encoder_settings)
@@ -207,7 +207,7 @@ def test_finish_command_keeps_the_video_options(datasets):
     import shlex
 
     from objsub_fast.cli import build_parser
-    from objsub_fast.dataset.verify import finish_command
+    from objsub_fast.dataset.check.verify import finish_command
 
     config = RunConfig(count=7, shard_size=4, seed=11, encoder="x264", **VIDEO).validate()
     command = finish_command(config.to_json(), "out dir")

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from objsub_fast.dataset import pipeline
+from objsub_fast.dataset.run import pipeline
 from objsub_fast.runtime import atomic
 from objsub_fast.runtime.atomic import TMP_PREFIX, atomic_write_bytes
 

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from objsub_fast.cli import build_parser, run_config
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.options import NO_OPTION, OPTIONS, generate_command
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.options import NO_OPTION, OPTIONS, generate_command
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.errors import OutputError
 

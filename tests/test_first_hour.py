@@ -80,7 +80,7 @@ def test_the_scorer_and_the_engine_take_the_same_canvases():
 
 
 def test_the_command_lines_canvas_range_is_stated_with_its_reason():
-    from objsub_fast.dataset.run_config import MAX_CANVAS, MIN_CANVAS
+    from objsub_fast.dataset.run.run_config import MAX_CANVAS, MIN_CANVAS
 
     text = " ".join((ROOT / "docs" / "generating.md").read_text().split())
     assert f"each side in [{MIN_CANVAS}, {MAX_CANVAS}]" in text
@@ -127,8 +127,8 @@ def test_readmes_versions_paragraph_names_every_version_that_version_prints():
 
 @pytest.mark.parametrize("fmt", ["webdataset", "vmevalkit", "vbvr-bench"])
 def test_a_finished_dataset_holds_no_lock_file(fmt, tmp_path):
-    from objsub_fast.dataset.run_config import RunConfig
-    from objsub_fast.dataset.pipeline import generate
+    from objsub_fast.dataset.run.run_config import RunConfig
+    from objsub_fast.dataset.run.pipeline import generate
     from objsub_fast.runtime.lock import LOCK_FILE
 
     generate(RunConfig(count=2, format=fmt, shard_size=1), tmp_path / "d", workers=1,
@@ -423,8 +423,8 @@ def test_score_video_takes_every_record_file_the_project_writes(tmp_path):
     import tarfile
 
     from objsub_fast import render_transition, score_video
-    from objsub_fast.dataset.run_config import RunConfig
-    from objsub_fast.dataset.pipeline import generate
+    from objsub_fast.dataset.run.run_config import RunConfig
+    from objsub_fast.dataset.run.pipeline import generate
     from objsub_fast.engine import generate_batch
 
     loaded = {}

@@ -87,7 +87,7 @@ def test_largest_count_fails_fast_on_free_space_without_planning_every_shard(tmp
 
 
 def test_free_space_check_names_both_numbers(tmp_path, monkeypatch, capsys):
-    from objsub_fast.dataset import sample
+    from objsub_fast.dataset.run import sample
     monkeypatch.setattr(sample, "free_bytes", lambda out: 50_000)
     assert run_main(["generate", "--out", str(tmp_path / "o"), "--count", "100"]) == 2
     line = _one_error_line(capsys.readouterr().err)
@@ -394,9 +394,9 @@ def test_error_messages_name_the_final_path_and_the_true_remedy(tmp_path, monkey
 
 from hypothesis import given, strategies as st  # noqa: E402
 
-from objsub_fast.dataset.run_config import MAX_SHARDS, default_shard_size  # noqa: E402
-from objsub_fast.dataset.plan import MAX_CHUNK_BYTES, max_chunk_size  # noqa: E402
-from objsub_fast.dataset.shards import num_shards  # noqa: E402
+from objsub_fast.dataset.run.run_config import MAX_SHARDS, default_shard_size  # noqa: E402
+from objsub_fast.dataset.content.plan import MAX_CHUNK_BYTES, max_chunk_size  # noqa: E402
+from objsub_fast.dataset.content.shards import num_shards  # noqa: E402
 from objsub_fast.runtime.atomic import final_path  # noqa: E402
 
 NAMES = st.text(st.characters(blacklist_characters="/\0", blacklist_categories=("Cs",)),

@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.dataset.card import CARD, INDEX, card_bytes, identity, size_category
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run.card import CARD, INDEX, card_bytes, identity, size_category
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import verify
 
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.check.verify import verify
 
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 

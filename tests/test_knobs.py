@@ -11,11 +11,11 @@ from PIL import Image
 
 from objsub_fast import generate_batch, iter_samples
 from objsub_fast.cli import main
-from objsub_fast.dataset import vbvr_factory as vbvr
-from objsub_fast.dataset.run_config import KNOBS, RunConfig
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.shards import task_levels, task_seeds
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.formats import vbvr_factory as vbvr
+from objsub_fast.dataset.run.run_config import KNOBS, RunConfig
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.content.shards import task_levels, task_seeds
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime.errors import ParameterError
 
 from filetree import shard_samples

@@ -55,7 +55,7 @@ def test_an_old_name_warns_once_naming_its_new_path(old):
 
 def test_the_package_itself_imports_no_old_name():
     code = ("import warnings; warnings.simplefilter('error', DeprecationWarning); "
-            "import objsub_fast.cli, objsub_fast.dataset.pipeline, objsub_fast.dataset.verify, "
+            "import objsub_fast.cli, objsub_fast.dataset.run.pipeline, objsub_fast.dataset.check.verify, "
             "objsub_fast.scoring.command, objsub_fast.testing.controls")
     subprocess.run([sys.executable, "-c", code], check=True)
 
@@ -96,7 +96,7 @@ def test_a_pickle_made_before_the_move_loads_in_a_new_process():
     out = subprocess.run([sys.executable, "-c", code, str(PICKLE)], capture_output=True,
                          text=True, check=True).stdout.split()
     assert out == ["config=objsub_fast.task.config", "error=objsub_fast.runtime.errors",
-                   "run=objsub_fast.dataset.run_config", "shard=objsub_fast.dataset.shards",
+                   "run=objsub_fast.dataset.run.run_config", "shard=objsub_fast.dataset.content.shards",
                    "video=objsub_fast.ground_truth.spec"]
 
 

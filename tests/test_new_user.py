@@ -103,7 +103,7 @@ def test_generate_million_help_names_the_script():
 # --------------------------------------------------------------------------- paths under a file
 
 def test_preview_under_a_file_is_refused_before_rendering(tmp_path, capsys, monkeypatch):
-    import objsub_fast.dataset.preview as preview
+    import objsub_fast.dataset.run.preview as preview
 
     (tmp_path / "afile").write_text("x")
     monkeypatch.setattr(preview, "preview_sheet", lambda *a, **k: pytest.fail("rendered"))

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.content.manifest import MANIFEST, PROGRESS_DIR
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.atomic import atomic_write_bytes, tmp_path
 from objsub_fast.runtime.errors import OutputError
@@ -231,7 +231,7 @@ def test_a_malformed_or_nested_manifest_is_one_line(tmp_path, damage):
 
 
 def test_read_output_refuses_a_linked_manifest(tmp_path, outside):
-    from objsub_fast.dataset.output import read_output
+    from objsub_fast.dataset.run.output import read_output
 
     out = tmp_path / "out"
     out.mkdir()

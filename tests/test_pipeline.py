@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from objsub_fast.dataset import folders
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
+from objsub_fast.dataset.formats import folders
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.atomic import AtomicWriter
 from objsub_fast.runtime.errors import OutputError, ParameterError
@@ -194,7 +194,7 @@ def test_output_path_that_is_a_file_is_refused(tmp_path):
 
 
 def test_unwritable_output_is_refused(tmp_path, monkeypatch):
-    import objsub_fast.dataset.output as output
+    import objsub_fast.dataset.run.output as output
     monkeypatch.setattr(output.os, "access", lambda path, mode: False)
     with pytest.raises(OutputError, match="is not writable"):
         generate(RunConfig(count=1), tmp_path, workers=1, quiet=True)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from objsub_fast.dataset.preview import FONT_SIZE, PAD, contact_sheet, save_sheet
+from objsub_fast.dataset.run.preview import FONT_SIZE, PAD, contact_sheet, save_sheet
 from objsub_fast.engine import generate_batch
 
 
@@ -70,7 +70,7 @@ def test_sheet_beyond_the_bound_is_refused_in_one_line(tmp_path):
 # objects scale with the canvas, too long for a unit test)
 @pytest.mark.parametrize("args", [["--count", "1024"], ["--count", "1024", "--columns", "1"]])
 def test_largest_sheets_are_written_within_the_memory_limit(tmp_path, monkeypatch, args):
-    from objsub_fast.dataset.preview import MAX_SHEET_PIXELS
+    from objsub_fast.dataset.run.preview import MAX_SHEET_PIXELS
 
     proc = run_limited(args, tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -80,8 +80,8 @@ def test_largest_sheets_are_written_within_the_memory_limit(tmp_path, monkeypatc
 
 
 def test_chunked_preview_equals_one_batch_sheet():
-    from objsub_fast.dataset.preview import preview_sheet
-    from objsub_fast.dataset.shards import task_seeds
+    from objsub_fast.dataset.run.preview import preview_sheet
+    from objsub_fast.dataset.content.shards import task_seeds
 
     # 3 chunks of 80 tasks at 512x512 (auto_chunk_size), against one batch of every task
     sheet = preview_sheet("L4", count=170, seed=9, columns=16, canvas_size=(512, 512))
@@ -110,7 +110,7 @@ def test_preview_errors_name_the_preview_options(tmp_path, capsys, args, message
 
 
 def test_library_sheet_beyond_the_bound_is_a_parameter_error(monkeypatch, batch):
-    import objsub_fast.dataset.preview as preview
+    import objsub_fast.dataset.run.preview as preview
     from objsub_fast.runtime.errors import ParameterError
 
     monkeypatch.setattr(preview, "MAX_SHEET_PIXELS", 1000)
@@ -121,7 +121,7 @@ def test_library_sheet_beyond_the_bound_is_a_parameter_error(monkeypatch, batch)
 # --------------------------------------------------------------------------- issue #20, defect 3
 
 def test_library_preview_takes_an_int_canvas_size_as_generate_batch_does():
-    from objsub_fast.dataset.preview import preview_sheet
+    from objsub_fast.dataset.run.preview import preview_sheet
 
     assert np.array_equal(preview_sheet("L2", 4, 0, 2, 256), preview_sheet("L2", 4, 0, 2,
                                                                            (256, 256)))

@@ -9,8 +9,8 @@ import numpy as np
 from PIL import Image
 
 from objsub_fast import generate_batch
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "reading.md"
 

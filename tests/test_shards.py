@@ -2,7 +2,7 @@
 import numpy as np
 from hypothesis import given, strategies as st
 
-from objsub_fast.dataset.shards import (MAX_SEED, chunks, mix63, plan_shards, task_key,
+from objsub_fast.dataset.content.shards import (MAX_SEED, chunks, mix63, plan_shards, task_key,
                                         task_levels, task_seeds)
 
 
@@ -48,7 +48,7 @@ def test_keys_sort_in_index_order():
 
 
 def test_auto_chunk_keeps_a_frame_array_under_the_budget():
-    from objsub_fast.dataset.plan import CHUNK_FRAME_BYTES, auto_chunk_size
+    from objsub_fast.dataset.content.plan import CHUNK_FRAME_BYTES, auto_chunk_size
     assert auto_chunk_size((256, 256)) == 160
     for size in [(64, 64), (300, 200), (4096, 4096)]:
         n = auto_chunk_size(size)
@@ -57,7 +57,7 @@ def test_auto_chunk_keeps_a_frame_array_under_the_budget():
 
 @given(base=st.integers(0, MAX_SEED), index=st.integers(0, MAX_SEED))
 def test_task_index_inverts_the_seed_plan(base, index):
-    from objsub_fast.dataset.shards import task_index, unmix63
+    from objsub_fast.dataset.content.shards import task_index, unmix63
 
     seed = int(task_seeds(base, index, index + 1)[0])
     assert task_index(base, seed) == index

@@ -15,13 +15,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from objsub_fast.cli import main
-from objsub_fast.dataset import store_jobs as jobs_module
-from objsub_fast.dataset import target as target_module
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.manifest import MANIFEST, PROGRESS_DIR
-from objsub_fast.dataset.pipeline import generate, run_shard
-from objsub_fast.dataset.shards import shard_at
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run import store_jobs as jobs_module
+from objsub_fast.dataset.run import target as target_module
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.content.manifest import MANIFEST, PROGRESS_DIR
+from objsub_fast.dataset.run.pipeline import generate, run_shard
+from objsub_fast.dataset.content.shards import shard_at
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime.errors import UsageError
 from objsub_fast.storage.lease import LEASE, Lease, StoreLeased
 from objsub_fast.storage.store import Store
@@ -285,7 +285,7 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
 
 @pytest.mark.parametrize("name", [
     "objsub_fast.storage.url", "objsub_fast.storage.store", "objsub_fast.storage.lease",
-    "objsub_fast.dataset.mirror", "objsub_fast.dataset.store_jobs", "objsub_fast.storage.transfer",
+    "objsub_fast.dataset.run.mirror", "objsub_fast.dataset.run.store_jobs", "objsub_fast.storage.transfer",
     "objsub_fast.storage.faults", "objsub_fast.storage.local_server"])
 def test_examples_run(name):
     module = importlib.import_module(name)

@@ -30,12 +30,12 @@ if shutil.which("azurite-blob") is None:
     pytest.skip("Azurite (npm install -g azurite) is not installed", allow_module_level=True)
 
 from objsub_fast.cli import main  # noqa: E402
-from objsub_fast.dataset.run_config import RunConfig  # noqa: E402
-from objsub_fast.dataset.pipeline import generate  # noqa: E402
+from objsub_fast.dataset.run.run_config import RunConfig  # noqa: E402
+from objsub_fast.dataset.run.pipeline import generate  # noqa: E402
 from objsub_fast.runtime import crashpoint  # noqa: E402
 from objsub_fast.storage.lease import (LEASE, UNSAFE_ENV, Lease, LeaseUnsafe,  # noqa: E402
                                        StoreLeased)
-from objsub_fast.dataset.verify import verify  # noqa: E402
+from objsub_fast.dataset.check.verify import verify  # noqa: E402
 from objsub_fast.storage.local_azure import LocalAzurite  # noqa: E402
 from objsub_fast.storage.local_gcs import LocalGCS  # noqa: E402
 from objsub_fast.storage.local_s3 import LocalS3  # noqa: E402

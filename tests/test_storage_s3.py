@@ -23,9 +23,9 @@ import pytest
 pytest.importorskip("s3fs", reason="the [s3] extra (s3fs) is not installed")
 pytest.importorskip("moto.server", reason="moto[server] (a test dependency) is not installed")
 
-from objsub_fast.dataset.run_config import RunConfig  # noqa: E402
-from objsub_fast.dataset.manifest import PROGRESS_DIR  # noqa: E402
-from objsub_fast.dataset.pipeline import generate  # noqa: E402
+from objsub_fast.dataset.run.run_config import RunConfig  # noqa: E402
+from objsub_fast.dataset.content.manifest import PROGRESS_DIR  # noqa: E402
+from objsub_fast.dataset.run.pipeline import generate  # noqa: E402
 from objsub_fast.runtime import crashpoint  # noqa: E402
 from objsub_fast.storage.lease import LEASE  # noqa: E402
 from objsub_fast.storage.store import PART_SIZE_ENV, Store  # noqa: E402

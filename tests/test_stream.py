@@ -7,8 +7,8 @@ import pytest
 
 import objsub_fast
 from objsub_fast import iter_samples
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
 from objsub_fast.runtime.errors import ParameterError
 
 from filetree import shard_samples

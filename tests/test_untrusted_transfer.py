@@ -8,8 +8,8 @@ from pathlib import Path
 import fsspec
 import pytest
 
-from objsub_fast.dataset.mirror import Mirror
-from objsub_fast.dataset.store_jobs import verify_store_shard
+from objsub_fast.dataset.run.mirror import Mirror
+from objsub_fast.dataset.run.store_jobs import verify_store_shard
 from objsub_fast.runtime.errors import UsageError
 from objsub_fast.storage.store import Store
 from objsub_fast.storage.transfer import fetched, safe_downloads, safe_key_path

@@ -15,11 +15,11 @@ import textwrap
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.folders import FolderLayout, FolderShardReader
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import MAX_PRINTED, Report, format_report, verify
-from objsub_fast.dataset.vmevalkit import TASK_ROOT
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.formats.folders import FolderLayout, FolderShardReader
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import MAX_PRINTED, Report, format_report, verify
+from objsub_fast.dataset.formats.vmevalkit import TASK_ROOT
 
 SHARD = "objsub-000000.tar"
 VICTIM = "0000000001.first.png"

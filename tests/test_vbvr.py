@@ -7,10 +7,10 @@ import tarfile
 
 import pytest
 
-from objsub_fast.dataset import vbvr_factory as vbvr
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.formats import vbvr_factory as vbvr
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime.errors import ParameterError
 
 from filetree import tree
@@ -68,7 +68,7 @@ def test_folders_and_bench_hold_the_same_files_as_the_tar(runs):
 
 def test_metadata_json_has_vbvr_fields_and_the_task_record(runs):
     from objsub_fast.engine import generate_batch
-    from objsub_fast.dataset.shards import task_levels, task_seeds
+    from objsub_fast.dataset.content.shards import task_levels, task_seeds
 
     batch = generate_batch(task_seeds(4, 0, 5), level=task_levels(("L1", "L2", "L3", "L4"), 0, 5))
     samples = tar_samples(runs["tar"])

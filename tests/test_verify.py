@@ -9,10 +9,10 @@ import tarfile
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.verify import verify
-from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.verify import verify
+from objsub_fast.dataset.formats.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
 
 
 @pytest.fixture(scope="module")
@@ -340,7 +340,7 @@ def test_deleted_shard_file_is_one_line(copy, problems):
 
 
 def test_generator_version_mismatch_is_named(copy, capsys):
-    from objsub_fast.dataset.verify import installed_generator_version
+    from objsub_fast.dataset.check.verify import installed_generator_version
 
     out = copy("webdataset")
     manifest = json.loads((out / "manifest.json").read_text())
@@ -365,7 +365,7 @@ def test_verify_help_describes_the_command(capsys):
 
 def test_stray_task_folders_are_found_by_their_seed(copy, problems):
     from objsub_fast.task.records import task_id
-    from objsub_fast.dataset.shards import task_levels, task_seeds
+    from objsub_fast.dataset.content.shards import task_levels, task_seeds
 
     out = copy("vmevalkit")
     config = RunConfig(count=12, shard_size=5, seed=5, format="vmevalkit", masks=True)

@@ -8,11 +8,11 @@ import shutil
 import pytest
 
 from objsub_fast.cli import main
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.strays import stray_files
-from objsub_fast.dataset.vbvr_factory import GENERATOR
-from objsub_fast.dataset.verify import verify
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.check.strays import stray_files
+from objsub_fast.dataset.formats.vbvr_factory import GENERATOR
+from objsub_fast.dataset.check.verify import verify
 from objsub_fast.storage.store import Store
 
 SPLIT = "Out-of-Domain_50"

@@ -2,8 +2,8 @@
 of local workers takes seconds to start), and still uses every core for a large one."""
 import pytest
 
-from objsub_fast.dataset import pipeline
-from objsub_fast.dataset.run_config import RunConfig
+from objsub_fast.dataset.run import pipeline
+from objsub_fast.dataset.run.run_config import RunConfig
 from objsub_fast.runtime.parallel import WORKER_START_S, default_workers
 
 

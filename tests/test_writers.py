@@ -12,15 +12,15 @@ from PIL import Image
 
 from hypothesis import given, settings, strategies as st
 
-from objsub_fast.dataset import folders, vmevalkit
-from objsub_fast.dataset.run_config import RunConfig
-from objsub_fast.dataset.members import MEMBERS, encode_samples
-from objsub_fast.dataset.pipeline import generate
-from objsub_fast.dataset.plan import shard_batches
-from objsub_fast.dataset.shards import Shard
-from objsub_fast.dataset.tar import TAR_END, tar_member, tar_members
-from objsub_fast.dataset.vmevalkit import DATASET_FILE as VMEVAL_DATASET_FILE
-from objsub_fast.dataset.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
+from objsub_fast.dataset.formats import folders, vmevalkit
+from objsub_fast.dataset.run.run_config import RunConfig
+from objsub_fast.dataset.content.members import MEMBERS, encode_samples
+from objsub_fast.dataset.run.pipeline import generate
+from objsub_fast.dataset.content.plan import shard_batches
+from objsub_fast.dataset.content.shards import Shard
+from objsub_fast.dataset.formats.tar import TAR_END, tar_member, tar_members
+from objsub_fast.dataset.formats.vmevalkit import DATASET_FILE as VMEVAL_DATASET_FILE
+from objsub_fast.dataset.formats.vmevalkit import TASK_ROOT as VMEVAL_TASK_DIR
 from objsub_fast.ground_truth.video import MAX_MEAN_ERROR, decode_video
 
 from filetree import tree
@@ -127,7 +127,7 @@ def _write_vmeval_shard(out, count=6, chunk=4):
     shard = Shard(0, 0, count)
     with vmevalkit.ShardWriter(out, shard, config) as writer:
         for start, batch in shard_batches(config, shard, chunk):
-            writer.write_samples(encode_samples(batch, start, config, vmevalkit))
+            writer.write_samples(encode_samples(batch, start, config, vmevalkit.FORMAT))
         return writer.finish()
 
 

@@ -27,8 +27,8 @@ def batches(levels=("L1", "L2", "L3", "L4")):
 
 
 def warm_generate() -> None:
-    from objsub_fast.dataset.run_config import RunConfig
-    from objsub_fast.dataset.pipeline import generate
+    from objsub_fast.dataset.run.run_config import RunConfig
+    from objsub_fast.dataset.run.pipeline import generate
     from objsub_fast.scoring import score_video, write_video
 
     found = batches()

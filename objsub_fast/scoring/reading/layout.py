@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...runtime.jsonfile import loads as loads_json
-from ...dataset.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
-from ...dataset.vmevalkit import TASK_ROOT as TASK_DIR
+from ...dataset.formats.vmevalkit import FINAL_FRAME, FIRST_FRAME, METADATA, PROMPT
+from ...dataset.formats.vmevalkit import TASK_ROOT as TASK_DIR
 from ...runtime.errors import UsageError
 from ...runtime.links import links_in
 from .limits import read_capped

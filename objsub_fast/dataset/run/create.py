@@ -1,5 +1,5 @@
 """``create_dataset``: a drop-in for VMEvalKit's object subtraction generator (a VMEvalKit-format
-run of ``objsub_fast.dataset.pipeline.generate``, returned as VMEvalKit's dataset dict)."""
+run of ``objsub_fast.dataset.run.pipeline.generate``, returned as VMEvalKit's dataset dict)."""
 from __future__ import annotations
 
 import atexit
@@ -7,13 +7,13 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from ..runtime.errors import ParameterError
-from ..runtime.jsonfile import loads as loads_json
-from ..task.vocabulary import LEVELS
+from ...runtime.errors import ParameterError
+from ...runtime.jsonfile import loads as loads_json
+from ...task.vocabulary import LEVELS
 from .run_config import RunConfig
-from ..runtime.parallel import worker_count
+from ...runtime.parallel import worker_count
 from .pipeline import generate
-from .vmevalkit import DATASET_FILE, NAME
+from ..formats.vmevalkit import DATASET_FILE, NAME
 
 __all__ = ["create_dataset"]
 

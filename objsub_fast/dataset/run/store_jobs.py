@@ -12,10 +12,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from ..runtime import crashpoint
-from ..storage.store import Store
-from ..storage.transfer import safe_downloads
-from .manifest import PROGRESS_DIR
+from ...runtime import crashpoint
+from ...storage.store import Store
+from ...storage.transfer import safe_downloads
+from ..content.manifest import PROGRESS_DIR
 from .mirror import is_shard_data, relative_files
 
 __all__ = ["write_shard", "verify_store_shard", "shard_keys"]
@@ -46,26 +46,6 @@ def verify_store_shard(verify_shard, store: Store, keys: list[str], config, shar
         return verify_shard(scratch, config, shard, entry, **kwargs)
 
 
-def _folder_roots(config) -> tuple[str, callable] | None:
-    """(folder of the task folders, task folder name -> task index or None) of a folder
-    format, None for a tar format."""
-    from . import vbvr_bench, vbvr_factory, vmevalkit
-
-    def vmevalkit_index(name):
-        match = vmevalkit._TASK_ID.fullmatch(name)
-        return config.task_index(int(match[2])) if match else None
-
-    def trailing_index(name):
-        digits = name.rpartition("_")[2]
-        return int(digits) if digits.isdigit() else None
-
-    roots = {"vmevalkit": (vmevalkit.LAYOUT.root, vmevalkit_index),
-             "vbvr-bench": (vbvr_bench.layout(config.vbvr_split).root, trailing_index)}
-    if config.vbvr_pack == "folders":
-        roots["vbvr"] = (vbvr_factory.FOLDERS.root, trailing_index)
-    return roots.get(config.format)
-
-
 def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
     """Shard number -> the keys of its data in ``listing`` (its tar, named by its manifest
     entry or, for a shard of ``plan`` not finished yet, by the format's ``shard_name``; or
@@ -73,19 +53,19 @@ def shard_keys(config, listing, entries: dict, plan=()) -> dict[int, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
-    >>> from objsub_fast.dataset.shards import plan_shards
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
+    >>> from objsub_fast.dataset.content.shards import plan_shards
     >>> config = RunConfig(count=4, shard_size=2)
     >>> shard_keys(config, {"objsub-000001.tar": 9, "objsub-000000.tar": 9, "manifest.json": 2},
     ...            {1: {"name": "objsub-000001.tar"}}, plan_shards(4, 2))
     {1: ['objsub-000001.tar'], 0: ['objsub-000000.tar']}
     """
-    from .formats import get_format
+    from ..formats import get_format
 
     fmt = get_format(config.format)
     tars = {fmt.shard_name(s.index): s.index for s in plan}
     tars.update({e["name"]: k for k, e in entries.items()})
-    folders = _folder_roots(config)
+    folders = fmt.task_folders(config)
     found: dict[int, list[str]] = {}
     for key in listing:
         if not is_shard_data(key):

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import hashlib
 
-from ..runtime.jsonfile import loads as loads_json
-from .plan import shard_batches
-from .vmeval_file import (
-    DATASET_FILE, PAIR_SEP, PAIRS_CLOSE, PAIRS_OPEN, dataset_head, task_metadata,
-)
+from ....runtime.jsonfile import loads as loads_json
+from ...content.plan import shard_batches
+from .dataset_file import (
+                           DATASET_FILE, PAIR_SEP, PAIRS_CLOSE, PAIRS_OPEN, dataset_head, task_metadata,
+                           )
 
 __all__ = ["check_dataset_file", "MAX_LINE"]
 

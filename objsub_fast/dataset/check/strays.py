@@ -13,7 +13,7 @@ name (never a ``/``).
 
 Examples
 --------
->>> from objsub_fast.dataset.run_config import RunConfig
+>>> from objsub_fast.dataset.run.run_config import RunConfig
 >>> stray_files(["manifest.json", "objsub-000000.tar", "notes/extra.txt", "README.md"],
 ...             RunConfig(count=4))
 ['notes/extra.txt']
@@ -24,12 +24,12 @@ import os
 import re
 from pathlib import Path
 
-from ..runtime.atomic import TMP_PREFIX
-from ..runtime.lock import LOCK_FILE
-from ..storage.lease import LEASE
-from .card import hugging_face_names
-from .formats import get_format
-from .manifest import MANIFEST, PROGRESS_DIR
+from ...runtime.atomic import TMP_PREFIX
+from ...runtime.lock import LOCK_FILE
+from ...storage.lease import LEASE
+from ..run.card import hugging_face_names
+from ..formats import get_format
+from ..content.manifest import MANIFEST, PROGRESS_DIR
 
 __all__ = ["PROJECT_FILES", "stray_files", "stray_lines", "files_in"]
 
@@ -50,7 +50,7 @@ def stray_files(paths, config) -> list[str]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> stray_files(["questions/stray.tar", "data/extra.jsonl", "data/metadata.jsonl",
     ...              ".objsub-progress/000001.json"], RunConfig(count=4, format="vbvr"))
     ['data/extra.jsonl', 'questions/stray.tar']

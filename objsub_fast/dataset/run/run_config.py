@@ -39,12 +39,12 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.errors import ParameterError, UsageError
-from ..task.vocabulary import LEVELS
-from .formats import FORMATS
-from .manifest import MANIFEST
-from .shards import MAX_SEED, SPLITS, split_start, task_index, task_seeds
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.errors import ParameterError, UsageError
+from ...task.vocabulary import LEVELS
+from ..formats import FORMATS
+from ..content.manifest import MANIFEST
+from ..content.shards import MAX_SEED, SPLITS, split_start, task_index, task_seeds
 
 __all__ = ["RunConfig", "load_manifest", "DEFAULT_SHARD_SIZE", "DEFAULT_SHARDS", "MIN_CANVAS",
            "MAX_CANVAS", "MAX_COUNT", "MAX_SHARDS", "KNOBS", "default_shard_size", "min_canvas_side"]
@@ -84,7 +84,7 @@ def min_canvas_side() -> int:
     >>> min_canvas_side()
     128
     """
-    from ..task.config import check_levels, make_config
+    from ...task.config import check_levels, make_config
 
     codes = check_levels(list(LEVELS), len(LEVELS))
 
@@ -199,9 +199,9 @@ class RunConfig:
 
     def _own_generator_version(self):
         """``_version.generator_version`` of this run (None while its knobs are invalid)."""
-        from .._version import generator_version
-        from ..task.config import check_vocabulary, is_classic
-        from ..task.vocabulary import irregular_plurals
+        from ..._version import generator_version
+        from ...task.config import check_vocabulary, is_classic
+        from ...task.vocabulary import irregular_plurals
 
         try:
             classic = is_classic(self.vocabulary, self.colors, self.shapes, self.shape_names,
@@ -218,9 +218,9 @@ class RunConfig:
     def _check_knobs(self, other_version_ok: bool = False) -> None:
         """Check the knobs with the engine's own validation, for every level of the run; the
         errors name the command-line options."""
-        from ..task.config import check_levels, check_vocabulary, make_config
-        from ..task.vocabulary import (parse_colors, parse_prompt_variants,
-                                       parse_shape_names, parse_shapes, parse_vocabulary)
+        from ...task.config import check_levels, check_vocabulary, make_config
+        from ...task.vocabulary import (parse_colors, parse_prompt_variants,
+                                        parse_shape_names, parse_shapes, parse_vocabulary)
 
         for name, parse in (("vocabulary", parse_vocabulary), ("colors", parse_colors),
                             ("shapes", parse_shapes), ("shape_names", parse_shape_names),
@@ -244,7 +244,7 @@ class RunConfig:
 
     def video_spec(self):
         """The ``objsub_fast.ground_truth.video.VideoSpec`` of this run's videos."""
-        from ..ground_truth.video import VideoSpec
+        from ...ground_truth.video import VideoSpec
 
         return VideoSpec(self.video_style, self.fps, self.video_frames, self.encoder)
 
@@ -305,7 +305,7 @@ class RunConfig:
             raise ParameterError(f"--format {self.format} needs videos (its task folders hold "
                                  "ground_truth.mp4)")
         if self.videos:
-            from ..ground_truth.video import check_even_canvas
+            from ...ground_truth.video import check_even_canvas
 
             self.video_spec().validate()
             check_even_canvas(*self.canvas_size)

@@ -24,15 +24,15 @@ from pathlib import Path
 from dataclasses import dataclass
 from typing import Callable
 
-from ..runtime import crashpoint
-from ..runtime.atomic import remove_path, tmp_name
-from ..runtime.links import NOFOLLOW, refuse_links
-from .manifest import shard_entry
+from ...runtime import crashpoint
+from ...runtime.atomic import remove_path, tmp_name
+from ...runtime.links import NOFOLLOW, refuse_links
+from ..content.manifest import shard_entry
 from .webdataset import member_size_cap
 
 __all__ = ["FolderLayout", "write_file", "folder_digest", "folder_files", "folder_blocks",
-           "NumberedFolders", "folders_present", "FolderShardWriter", "FolderShardReader",
-           "read_plain"]
+           "NumberedFolders", "trailing_number", "folders_present", "FolderShardWriter",
+           "FolderShardReader", "read_plain"]
 
 #: What ``read_plain`` calls a file that is not a regular one, by ``stat.S_IFMT``.
 _KINDS = {stat.S_IFLNK: "a symbolic link", stat.S_IFIFO: "a FIFO", stat.S_IFDIR: "a folder",
@@ -162,6 +162,18 @@ class NumberedFolders:
     def __call__(self, name: str) -> int | None:
         match = self.pattern.fullmatch(name)
         return int(match[match.lastindex]) if match else None
+
+
+def trailing_number(name: str) -> int | None:
+    """The number a folder name ends with, after its last ``_`` (None if it ends otherwise).
+
+    Examples
+    --------
+    >>> [trailing_number(n) for n in ("object_subtraction_00000012", "00042", "notes")]
+    [12, 42, None]
+    """
+    digits = name.rpartition("_")[2]
+    return int(digits) if digits.isdigit() else None
 
 
 def folders_present(root: Path, index_of: Callable, start: int, stop: int) -> bool:

@@ -20,8 +20,8 @@ from typing import Callable
 
 import numpy as np
 
-from ..draw import png
-from ..task.records import task_id
+from ...draw import png
+from ...task.records import task_id
 from .shards import task_key
 
 __all__ = ["Chunk", "Member", "MEMBERS", "wanted_members", "encode_samples", "check_png",
@@ -71,7 +71,7 @@ def check_png(attr: str, mode: str):
 def check_mp4(data: bytes, batch, j: int, config) -> str | None:
     """Deep check of a video member: decodes with PyAV to the run's frame count at the canvas
     size, and every frame is within codec tolerance of the regenerated transition."""
-    from ..ground_truth.video import decode_errors
+    from ...ground_truth.video import decode_errors
 
     try:
         return decode_errors(data, batch, j, config.video_spec())
@@ -84,17 +84,15 @@ def _always(config) -> bool:
 
 
 def _videos(chunk: Chunk, fmt) -> list[bytes]:
-    from ..ground_truth.video import encode_transitions
+    from ...ground_truth.video import encode_transitions
 
     return encode_transitions(chunk.batch, chunk.config.video_spec())
 
 
 def _metadata(chunk: Chunk, fmt) -> list[bytes]:
-    """The format's per-task JSON: from the batch's columns if it can (``chunk_metadata``),
-    else from each task record (``task_metadata``)."""
-    if hasattr(fmt, "chunk_metadata"):
-        return fmt.chunk_metadata(chunk)
-    return [fmt.task_metadata(record, chunk.config) for record in chunk.records]
+    """The format's per-task JSON (``OutputFormat.chunk_metadata``: from the batch's columns
+    if the format can, else from each task record)."""
+    return fmt.chunk_metadata(chunk)
 
 
 def _png(attr: str):

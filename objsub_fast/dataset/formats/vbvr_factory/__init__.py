@@ -23,35 +23,35 @@ from the defaults, as ``manifest.json`` records them), ``param_hash`` (:func:`pa
 The index: ``data/metadata.jsonl`` always, and ``data/metadata.parquet`` when
 ``RunConfig.vbvr_parquet`` (pyarrow, the ``[vbvr]`` extra), one row per sample with VBVR's
 columns :data:`INDEX_COLUMNS`; paths are relative to the output folder (folders) or inside
-``tar_file`` (tar). Each shard keeps its rows in the run's progress folder until ``finalize``.
+``tar_file`` (tar). Each shard keeps its rows in the run's progress folder until ``finalize``
+joins them (``index``: writing and checking the index).
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from pathlib import Path
+from typing import Callable
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.atomic import AtomicWriter, atomic_write_bytes, fsync_dir, tmp_path
-from ..runtime.links import NOFOLLOW, inside, refuse_links
-from . import webdataset
-from .folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
-                      folders_present)
-from .manifest import PROGRESS_DIR
-from .shards import shard_at, task_key
-from .tar import tar_parts
+from ....runtime.atomic import atomic_write_bytes
+from ....runtime.links import refuse_links
+from .. import webdataset
+from ..base import OutputFormat
+from ...content.manifest import PROGRESS_DIR
+from ...content.shards import shard_at, task_key
+from ..folders import (FolderLayout, FolderShardReader, FolderShardWriter, NumberedFolders,
+                       folders_present, trailing_number)
+from ..tar import tar_parts
+from .index import (INDEX_COLUMNS, INDEX_JSONL, INDEX_PARQUET, check_index, read_rows,
+                    row_line, write_index)
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",
+__all__ = ["NAME", "FORMAT", "VBVRFactory", "GENERATOR", "TASK", "TASK_FOLDER", "TIMESTAMP",
            "FILE_NAMES", "INDEX_COLUMNS", "INDEX_JSONL", "INDEX_PARQUET", "PACKS", "sample_id",
            "parameters", "param_hash", "task_metadata", "shard_name", "ShardWriter",
-           "ShardReader", "owned_paths", "accounted", "temp_folders", "shard_present", "finalize",
-           "check_dataset"]
+           "ShardReader", "owned_paths"]
 
 NAME = "vbvr"
-#: The layout's folders hold ground_truth.mp4.
-VIDEOS_REQUIRED = True
 GENERATOR = "O-43_object_subtraction_data-generator"
 TASK = "object_subtraction"
 TASK_FOLDER = f"{TASK}_task"
@@ -62,12 +62,6 @@ TIMESTAMP = "1970-01-01T00:00:00"
 FILE_NAMES = {"first.png": "first_frame.png", "final.png": "final_frame.png",
               "txt": "prompt.txt", "mp4": "ground_truth.mp4", "json": "metadata.json",
               "mask.png": "instance_map.png"}
-INDEX_COLUMNS = ("id", "generator", "task", "sample_id", "prompt", "metadata_json",
-                 "first_frame_path", "final_frame_path", "ground_truth_video_path", "tar_file")
-INDEX_JSONL = "data/metadata.jsonl"
-#: The index columns that name files (each must stay inside the dataset).
-_PATH_COLUMNS = ("first_frame_path", "final_frame_path", "ground_truth_video_path", "tar_file")
-INDEX_PARQUET = "data/metadata.parquet"
 PACKS = ("tar", "folders")
 #: Record keys that are not task parameters (identity, seed, provenance).
 _NOT_PARAMETERS = ("id", "seed", "task_index", "generator", "generator_version")
@@ -236,7 +230,7 @@ class _IndexedReader:
 
     def get(self, expected: dict) -> dict | None:
         """The task's actual members (the inner reader's); hashes its expected index row."""
-        self._rows.update(_row_line(index_row(expected, self._tar(expected["__index__"]))))
+        self._rows.update(row_line(index_row(expected, self._tar(expected["__index__"]))))
         return self._inner.get(expected)
 
     def summary(self) -> str:
@@ -245,11 +239,6 @@ class _IndexedReader:
 
     def __getattr__(self, name):
         return getattr(self._inner, name)
-
-
-def _row_line(row: dict) -> bytes:
-    """One index row as a line of ``metadata.jsonl`` (with its newline)."""
-    return json.dumps(row).encode() + b"\n"
 
 
 def ShardReader(out: Path, entry: dict, problems: list[str], config):
@@ -270,196 +259,88 @@ def owned_paths(out: Path) -> list[Path]:
     return [p for p in paths if p.exists()]
 
 
-def accounted(config) -> list[str]:
-    """Paths (``*``: part of a name) this format's checks account for: the tar shards (or
-    whatever is in the sample folders' root) and the index files of the run."""
-    shards = ([f"{QUESTIONS}/{GENERATOR}_*.tar"] if config.vbvr_pack == "tar"
-              else [f"{_FOLDER_ROOT}/*", f"{_FOLDER_ROOT}/*/*"])
-    return shards + [INDEX_JSONL] + ([INDEX_PARQUET] if config.vbvr_parquet else [])
+class VBVRFactory(OutputFormat):
+    """VBVR-DataFactory's layout (see the module): tar shards or sample folders, and the index
+    ``data/metadata.jsonl`` (and ``.parquet``) joined by ``finalize``."""
+
+    NAME = NAME
+    #: The layout's folders hold ground_truth.mp4.
+    VIDEOS_REQUIRED = True
+    shard_name = staticmethod(shard_name)
+    task_metadata = staticmethod(task_metadata)
+    owned_paths = staticmethod(owned_paths)
+
+    def shards_are_files(self, config) -> bool:
+        """Whether the run packs its shards as tar files (``--vbvr-pack tar``)."""
+        return config.vbvr_pack == "tar"
+
+    def writer(self, out: Path, shard, config) -> ShardWriter:
+        """The shard in the run's pack, and its index rows."""
+        return ShardWriter(out, shard, config)
+
+    def task_folders(self, config) -> tuple[str, Callable] | None:
+        """With ``--vbvr-pack folders``, the sample folders' root (a folder is named by its task
+        index); None for tar shards."""
+        return (FOLDERS.root, trailing_number) if config.vbvr_pack == "folders" else None
+
+    def reader(self, out: Path, entry: dict, problems: list[str], config=None):
+        """The shard in the run's pack, for ``verify``."""
+        return ShardReader(out, entry, problems, config)
+
+    def accounted(self, config) -> list[str]:
+        """Paths (``*``: part of a name) this format's checks account for: the tar shards (or
+        whatever is in the sample folders' root) and the index files of the run."""
+        shards = ([f"{QUESTIONS}/{GENERATOR}_*.tar"] if config.vbvr_pack == "tar"
+                  else [f"{_FOLDER_ROOT}/*", f"{_FOLDER_ROOT}/*/*"])
+        return shards + [INDEX_JSONL] + ([INDEX_PARQUET] if config.vbvr_parquet else [])
+
+    def temp_folders(self, out: Path) -> list[Path]:
+        """Folders (besides ``out``) where a killed run may have left temp files."""
+        return [p for p in (Path(out) / QUESTIONS, Path(out) / _FOLDER_ROOT) if p.is_dir()]
+
+    def shard_present(self, out: Path, entry: dict, progress: Path, config) -> bool:
+        """Whether a shard recorded as done is complete: its tar file (if a tar) and its index rows
+        (or the finished index)."""
+        out = Path(out)
+        tar = out / entry["name"]
+        if entry["name"].endswith(".tar") and not (tar.is_file()
+                                                   and tar.stat().st_size == entry["bytes"]):
+            return False
+        if not entry["name"].endswith(".tar") and not folders_present(
+                out / _FOLDER_ROOT, NumberedFolders(_SAMPLE_ID), entry["start"], entry["stop"]):
+            return False
+        return _index_file(progress, entry["shard"]).exists() or (out / INDEX_JSONL).exists()
+
+    def finalize(self, config, out: Path, entries: list[dict], progress: Path) -> None:
+        """Join the shards' index rows into ``data/metadata.jsonl`` (and ``.parquet``); kept if
+        already written."""
+        files = [_index_file(progress, e["shard"]) for e in entries]
+        if not all(p.exists() for p in files):
+            return
+        write_index(Path(out), files, config.vbvr_parquet)
+
+    def check_dataset(self, config, out: Path, plan, summaries: dict) -> list[str]:
+        """Dataset-level problems for ``verify``: the index missing, of the wrong length or
+        naming files that do not exist; shard files or sample folders not part of the dataset."""
+        out = Path(out)
+        try:
+            rows = read_rows(out)
+        except (OSError, ValueError) as e:
+            return [f"{INDEX_JSONL}: missing or unreadable: {e}"]
+        tars = {_tar_name(s) for s in plan}
+        problems = check_index(config, out, rows, plan, summaries, tars)
+        if config.vbvr_pack == "tar":
+            problems += [f"{p.relative_to(out)}: shard not part of the dataset"
+                         for p in sorted((out / QUESTIONS).glob(f"{GENERATOR}_*.tar"))
+                         if str(p.relative_to(out)) not in tars]
+        else:
+            root = out / _FOLDER_ROOT
+            expected = {sample_id(i) for i in range(config.count)}
+            problems += [f"{_FOLDER_ROOT}/{p.name}: not part of the dataset"
+                         for p in sorted(root.iterdir()) if p.name not in expected] \
+                if root.is_dir() else []
+        return problems
 
 
-def temp_folders(out: Path) -> list[Path]:
-    """Folders (besides ``out``) where a killed run may have left temp files."""
-    return [p for p in (Path(out) / QUESTIONS, Path(out) / _FOLDER_ROOT) if p.is_dir()]
-
-
-def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
-    """Whether a shard recorded as done is complete: its tar file (if a tar) and its index rows
-    (or the finished index)."""
-    out = Path(out)
-    tar = out / entry["name"]
-    if entry["name"].endswith(".tar") and not (tar.is_file()
-                                               and tar.stat().st_size == entry["bytes"]):
-        return False
-    if not entry["name"].endswith(".tar") and not folders_present(
-            out / _FOLDER_ROOT, NumberedFolders(_SAMPLE_ID), entry["start"], entry["stop"]):
-        return False
-    return _index_file(progress, entry["shard"]).exists() or (out / INDEX_JSONL).exists()
-
-
-def _parquet_rows(lines):
-    """Index rows (dicts) of JSONL lines, as a pyarrow table with VBVR's column types."""
-    import pyarrow as pa
-
-    rows = [loads_json(line) for line in lines]
-    schema = pa.schema([("id", pa.int64())] + [(c, pa.string()) for c in INDEX_COLUMNS[1:]])
-    return pa.Table.from_pylist(rows, schema=schema)
-
-
-def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
-    """Join the shards' index rows into ``data/metadata.jsonl`` (and ``.parquet``); kept if
-    already written."""
-    files = [_index_file(progress, e["shard"]) for e in entries]
-    if not all(p.exists() for p in files):
-        return
-    (Path(out) / "data").mkdir(exist_ok=True)
-    refuse_links(out, [Path(out) / INDEX_JSONL, Path(out) / INDEX_PARQUET])
-    with AtomicWriter(Path(out) / INDEX_JSONL) as jsonl:
-        for p in files:
-            data = p.read_bytes()
-            jsonl.write(data + b"\n" if data else b"")
-    if config.vbvr_parquet:
-        _write_parquet(Path(out) / INDEX_PARQUET, files)
-
-
-def _write_parquet_to(sink, shards) -> None:
-    """Write ``metadata.parquet`` into ``sink`` (a binary file), one row group per shard;
-    ``shards`` yields each shard's index lines (JSONL bytes, or a list of lines)."""
-    import pyarrow.parquet as pq
-
-    writer = None
-    for data in shards:
-        lines = data if isinstance(data, list) else (data.split(b"\n") if data else [])
-        table = _parquet_rows(lines)
-        writer = writer or pq.ParquetWriter(sink, table.schema)
-        writer.write_table(table)
-    writer.close()
-
-
-def _write_parquet(final: Path, files: list[Path]) -> None:
-    """``metadata.parquet`` from the shards' index rows, one row group per shard (memory
-    stays one shard's rows), written under a temp name and renamed."""
-    tmp = tmp_path(final)
-    try:
-        with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644),
-                       "wb") as f:
-            _write_parquet_to(f, (p.read_bytes() for p in files))
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    os.replace(tmp, final)
-    fsync_dir(final.parent)
-
-
-def _compare_rows(name: str, lines: list[bytes], plan, summaries: dict, problems) -> bool:
-    """Compare each shard's index lines with the rows the seeds give (the shard readers'
-    ``summary``); add one problem per differing shard; whether all are the same."""
-    right = True
-    for shard in plan:
-        got = hashlib.sha256(b"".join(lines[shard.start:shard.stop])).hexdigest()
-        if summaries.get(shard.index) not in (None, got):
-            right = False
-            problems.append(f"{name}: rows {shard.start}-{shard.stop - 1} differ from the "
-                            "rows the seeds give")
-    return right
-
-
-def _check_parquet(out: Path, lines, plan, summaries: dict, problems) -> None:
-    """``metadata.parquet``: its rows against the seeds' (as ``_compare_rows``), then its
-    bytes against the file the (right) JSONL rows give."""
-    try:
-        import pyarrow.parquet as pq
-
-        table = pq.read_table(out / INDEX_PARQUET)
-        rows = [_row_line(r) for r in table.to_pylist()]
-    except ImportError:
-        problems.append(f"{INDEX_PARQUET}: not checked: pyarrow (the [vbvr] extra) is not "
-                        "installed")
-        return
-    except Exception as e:  # noqa: BLE001 - pyarrow's many errors for a damaged file
-        problems.append(f"{INDEX_PARQUET}: cannot be read: {type(e).__name__}: {e}")
-        return
-    if not _compare_rows(INDEX_PARQUET, rows, plan, summaries, problems) or lines is None:
-        return
-    sink = _HashSink()
-    _write_parquet_to(sink, ([line.rstrip(b"\n") for line in lines[s.start:s.stop]]
-                             for s in plan))
-    with open(out / INDEX_PARQUET, "rb") as f:
-        actual = hashlib.file_digest(f, "sha256").hexdigest()
-    if sink.sha.hexdigest() != actual:
-        problems.append(f"{INDEX_PARQUET}: its rows are right but its bytes differ from the "
-                        "file those rows give")
-
-
-class _HashSink:
-    """A write-only file that keeps only the SHA-256 of what is written (pyarrow's sink)."""
-
-    closed = False
-
-    def __init__(self):
-        self.sha, self.size = hashlib.sha256(), 0
-
-    def write(self, data) -> int:
-        self.sha.update(data)
-        self.size += len(data)
-        return len(data)
-
-    def tell(self) -> int:
-        return self.size
-
-    def flush(self) -> None:
-        pass
-
-    def close(self) -> None:
-        self.closed = True
-
-    def writable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-
-def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
-    """Dataset-level problems for ``verify``: the index missing, of the wrong length or
-    naming files that do not exist; shard files or sample folders not part of the dataset."""
-    out = Path(out)
-    try:
-        rows = [loads_json(line) for line in (out / INDEX_JSONL).read_text().splitlines()]
-    except (OSError, ValueError) as e:
-        return [f"{INDEX_JSONL}: missing or unreadable: {e}"]
-    problems = []
-    if [r.get("id") for r in rows] != list(range(config.count)):
-        problems.append(f"{INDEX_JSONL}: {len(rows)} rows, expected ids 0..{config.count - 1}")
-    tars = {_tar_name(s) for s in plan}
-    for n, r in enumerate(rows):
-        if not isinstance(r, dict):
-            problems.append(f"{INDEX_JSONL}: row {n}: not a JSON object")
-            continue
-        outside = [f"{k} {r[k]!r}" for k in _PATH_COLUMNS if r.get(k) and not inside(r[k])]
-        if outside:
-            problems.append(f"{INDEX_JSONL}: row {n}: {', '.join(outside)} points outside "
-                            "the dataset")
-            continue
-        tar = r.get("tar_file")
-        where = out / tar if tar else out / str(r.get("first_frame_path"))
-        if (tar and tar not in tars) or not where.exists():
-            problems.append(f"{INDEX_JSONL}: row {n}: {where.relative_to(out)} "
-                            "does not exist")
-    lines = (out / INDEX_JSONL).read_bytes().splitlines(keepends=True)
-    jsonl_right = _compare_rows(INDEX_JSONL, lines, plan, summaries, problems)
-    if config.vbvr_parquet:
-        _check_parquet(out, lines if jsonl_right else None, plan, summaries, problems)
-    if config.vbvr_pack == "tar":
-        problems += [f"{p.relative_to(out)}: shard not part of the dataset"
-                     for p in sorted((out / QUESTIONS).glob(f"{GENERATOR}_*.tar"))
-                     if str(p.relative_to(out)) not in tars]
-    else:
-        root = out / _FOLDER_ROOT
-        expected = {sample_id(i) for i in range(config.count)}
-        problems += [f"{_FOLDER_ROOT}/{p.name}: not part of the dataset"
-                     for p in sorted(root.iterdir()) if p.name not in expected] \
-            if root.is_dir() else []
-    return problems
+#: The format (the row of ``formats.FORMATS``).
+FORMAT = VBVRFactory()

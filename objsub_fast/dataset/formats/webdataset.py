@@ -13,20 +13,19 @@ import json
 import tarfile
 from pathlib import Path
 
-from ..runtime.atomic import AtomicWriter
-from ..task.record_json import compact_records
-from .manifest import shard_entry
-from .members import MEMBERS
+from ...runtime.atomic import AtomicWriter
+from ...task.record_json import compact_records
+from ..content.manifest import shard_entry
+from ..content.members import MEMBERS
+from .base import OutputFormat
 from .tar import TAR_END, tar_members, tar_parts
 
-__all__ = ["NAME", "VIDEOS_REQUIRED", "shard_name", "shard_pattern", "task_metadata",
-           "chunk_metadata", "sample_parts", "chunk_bytes", "joined", "stored_bytes", "ShardWriter", "ShardReader", "owned_paths",
-           "temp_folders", "accounted", "shard_present", "extend", "finalize", "check_dataset",
-           "MEMBER_SLACK", "member_size_cap", "member_problem"]
+__all__ = ["NAME", "FORMAT", "WebDataset", "shard_name", "shard_pattern", "task_metadata",
+           "chunk_metadata", "sample_parts", "chunk_bytes", "joined", "stored_bytes",
+           "ShardWriter", "ShardReader", "owned_paths", "MEMBER_SLACK", "member_size_cap",
+           "member_problem"]
 
 NAME = "webdataset"
-#: Videos are an optional member (``--videos``).
-VIDEOS_REQUIRED = False
 _COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False)
 
 
@@ -150,7 +149,7 @@ def member_size_cap(config=None) -> int:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> member_size_cap(RunConfig(count=1)) == MEMBER_SLACK + 4 * 256 * 256
     True
     >>> member_size_cap(RunConfig(count=1, videos=True, video_frames=61)) >> 20
@@ -312,33 +311,47 @@ def owned_paths(out: Path) -> list[Path]:
     return sorted(Path(out).glob("objsub-*.tar"))
 
 
-def accounted(config) -> list[str]:
-    """Paths (``*``: part of a name) this format's checks account for: the shard files (one not
-    part of the dataset is a problem of ``check_dataset``)."""
-    return ["objsub-*.tar"]
+class WebDataset(OutputFormat):
+    """The WebDataset format (see the module): tar shards, nothing at the dataset level."""
+
+    NAME = NAME
+    shard_name = staticmethod(shard_name)
+    shard_pattern = staticmethod(shard_pattern)
+    task_metadata = staticmethod(task_metadata)
+    chunk_metadata = staticmethod(chunk_metadata)
+    stored_bytes = staticmethod(stored_bytes)
+    owned_paths = staticmethod(owned_paths)
+
+    def shards_are_files(self, config) -> bool:
+        """Always: the shards are the tar files."""
+        return True
+
+    def writer(self, out: Path, shard, config) -> ShardWriter:
+        """The shard's tar file."""
+        return ShardWriter(out, shard, config)
+
+    def reader(self, out: Path, entry: dict, problems: list[str], config=None) -> ShardReader:
+        """The shard's tar file, for ``verify``."""
+        return ShardReader(out, entry, problems, config)
+
+    def accounted(self, config) -> list[str]:
+        """The shard files (one not part of the dataset is a problem of ``check_dataset``)."""
+        return ["objsub-*.tar"]
+
+    def shard_present(self, out: Path, entry: dict, progress: Path, config) -> bool:
+        """Whether the shard file is on disk, of its recorded size."""
+        p = Path(out) / entry["name"]
+        return p.is_file() and p.stat().st_size == entry["bytes"]
+
+    def extend(self, out: Path, kept: list[dict], progress: Path) -> None:
+        """Nothing to undo before a larger run reuses ``kept`` shards: a shard file is whole."""
+
+    def check_dataset(self, config, out: Path, plan, summaries: dict) -> list[str]:
+        """Shard files that are not part of the plan."""
+        names = {shard_name(s.index) for s in plan}
+        return [f"{p.name}: shard not part of the dataset" for p in owned_paths(out)
+                if p.name not in names]
 
 
-def temp_folders(out: Path) -> list[Path]:
-    """Folders (besides ``out``) where a killed run may have left temp files."""
-    return []
-
-
-def shard_present(out: Path, entry: dict, progress: Path, config) -> bool:
-    """Whether a shard recorded as done is still on disk, complete."""
-    p = Path(out) / entry["name"]
-    return p.is_file() and p.stat().st_size == entry["bytes"]
-
-
-def extend(out: Path, kept: list[dict], progress: Path) -> None:
-    """Nothing to prepare before a larger run reuses ``kept`` shards: a shard file is whole."""
-
-
-def finalize(config, out: Path, entries: list[dict], progress: Path) -> None:
-    """Nothing to add at the end of a run: the shards are the dataset."""
-
-
-def check_dataset(config, out: Path, plan, summaries: dict) -> list[str]:
-    """Dataset-level problems for ``verify``: shard files that are not part of the plan."""
-    names = {shard_name(s.index) for s in plan}
-    return [f"{p.name}: shard not part of the dataset" for p in owned_paths(out)
-            if p.name not in names]
+#: The format (the row of ``formats.FORMATS``).
+FORMAT = WebDataset()

@@ -1,13 +1,13 @@
 """Chunk driving: a shard's tasks rendered chunk by chunk into reused frame buffers.
 
 The shard plan itself (task index -> seed and level, shard k = tasks [kN, (k+1)N)) is
-``objsub_fast.dataset.shards``; ``generate`` and ``verify`` both walk a shard with ``shard_batches``.
+``objsub_fast.dataset.content.shards``; ``generate`` and ``verify`` both walk a shard with ``shard_batches``.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..runtime.errors import ParameterError
+from ...runtime.errors import ParameterError
 from .shards import Shard, chunks, task_levels
 
 __all__ = ["CHUNK_FRAME_BYTES", "MAX_CHUNK_BYTES", "auto_chunk_size", "max_chunk_size",
@@ -79,7 +79,7 @@ def range_batches(config, ranges, size: int):
     """Yield (start, engine batch) of each task range ``(start, stop)`` (at most ``size``
     tasks), drawn into one set of reused frame buffers (see ``shard_batches``), with the run's
     knobs (``RunConfig.engine_options``)."""
-    from ..engine import generate_batch
+    from ...engine import generate_batch
 
     w, h = config.canvas_size
     shapes = [(size, h, w, 3)] * 2 + ([(size, h, w)] if config.masks else [])

@@ -3,7 +3,7 @@
 ``pull`` lists the prefix and lays it out in a local folder: the small files (manifest,
 progress records, dataset-level files) downloaded, the shard data (``*.tar`` and the files of
 task folders) as sparse placeholders of the objects' sizes, so that the code deciding what a
-run resumes, replaces or finalizes (``dataset.output``) and ``verify``'s dataset-level checks
+run resumes, replaces or finalizes (``dataset.run.output``) and ``verify``'s dataset-level checks
 see the prefix exactly as they would see a local output folder, at the cost of a listing.
 An object whose key could name a path outside the view (``..``, an absolute key, ...) is
 left out of it with one line on stderr (``storage.transfer.safe_downloads``).
@@ -31,12 +31,12 @@ import os
 import shutil
 from pathlib import Path
 
-from ..runtime import crashpoint
-from ..runtime.atomic import TMP_PREFIX
-from ..storage.lease import LEASE
-from .manifest import MANIFEST, PROGRESS_DIR
-from ..storage.transfer import relative_files  # noqa: F401 (jobs takes it from here)
-from ..storage.transfer import safe_downloads
+from ...runtime import crashpoint
+from ...runtime.atomic import TMP_PREFIX
+from ...storage.lease import LEASE
+from ..content.manifest import MANIFEST, PROGRESS_DIR
+from ...storage.transfer import relative_files  # noqa: F401 (jobs takes it from here)
+from ...storage.transfer import safe_downloads
 
 __all__ = ["is_shard_data", "relative_files", "Mirror"]
 

@@ -15,11 +15,11 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..runtime.errors import OutputError
-from .formats import get_format
-from .members import encode_samples
-from .plan import auto_chunk_size, shard_batches
-from .shards import Shard, task_levels
+from ...runtime.errors import OutputError
+from ..formats import get_format
+from ..content.members import encode_samples
+from ..content.plan import auto_chunk_size, shard_batches
+from ..content.shards import Shard, task_levels
 
 __all__ = ["SAMPLE_TASKS", "SAMPLE_PIXELS", "SPACE_MARGIN", "RunSample", "sample_run",
            "sample_tasks", "needed_bytes", "free_bytes", "format_bytes", "check_free_space"]
@@ -72,12 +72,12 @@ def sample_run(config, out) -> RunSample:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> sample = sample_run(RunConfig(count=2), "unused")
     >>> sample.tasks, 2000 < sample.bytes_per_task < 20000
     (2, True)
     """
-    from ..engine import generate_batch
+    from ...engine import generate_batch
 
     fmt = get_format(config.format)
     every_level = min(config.count, len(config.levels))
@@ -90,7 +90,7 @@ def sample_run(config, out) -> RunSample:
     (_, batch), = shard_batches(config, Shard(0, 0, n), n)
     samples = encode_samples(batch, 0, config, fmt)
     block = _block_size(Path(out))
-    stored = getattr(fmt, "stored_bytes", _member_blocks)
+    stored = fmt.stored_bytes
     per_task = _cpu_seconds(config, fmt, 1)
     if per_task < 0.01:  # cheap tasks: time a chunk, as workers run them
         per_task = _cpu_seconds(config, fmt, n) / n
@@ -104,7 +104,7 @@ def sample_tasks(config) -> int:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> sample_tasks(RunConfig(count=100)), sample_tasks(RunConfig(100, canvas_size=(1024, 1024)))
     (8, 4)
     """
@@ -120,13 +120,6 @@ def _cpu_seconds(config, fmt, n: int) -> float:
     (_, batch), = shard_batches(config, Shard(0, 0, n), n)
     encode_samples(batch, 0, config, fmt)
     return time.process_time() - t0
-
-
-def _member_blocks(samples: list[dict], block: int) -> int:
-    """Disk bytes of encoded samples stored one file per member (a format without its own
-    ``stored_bytes``): every member rounded up to whole blocks."""
-    return sum(-(-len(data) // block) * block
-               for s in samples for key, data in s.items() if not key.startswith("__"))
 
 
 def needed_bytes(sample: RunSample, tasks: int) -> int:

@@ -35,11 +35,11 @@ import json
 import re
 from pathlib import Path
 
-from .._version import __version__
-from ..runtime.atomic import AtomicWriter, atomic_write_bytes
-from ..task.vocabulary import LEVELS
+from ..._version import __version__
+from ...runtime.atomic import AtomicWriter, atomic_write_bytes
+from ...task.vocabulary import LEVELS
 from .options import generate_command
-from .shards import plan_shards, task_levels
+from ..content.shards import plan_shards, task_levels
 
 __all__ = ["CARD", "INDEX", "card_bytes", "index_lines", "loader", "write_files",
            "check_files", "size_category", "is_ours", "owned_files", "identity"]
@@ -162,7 +162,7 @@ def _columns(config, fmt) -> tuple:
 
 def _folder_layout(config):
     """The ``FolderLayout`` of a folder format run (None for tar shards)."""
-    from . import vbvr_bench, vbvr_factory, vmevalkit
+    from ..formats import vbvr_bench, vbvr_factory, vmevalkit
 
     if config.format == "vmevalkit":
         return vmevalkit.LAYOUT
@@ -178,13 +178,13 @@ def loader(config) -> tuple[str, list[str]]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> loader(RunConfig(count=8))
     ('webdataset', ['objsub-*.tar'])
     >>> loader(RunConfig(count=8, format="vmevalkit"))
     ('folders', ['metadata.jsonl', 'object_subtraction_task/*/first_frame.png'])
     """
-    from . import vbvr_factory
+    from ..formats import vbvr_factory
 
     if config.format == "webdataset":
         return "webdataset", ["objsub-*.tar"]
@@ -198,8 +198,8 @@ def loader(config) -> tuple[str, list[str]]:
 def index_lines(config):
     """Yield the lines (bytes) of a folder layout's ``metadata.jsonl``: one per task, in
     index order, from the tasks regenerated without pixels."""
-    from ..engine import generate_batch
-    from .members import Chunk
+    from ...engine import generate_batch
+    from ..content.members import Chunk
 
     layout = _folder_layout(config)
     names = layout.file_names
@@ -239,7 +239,7 @@ def identity(config) -> str:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> len(identity(RunConfig(count=4)))
     16
     >>> identity(RunConfig(count=4)) != identity(RunConfig(count=6))
@@ -293,7 +293,7 @@ def card_bytes(config, version: str = __version__, *, legacy: bool = False) -> b
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> card = card_bytes(RunConfig(count=8, split="test")).decode()
     >>> card.startswith("---"), "- split: test" in card
     (True, True)
@@ -409,7 +409,7 @@ def hugging_face_names(config) -> list[str]:
 
     Examples
     --------
-    >>> from objsub_fast.dataset.run_config import RunConfig
+    >>> from objsub_fast.dataset.run.run_config import RunConfig
     >>> hugging_face_names(RunConfig(count=4, format="vmevalkit"))
     ['README.md', 'metadata.jsonl']
     """

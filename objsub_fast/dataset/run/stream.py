@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import sys
 
-from ..runtime.errors import ParameterError
-from ..task.vocabulary import LEVELS
+from ...runtime.errors import ParameterError
+from ...task.vocabulary import LEVELS
 from .run_config import RunConfig
-from .formats import get_format
-from .members import encode_samples
-from .plan import auto_chunk_size, range_batches
+from ..formats import get_format
+from ..content.members import encode_samples
+from ..content.plan import auto_chunk_size, range_batches
 
 __all__ = ["iter_samples", "partition"]
 

@@ -6,11 +6,11 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from ..cli_common import not_a_folder
-from ..draw.png import encode_png
-from ..runtime.atomic import atomic_write_bytes
-from ..runtime.errors import ParameterError
-from ..task.vocabulary import LEVELS
+from ...cli_common import not_a_folder
+from ...draw.png import encode_png
+from ...runtime.atomic import atomic_write_bytes
+from ...runtime.errors import ParameterError
+from ...task.vocabulary import LEVELS
 
 __all__ = ["MAX_SHEET_PIXELS", "MAX_COUNT", "MAX_COLUMNS", "SheetLayout", "check_sheet",
            "check_preview_options", "check_sheet_path", "contact_sheet", "preview_sheet",
@@ -186,7 +186,7 @@ def contact_sheet(batch, columns: int = 4, text_lines: int = 3) -> np.ndarray:
 def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: int = 4,
                   canvas_size=(256, 256), **knobs) -> np.ndarray:
     """The contact sheet ``objsub-fast preview`` writes: tasks ``0 .. count-1`` of a run with
-    base ``seed`` at one ``level``, rendered a chunk at a time (``dataset.plan.
+    base ``seed`` at one ``level``, rendered a chunk at a time (``dataset.content.plan.
     auto_chunk_size``), so memory is the sheet (at most ``MAX_SHEET_PIXELS``) plus one chunk.
     ``knobs`` are ``RunConfig``'s engine options (``vocabulary``, ``num_objects``, ...).
 
@@ -197,9 +197,9 @@ def preview_sheet(level: str = "L1", count: int = 16, seed: int = 0, columns: in
     >>> preview_sheet("L2", 1, 0, 1, 128).shape[1] < 2 * 256  # a square canvas as one int
     True
     """
-    from .plan import auto_chunk_size
-    from ..engine import generate_batch
-    from .shards import task_seeds
+    from ..content.plan import auto_chunk_size
+    from ...engine import generate_batch
+    from ..content.shards import task_seeds
 
     from .run_config import RunConfig
 
@@ -228,7 +228,7 @@ def check_sheet_path(path) -> Path:
     ...
     objsub_fast.runtime.errors.ParameterError: preview writes a PNG file: OUT must end in .png, got 'sheet.jpg'
     """
-    from ..storage.url import local_path
+    from ...storage.url import local_path
 
     local_path(str(path), "OUT")  # a mistyped URL is refused before the sheet is rendered
     path = Path(path)

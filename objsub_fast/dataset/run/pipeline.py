@@ -3,10 +3,10 @@
 ``generate(config, out, ...)`` is the one entry point used by the CLI, ``scripts/
 generate_million.py`` and ``objsub_fast.create_dataset``. Shards are independent jobs; each
 worker renders its shard chunk by chunk with the core engine, encodes the chunk's samples
-(``dataset.members``) and streams them into the format's shard writer, so a worker never holds
-more than one chunk of frames. Finished shards are recorded in the output folder
-(``dataset.output``) so that a killed run resumes where it stopped; the output is identical to
-an uninterrupted run whatever the worker count, backend or chunk size.
+(``dataset.content.members``) and streams them into the format's shard writer, so a worker
+never holds more than one chunk of frames. Finished shards are recorded in the output folder
+(``dataset.run.output``) so that a killed run resumes where it stopped; the output is
+identical to an uninterrupted run whatever the worker count, backend or chunk size.
 """
 from __future__ import annotations
 
@@ -16,20 +16,20 @@ import gc
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.atomic import final_path
-from ..runtime.errors import ParameterError, UsageError
-from ..runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.atomic import final_path
+from ...runtime.errors import ParameterError, UsageError
+from ...runtime.scheduler import DEFAULT_TIMEOUT, check_scheduler, check_timeout, scheduler_address
 from .run_config import RunConfig
-from .formats import get_format
-from .manifest import MANIFEST
-from .members import encode_samples
+from ..formats import get_format
+from ..content.manifest import MANIFEST
+from ..content.members import encode_samples
 from .output import finish_run, prepare_output, read_output, record_shard
-from ..runtime.parallel import BACKENDS, default_workers, run_jobs, worker_count
-from .plan import check_chunk_size, shard_batches
-from ..runtime.progress import Progress, compile_notice
+from ...runtime.parallel import BACKENDS, default_workers, run_jobs, worker_count
+from ..content.plan import check_chunk_size, shard_batches
+from ...runtime.progress import Progress, compile_notice
 from .sample import check_free_space, format_bytes, needed_bytes, sample_run
-from .shards import Shard, num_shards, shard_at
+from ..content.shards import Shard, num_shards, shard_at
 
 __all__ = ["RunConfig", "generate", "run_shard", "GenerationError"]
 
@@ -42,7 +42,7 @@ class GenerationError(OSError):
 def run_shard(config: RunConfig, out: str, shard: Shard, chunk_size: int | None) -> dict:
     """Generate, encode and write one shard; record it as done; return its manifest entry."""
     fmt = get_format(config.format)
-    with without_cycle_collector(), fmt.ShardWriter(Path(out), shard, config) as writer:
+    with without_cycle_collector(), fmt.writer(Path(out), shard, config) as writer:
         for start, batch in shard_batches(config, shard, chunk_size):
             writer.write_samples(encode_samples(batch, start, config, fmt))
         entry = writer.finish()
@@ -152,8 +152,8 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
     scheduler_timeout : float
         Seconds allowed for the first contact with ``scheduler`` (default 30).
     chunk_size : int, optional
-        Tasks rendered per engine call inside a worker (default: ``dataset.plan.
-        auto_chunk_size``; at most ``dataset.plan.max_chunk_size``, 1 GiB of frames); bounds
+        Tasks rendered per engine call inside a worker (default: ``dataset.content.plan.
+        auto_chunk_size``; at most ``dataset.content.plan.max_chunk_size``, 1 GiB of frames); bounds
         worker memory, never changes the output.
     overwrite : bool
         Replace a dataset of a different configuration in ``out``.
@@ -196,7 +196,7 @@ def generate(config: RunConfig, out, *, workers: int | None = None, backend: str
 
 def _generate(config, target, workers, backend, scheduler, scheduler_timeout, chunk_size,
               overwrite, space_check, quiet, stream) -> dict:
-    """``generate`` into a target (``objsub_fast.dataset.target``)."""
+    """``generate`` into a target (``objsub_fast.dataset.run.target``)."""
     target.pull()
     # refuses an unusable folder before the rest
     state = read_output(config, target.view, overwrite)

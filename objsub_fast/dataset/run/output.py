@@ -24,17 +24,17 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
-                              remove_stale_tmp)
-from ..runtime.errors import OutputError
-from ..runtime.links import refuse_links
-from ..runtime.lock import LOCK_FILE
+from ...runtime.atomic import (TMP_PREFIX, atomic_write_bytes, fsync_dir, remove_path,
+                               remove_stale_tmp)
+from ...runtime.errors import OutputError
+from ...runtime.links import refuse_links
+from ...runtime.lock import LOCK_FILE
 from .card import owned_files, write_files
-from .formats import get_format
-from .manifest import (MANIFEST, PROGRESS_DIR, manifest_bytes, read_entries, read_manifest,
-                       valid_entry)
+from ..formats import get_format
+from ..content.manifest import (MANIFEST, PROGRESS_DIR, manifest_bytes, read_entries, read_manifest,
+                                valid_entry)
 from .options import generate_command, option_differences
-from .shards import shard_at
+from ..content.shards import shard_at
 
 __all__ = ["OutputState", "read_output", "prepare_output", "record_shard", "finish_run"]
 
@@ -131,7 +131,7 @@ def read_output(config, out: Path, overwrite: bool) -> OutputState:
         return OutputState("resume", complete)
     if isinstance(old, dict) and not complete and not fmt.owned_paths(out):
         return OutputState("replace")  # a run that wrote no task is not a dataset to protect
-    if isinstance(old, dict) and _only_count_grows(old, new) and hasattr(fmt, "extend"):
+    if isinstance(old, dict) and _only_count_grows(old, new) and fmt.can_extend:
         return OutputState("extend", {k: e for k, e in complete.items()
                                       if _same_range(e, shard_at(k, config.count,
                                                                  config.shard_size))})
@@ -143,7 +143,7 @@ def read_output(config, out: Path, overwrite: bool) -> OutputState:
     raise OutputError(
         f"{str(out)!r} holds a dataset generated with other options: "
         f"{option_differences(old, new)}; use --overwrite to replace it or choose another "
-        "output directory" + ("" if hasattr(fmt, "extend") or not _only_count_grows(old, new)
+        "output directory" + ("" if fmt.can_extend or not _only_count_grows(old, new)
                               else f" (the {config.format} format cannot be extended)")
         + finish)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from .members import MEMBERS
+from ...content.members import MEMBERS
 
 __all__ = ["TASK_ROOT", "DATASET_FILE", "DATASET_NAME", "CREATED_AT", "FILE_NAMES",
            "FIRST_FRAME", "FINAL_FRAME", "PROMPT", "METADATA", "PAIRS_OPEN", "PAIR_SEP",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.links import inside
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.links import inside
 from .shards import Shard
 
 __all__ = ["MANIFEST", "PROGRESS_DIR", "shard_entry", "valid_entry", "read_entries",

@@ -22,20 +22,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..cli_common import counted
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.links import links_in
-from .card import check_files
-from .run_config import RunConfig, load_manifest
-from .formats import get_format, shards_are_files
-from .manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
-from .output import dataset_paths
-from .members import MEMBERS, encode_samples, wanted_members
-from .options import generate_command
-from ..runtime.parallel import run_jobs, worker_count
-from .plan import shard_batches
-from ..runtime.progress import Progress
-from .shards import Shard, plan_shards
+from ...cli_common import counted
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.links import links_in
+from ..run.card import check_files
+from ..run.run_config import RunConfig, load_manifest
+from ..formats import get_format, shards_are_files
+from ..content.manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
+from ..run.output import dataset_paths
+from ..content.members import MEMBERS, encode_samples, wanted_members
+from ..run.options import generate_command
+from ...runtime.parallel import run_jobs, worker_count
+from ..content.plan import shard_batches
+from ...runtime.progress import Progress
+from ..content.shards import Shard, plan_shards
 from .strays import files_in, stray_files, stray_lines
 
 __all__ = ["Report", "verify", "verify_shard", "check_task", "format_report",
@@ -104,7 +104,7 @@ def missing_ranges(name: str, ranges: list[list], why: str | None) -> list[str]:
 
 
 def _check_prompt(actual: dict, canvas_size) -> str | None:
-    from ..task.interpret import interpret_prompt
+    from ...task.interpret import interpret_prompt
 
     try:
         record = loads_json(actual["json"])
@@ -163,7 +163,7 @@ def verify_shard(out: str, config: RunConfig, shard: Shard, entry: dict | None,
     name = fmt.shard_name(shard.index)
     if entry is None and finished_run:
         report.problems.append(f"{name}: not listed in the manifest")
-    reader = fmt.ShardReader(Path(out), entry or {"name": name}, report.problems, config)
+    reader = fmt.reader(Path(out), entry or {"name": name}, report.problems, config)
     label = reader.label(shard.index) if hasattr(reader, "label") else name
     location = getattr(reader, "location", lambda expected: None)
     file_name = getattr(reader, "file_name", str)
@@ -222,7 +222,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     Examples
     --------
     >>> import tempfile
-    >>> from objsub_fast.dataset.pipeline import generate
+    >>> from objsub_fast.dataset.run.pipeline import generate
     >>> out = Path(tempfile.mkdtemp()) / "data"
     >>> _ = generate(RunConfig(count=2), out, workers=1, quiet=True)
     >>> _ = (out / "extra.txt").write_text("mine")
@@ -232,7 +232,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
     >>> verify(out, workers=1, strict=True).ok
     False
     """
-    from .target import open_target
+    from ..run.target import open_target
 
     target = open_target(out, storage_options, option="DIR")
     try:
@@ -244,7 +244,7 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
 
 
 def _verify(target, workers, quiet, stream, deep, strict) -> Report:
-    """``verify`` of a target (``objsub_fast.dataset.target``) laid out in its view."""
+    """``verify`` of a target (``objsub_fast.dataset.run.target``) laid out in its view."""
     out = target.view
     config, manifest = load_manifest(out, other_version_ok=True)
     worker_count(workers)
@@ -314,7 +314,7 @@ def _progress_entries(out: Path) -> dict[int, dict]:
 
 def finish_command(config: dict, out) -> str:
     """The ``generate`` command that finishes (or resumes) the run recorded in ``out``: every
-    option of the manifest's ``config`` (``dataset.options.generate_command``).
+    option of the manifest's ``config`` (``dataset.run.options.generate_command``).
 
     Examples
     --------

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..task.config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
+from ...task.config import MAX_SEED  # noqa: F401  (re-exported: the engine's seed range)
 
 __all__ = ["MAX_SEED", "mix63", "unmix63", "task_index", "task_seeds", "task_levels", "Shard",
            "num_shards", "shard_at", "plan_shards", "chunks", "task_key", "SPLITS", "SPLIT_SPAN",

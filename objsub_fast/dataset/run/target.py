@@ -20,11 +20,11 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..runtime.jsonfile import loads as loads_json
-from ..runtime.errors import UsageError
-from ..storage.lease import Lease
-from ..storage.store import Store
-from ..storage.url import local_path
+from ...runtime.jsonfile import loads as loads_json
+from ...runtime.errors import UsageError
+from ...storage.lease import Lease
+from ...storage.store import Store
+from ...storage.url import local_path
 from .mirror import Mirror
 from .store_jobs import shard_keys, verify_store_shard, write_shard
 
@@ -46,7 +46,7 @@ def read_manifest_of(out, storage_options: dict | None = None) -> dict | None:
     there is none or it cannot be read (one object read, no listing). A store whose endpoint
     does not answer, or that has no such bucket, is a StoreError at once (``Store.check``),
     not after the client's retries."""
-    from .manifest import MANIFEST, read_manifest
+    from ..content.manifest import MANIFEST, read_manifest
 
     path = local_path(out)
     if path is not None:
@@ -87,7 +87,7 @@ class LocalTarget:
 
     def lock(self):
         """The folder's kernel lock for the run."""
-        from ..runtime.lock import FolderLock
+        from ...runtime.lock import FolderLock
 
         return FolderLock(self.view)
 
