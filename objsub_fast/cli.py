@@ -403,6 +403,31 @@ def _score(args) -> int:
     return command.run(parser.parse_args(args.score_args))
 
 
+# --------------------------------------------------------------------------- warm-up
+
+def _add_warm_up(sub) -> None:
+    p = sub.add_parser(
+        "warm-up", help="compile every kernel now (generation, videos, scoring) in one step",
+        description="Compile every Numba kernel the commands use into the on-disk cache, in two "
+        "processes side by side. Kernels compile once per install and per version of the "
+        "sources; without this step a machine's first generate, first generate --videos and "
+        "first score each compile their own.")
+    add_quiet(p)
+    p.set_defaults(handler=_warm_up)
+
+
+def _warm_up(args) -> int:
+    from .warm_up import warm_up
+
+    if not args.quiet:
+        print(f"{PROG}: compiling every kernel (generation, videos, scoring) into the cache...",
+              file=sys.stderr, flush=True)
+    seconds = warm_up()
+    if not args.quiet:
+        print(f"{PROG}: every kernel ready ({seconds:.0f} s)", file=sys.stderr)
+    return EXIT_OK
+
+
 # --------------------------------------------------------------------------- main
 
 def build_parser() -> argparse.ArgumentParser:
@@ -414,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=version_text())
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND",
                                 parser_class=_Parser)
-    for add in (_add_generate, _add_verify, _add_preview, _add_score):
+    for add in (_add_generate, _add_verify, _add_preview, _add_score, _add_warm_up):
         add(sub)
     return parser
 

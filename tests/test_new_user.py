@@ -195,11 +195,27 @@ def test_compile_notice_only_when_numba_compiles(tmp_path):
     with compile_notice(stream):
         assert numba.njit(lambda x: x * 3)(2) == 6
     lines = stream.getvalue().splitlines()
-    assert lines[0] == "objsub-fast: compiling kernels (first run only)..."
+    # what it compiles and when it happens again, not "first run only" (a --videos run after a
+    # plain one compiles the encoder's kernels)
+    assert lines[0].startswith("objsub-fast: compiling the kernels this command needs (once per "
+                               "install and update; 'objsub-fast warm-up'")
     assert lines[1].startswith("objsub-fast: kernels ready in ") and len(lines) == 2
     with compile_notice(stream, quiet=True):
         numba.njit(lambda x: x * 4)(2)
     assert len(stream.getvalue().splitlines()) == 2
+
+
+def test_warm_up_compiles_every_kernel_in_one_step(capsys):
+    # Each part runs in a process of its own and would compile (the suite's cache is warm:
+    # here they load); a part that fails stops it with that part's output.
+    from objsub_fast import warm_up
+
+    assert run_main(["warm-up"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("objsub-fast: compiling every kernel (generation, videos, scoring)")
+    assert re.fullmatch(r"objsub-fast: every kernel ready \(\d+ s\)", err[-1])
+    with pytest.raises(RuntimeError, match="compiling the kernels failed"):
+        warm_up.warm_up(["no-such-part"])
 
 
 # --------------------------------------------------------------------------- benchmarks, docs

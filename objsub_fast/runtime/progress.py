@@ -38,9 +38,10 @@ def _compile_listener(on_first):
 
 @contextmanager
 def compile_notice(stream=None, quiet: bool = False):
-    """Say "compiling kernels (first run only)" when Numba starts compiling a kernel in the
-    block (on a machine's first run, or after an update of the package: otherwise every kernel
-    comes from the on-disk cache and nothing is said), and how long it took once it ends.
+    """Say "compiling the kernels this command needs" when Numba starts compiling a kernel in
+    the block (the first time a command needs a kernel on a machine, or after an update of the
+    package: otherwise every kernel comes from the on-disk cache and nothing is said), and how
+    long it took once it ends.
 
     Examples
     --------
@@ -57,7 +58,9 @@ def compile_notice(stream=None, quiet: bool = False):
     def first():
         if not started:
             started.append(time.perf_counter())
-            print("objsub-fast: compiling kernels (first run only)...", file=stream, flush=True)
+            print("objsub-fast: compiling the kernels this command needs (once per install and "
+                  "update; 'objsub-fast warm-up' compiles them all at once)...", file=stream,
+                  flush=True)
 
     if quiet:
         yield
