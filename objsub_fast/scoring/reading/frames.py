@@ -867,7 +867,7 @@ class FrameStream:
                 elif frame.shape != geometry:
                     frame = _resized(frame, geometry)
                 out = self.mapper.from_array(frame)
-                classes = None
+                classes, repeated = None, False
             else:
                 if self.mapper is None:
                     self._first(reformatter.reformat(raw, format="rgb24").to_ndarray(),
@@ -877,12 +877,9 @@ class FrameStream:
                     raw = reformatter.reformat(raw, width=geometry[0], height=geometry[1],
                                                format=geometry[2])
                 out = self.mapper.from_video_frame(raw, reformatter)
-                classes = self.mapper.classes
-                self.count += 1
-                yield out, classes, self.mapper.repeated
-                continue
+                classes, repeated = self.mapper.classes, self.mapper.repeated
             self.count += 1
-            yield out, classes, False
+            yield out, classes, repeated
         if self.count == 0:
             raise VideoError("video has zero frames")
 
