@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime._numba import kernel
+from .softness import BLUR_SIGMA_PX, expected_luma
 
 __all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "luma_chroma",
            "quantised", "LUMA_CHROMA", "STILL_PX"]
@@ -252,7 +253,7 @@ class ExpectedVideo:
         self.center = center
         self.rect = tuple(float(v) for v in rect)
         self._cam = None
-        self._cached = None
+        self._cached = self._warped = self._luma = None
 
     def bounds(self, cam):
         """(lo, hi, valid) of the frame camera ``cam`` shows (see :func:`tolerance_bounds`)."""
@@ -260,8 +261,28 @@ class ExpectedVideo:
         if cam != self._cam:
             warped, valid = warp_reference(self.reference, cam, self.center, self.rect)
             lo, hi = tolerance_bounds(warped, 1 if self.still(cam) else 2)
-            self._cam, self._cached = cam, (lo, hi, valid)
+            self._cam, self._cached, self._warped, self._luma = cam, (lo, hi, valid), warped, None
         return self._cached
+
+    def luma(self, cam, unit: float):
+        """(sharp, soft): the luma of the frame camera ``cam`` shows and of it blurred
+        (``softness.expected_luma``; ``unit``: canvas px per px at 256)."""
+        self.bounds(cam)
+        if self._luma is None:
+            self._luma = expected_luma(self._warped, unit)
+        return self._luma
+
+    def luma_in(self, cam, window, unit: float):
+        """(sharp, soft) of the canvas ``window`` = (y0, y1, x0, x1) of the frame camera
+        ``cam`` shows (its blur reads the pixels around the window too)."""
+        y0, y1, x0, x1 = window
+        grow = int(np.ceil(3 * BLUR_SIGMA_PX * unit))
+        h, w = self.reference.shape[:2]
+        big = (max(y0 - grow, 0), min(y1 + grow, h), max(x0 - grow, 0), min(x1 + grow, w))
+        warped, _ = warp_reference(self.reference, cam, self.center, self.rect, big)
+        sharp, soft = expected_luma(warped, unit)
+        inner = (slice(y0 - big[0], y1 - big[0]), slice(x0 - big[2], x1 - big[2]))
+        return np.ascontiguousarray(sharp[inner]), np.ascontiguousarray(soft[inner])
 
     def bounds_in(self, cam, window):
         """(lo, hi, valid) of the canvas ``window`` = (y0, y1, x0, x1) of the frame camera

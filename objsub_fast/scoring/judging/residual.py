@@ -36,6 +36,8 @@ from ...runtime._numba import kernel
 from ..tracking.camera import apply_camera
 from .expected import _XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, to_lab
 from .judged_frames import JudgedFrames
+from .reference_level import reference_level
+from .softness import SoftnessTest
 from .thresholds import THRESHOLDS
 
 __all__ = ["ResidualReader", "residual"]
@@ -193,24 +195,6 @@ def _zone_levels(res, mask, zones, step, q, floor, buf, quantiles, means):
         means[j] = total / n
 
 
-@kernel(nogil=True)
-def _others_median(now, out):
-    """``out[j]``: the median of the finite values of ``now`` but its ``j``-th (-inf: none)."""
-    k = now.shape[0]
-    buf = np.empty(k, np.float64)
-    for j in range(k):
-        n = 0
-        for i in range(k):
-            if i != j and np.isfinite(now[i]):
-                buf[n] = now[i]
-                n += 1
-        if n == 0:
-            out[j] = -np.inf
-            continue
-        part = np.sort(buf[:n])
-        out[j] = part[n // 2] if n % 2 else (part[n // 2 - 1] + part[n // 2]) / 2
-
-
 def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0):
     """(distance, signed lightness): how far ``frame`` (H, W, 3), brought back through the tone
     ``gain``, ``offset`` (per RGB channel), lies outside its expected CIELAB range
@@ -272,6 +256,7 @@ class ResidualReader:
         self.diffuse_run = np.zeros(len(self.kept), int)
         self.diffuse_from = np.full(len(self.kept), -1)
         self.diffuse_regions = []
+        self.softness = SoftnessTest(len(self.kept), m.unit)
         self.judged = JudgedFrames()
         bg_lightness = float(to_lab(np.asarray(background, np.float32)[None, None])[0, 0, 0])
         self._ink_below = bg_lightness - INK_LIGHTNESS
@@ -324,6 +309,7 @@ class ResidualReader:
         _persist(res, thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
                  self.first, self.lighter, self.inside)
         self._diffuse(t, need, res, lightness, lo, hi, zones, judged)
+        self._soften(t, need, frame, cam, tone, poses, own_tones, zones, judged)
 
     def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
                         lightness) -> None:
@@ -338,8 +324,7 @@ class ResidualReader:
         h, w = self.shape
         for j, (y0, y1, x0, x1) in enumerate(zones):
             pose = poses[j] if poses is not None else cam
-            moved = bool(np.isfinite(pose).all()) and (
-                np.hypot(pose[1] - cam[1], pose[2] - cam[2]) > FOLLOW_PX)
+            moved = _moved(pose, cam)
             own = own_tones[j] if own_tones is not None else tone
             apart = np.abs(np.asarray(own[0]) - tone[0]) * 255 + np.abs(np.asarray(own[1])
                                                                        - tone[1])
@@ -393,28 +378,13 @@ class ResidualReader:
         judged), from the levels :meth:`_measure` took."""
         bg_noise = self._background[0]
         floor, factor = _ST["floor_delta_e"], _ST["noise_factor"]
-        noise = np.maximum(self._reference_level(self.noise), bg_noise)
+        noise = np.maximum(reference_level(self.noise, _ST["baseline_frames"]), bg_noise)
         thr = np.full(self.shape, floor + factor * bg_noise, np.float32)
         for (y0, y1, x0, x1), level in zip(zones, floor + factor * noise):
             part = thr[y0:y1, x0:x1]
             np.maximum(part, level, out=part)
         thr[~judged] = np.inf
         return thr
-
-    @staticmethod
-    def _reference_level(series) -> np.ndarray:
-        """(K,) per kept object the level its latest value of ``series`` (a list of (K,)
-        per frame) is held against: the larger of the other objects' median in that frame
-        and its own least over ``baseline_frames`` from frame 1 (a change that starts in
-        them must not raise its own threshold; inf in frame 0)."""
-        now = series[-1]
-        if len(series) < 2:
-            return np.full(len(now), np.inf)
-        own = np.nan_to_num(np.nanmin(np.array(series[1:1 + _ST["baseline_frames"]]),
-                                      axis=0), nan=0.0)
-        median = np.empty(len(now))
-        _others_median(np.asarray(now, np.float64), median)
-        return np.maximum(own, median)
 
     def _diffuse(self, t, need, res, lightness, lo, hi, zones, judged) -> None:
         """The test of a change spread thin over one object (a blur, a soft glow): the
@@ -429,7 +399,7 @@ class ResidualReader:
         bg = self._background[1] * (1 + 2 * _ST["ring_fraction"]) ** 2 \
             * float(np.median(self.model.size)) / 4.0
         now = np.nan_to_num(self.means[-1], nan=0.0)
-        level = np.maximum(self._reference_level(self.means), bg)
+        level = np.maximum(reference_level(self.means, _ST["baseline_frames"]), bg)
         over = (now > _ST["diffuse_floor"]) & (now > _ST["diffuse_factor"] * level)
         self.diffuse_run = np.where(over, self.diffuse_run + 1, 0)
         for j in np.flatnonzero((self.diffuse_run >= need) & (self.diffuse_from < 0)):
@@ -437,11 +407,27 @@ class ResidualReader:
             y0, y1, x0, x1 = zones[j]
             hit = judged[y0:y1, x0:x1] & (res[y0:y1, x0:x1] > _ST["slack_delta_e"])
             ink = (lo[y0:y1, x0:x1, 0] + hi[y0:y1, x0:x1, 0]) * 0.5 < self._ink_below
-            self.diffuse_regions.append({
-                "frame": self.judged.frames[self.diffuse_from[j]], "box": [int(x0), int(y0), int(x1), int(y1)],
-                "area_px": round(float(hit.sum()) / self.model.unit ** 2, 1),
-                "object": int(self.kept[j]),
-                "words": _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0)})
+            self._object_change(j, zones[j], self.diffuse_from[j], hit.sum(),
+                                _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0))
+
+    def _soften(self, t, need, frame, cam, tone, poses, own_tones, zones, judged) -> None:
+        """The softness test (``softness``) of each kept object, held where
+        :meth:`_follow_objects` holds it and through its own tone where given."""
+        cams = [pose if _moved(pose, cam) else cam for pose in
+                (poses if poses is not None else [cam] * len(zones))]
+        tones = own_tones if own_tones is not None else [tone] * len(zones)
+        for j, area in self.softness.update(t, need, frame, zones, judged, self.expected, cam,
+                                            cams, tones):
+            self._object_change(j, zones[j], self.softness.since[j], area, "blurred")
+
+    def _object_change(self, j, zone, start, area, words) -> None:
+        """Kept object ``j`` changed over its ``zone`` from judged frame ``start`` (``area``
+        canvas px), in ``words``."""
+        y0, y1, x0, x1 = (int(v) for v in zone)
+        self.diffuse_regions.append({
+            "frame": self.judged.frames[start], "box": [x0, y0, x1, y1],
+            "area_px": round(float(area) / self.model.unit ** 2, 1),
+            "object": int(self.kept[j]), "words": words})
 
     def regions(self) -> list[dict]:
         """The video's changes: connected pixels changed for ``min_seconds`` (joined across
@@ -471,7 +457,10 @@ class ResidualReader:
                         "object": obj, "words": _words(self.inside[rr, cc],
                                                        self.lighter[rr, cc])})
         named = {r["object"] for r in out}
-        out += [r for r in self.diffuse_regions if r["object"] not in named]
+        for r in self.diffuse_regions:          # one record per object
+            if r["object"] not in named:
+                out.append(r)
+                named.add(r["object"])
         out.sort(key=lambda r: -r["area_px"])
         return out
 
@@ -484,6 +473,13 @@ class ResidualReader:
             if n > most:
                 best, most = int(self.kept[j]), n
         return best
+
+
+def _moved(pose, cam) -> bool:
+    """Whether a kept object's own camera ``pose`` (NaN: not seen) puts it farther than
+    :data:`FOLLOW_PX` from where the scene's camera ``cam`` does."""
+    return bool(np.isfinite(pose).all()) and bool(
+        np.hypot(pose[1] - cam[1], pose[2] - cam[2]) > FOLLOW_PX)
 
 
 def _words(inside: np.ndarray, lighter: np.ndarray) -> str:

@@ -252,6 +252,19 @@ residual               diffuse_floor             12.0     ... summed over its sq
 residual               diffuse_factor            5.0      ... and this many times the other kept
                                                           objects' (median), its own before and
                                                           the background's, for min_seconds
+residual               soft_floor                2.0      a kept object gone soft (``softness``):
+                                                          its luma (levels, mean over its square
+                                                          and ring) this far from its expected
+                                                          luma at least (a codec's error on an
+                                                          unchanged object is below 1-2) ...
+residual               soft_ratio                1.0      ... nearer its expected luma blurred
+                                                          (sigma 2 px) than its expected luma
+                                                          (an unchanged object: 0-0.3 of it; a
+                                                          blur of sigma 3: 1.3-3 times, also at
+                                                          a very low bitrate) ...
+residual               soft_factor               2.0      ... and this many times the other kept
+                                                          objects' ratio (median) and its own
+                                                          before, for min_seconds
 =====================  ========================  =======  ======================================
 
 ``removed_object_count`` (objects absent from the final frame vs. the task's number) and
@@ -287,7 +300,8 @@ THRESHOLDS = {
                  "noise_quantile": 0.9, "baseline_frames": 4, "ring_fraction": 0.25,
                  "free_growth_fraction": 0.25, "min_seconds": 0.25, "min_area_px": 96,
                  "diffuse_pixel_floor": 2.5, "diffuse_floor": 12.0,
-                 "diffuse_factor": 5.0, "free_margin_px": 8},
+                 "diffuse_factor": 5.0, "free_margin_px": 8,
+                 "soft_floor": 2.0, "soft_ratio": 1.0, "soft_factor": 2.0},
     "removed_object_count": {},
     "rule_accuracy": {},
 }
