@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from skimage.color import deltaE_ciede2000, rgb2lab
 
+from ...runtime._numba import kernel
 from .thresholds import THRESHOLDS
 from .votes import change_start, voted
 
@@ -32,18 +33,43 @@ def _fit(before: np.ndarray, after: np.ndarray, use: np.ndarray):
     (J, 3) to ``after`` (F, J, 3), least squares over the references ``use`` (F, J) holds;
     a gain through reference 0 (the background) where those span less than
     ``tone_min_span`` levels. Returns (gain, offset), each (F, 3)."""
-    w = use[..., None].astype(float)
-    x = np.broadcast_to(before, after.shape)
-    n, sx, sy = w.sum(1), (w * x).sum(1), (w * after).sum(1)
-    sxx, sxy = (w * x * x).sum(1), (w * x * after).sum(1)
-    den = n * sxx - sx * sx
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.clip((n * sxy - sx * sy) / den, *_LIMITS["tone_gain_range"])
-        offset = (sy - gain * sx) / n
-        span = np.where(w > 0, x, -np.inf).max(1) - np.where(w > 0, x, np.inf).min(1)
-        flat = ~(span >= _LIMITS["tone_min_span"]) | ~np.isfinite(gain)
-        bg_gain = np.where(before[0] > 0, after[:, 0] / np.maximum(before[0], 1.0), 1.0)
-    return np.where(flat, bg_gain, gain), np.where(flat, 0.0, offset)
+    gain, offset = np.empty((after.shape[0], 3)), np.empty((after.shape[0], 3))
+    _fit_lines(np.asarray(before, np.float64), np.asarray(after, np.float64),
+               np.asarray(use, np.bool_), *_LIMITS["tone_gain_range"],
+               float(_LIMITS["tone_min_span"]), gain, offset)
+    return gain, offset
+
+
+@kernel(nogil=True, error_model="numpy")
+def _fit_lines(before, after, use, gain_lo, gain_hi, min_span, gain, offset):
+    """:func:`_fit`'s lines into ``gain`` and ``offset`` (F, 3): the gain clipped to
+    ``gain_lo`` .. ``gain_hi``, the background's own gain where the used references span
+    less than ``min_span`` or the fit has none."""
+    for f in range(after.shape[0]):
+        for c in range(3):
+            n = sx = sy = sxx = sxy = 0.0
+            top, bottom = -np.inf, np.inf
+            for j in range(after.shape[1]):
+                w = 1.0 if use[f, j] else 0.0
+                x, y = before[j, c], after[f, j, c]
+                n += w
+                sx += w * x
+                sy += w * y
+                sxx += w * x * x
+                sxy += w * x * y
+                if use[f, j]:
+                    top, bottom = max(top, x), min(bottom, x)
+            g = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+            if g < gain_lo:
+                g = gain_lo
+            elif g > gain_hi:
+                g = gain_hi
+            if top - bottom >= min_span and np.isfinite(g):
+                gain[f, c], offset[f, c] = g, (sy - g * sx) / n
+            else:
+                background = before[0, c]
+                gain[f, c] = after[f, 0, c] / max(background, 1.0) if background > 0 else 1.0
+                offset[f, c] = 0.0
 
 
 def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = None):

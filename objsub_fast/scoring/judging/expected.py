@@ -23,8 +23,8 @@ import numpy as np
 from ...runtime._numba import kernel
 from .softness import BLUR_SIGMA_PX, expected_luma
 
-__all__ = ["ExpectedVideo", "tolerance_bounds", "warp_reference", "to_lab", "luma_chroma",
-           "quantised", "LUMA_CHROMA", "STILL_PX"]
+__all__ = ["ExpectedVideo", "tolerance_bounds", "rgb_levels", "warp_reference", "to_lab",
+           "luma_chroma", "quantised", "LUMA_CHROMA", "STILL_PX"]
 
 #: A camera that moves no canvas pixel farther than this is still (a tolerance of 1 px).
 STILL_PX = 0.25
@@ -197,6 +197,12 @@ def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.n
     return lo, hi
 
 
+def rgb_levels(lo, hi) -> np.ndarray:
+    """(H, W, 6) float32: the R, G, B ranges of ``lo`` .. ``hi`` (channels 3-5 of each) side by
+    side, the part of the expected ranges ``residual.residual`` reads at every pixel."""
+    return np.ascontiguousarray(np.concatenate([lo[..., 3:6], hi[..., 3:6]], axis=-1))
+
+
 def luma_chroma(rgb: np.ndarray) -> np.ndarray:
     """(..., 3) float32: the BT.601 luma Y' and chroma Cb, Cr (full range, in levels: Cb, Cr
     centred on 0) of R, G, B levels ``rgb`` (..., 3), the matrix of the project's videos and of
@@ -253,7 +259,7 @@ class ExpectedVideo:
         self.center = center
         self.rect = tuple(float(v) for v in rect)
         self._cam = None
-        self._cached = self._warped = self._luma = None
+        self._cached = self._warped = self._luma = self._levels = None
 
     def bounds(self, cam):
         """(lo, hi, valid) of the frame camera ``cam`` shows (see :func:`tolerance_bounds`)."""
@@ -261,8 +267,16 @@ class ExpectedVideo:
         if cam != self._cam:
             warped, valid = warp_reference(self.reference, cam, self.center, self.rect)
             lo, hi = tolerance_bounds(warped, 1 if self.still(cam) else 2)
-            self._cam, self._cached, self._warped, self._luma = cam, (lo, hi, valid), warped, None
+            self._cam, self._cached, self._warped = cam, (lo, hi, valid), warped
+            self._luma = self._levels = None
         return self._cached
+
+    def levels(self, cam):
+        """The R, G, B ranges of :meth:`bounds` side by side (:func:`rgb_levels`)."""
+        lo, hi, _ = self.bounds(cam)
+        if self._levels is None:
+            self._levels = rgb_levels(lo, hi)
+        return self._levels
 
     def luma(self, cam, unit: float):
         """(sharp, soft): the luma of the frame camera ``cam`` shows and of it blurred

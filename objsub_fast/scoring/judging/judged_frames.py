@@ -47,15 +47,20 @@ class JudgedFrames:
         self.times = []
         self.frames = []
         self._offered = []              # every frame's time (s)
+        self._steps = ([], [])          # the judged frames' and every frame's time steps
 
     def wants(self, time=None) -> bool:
         """Whether the next frame of the video (at ``time`` seconds; None: unknown, taken at
         :data:`DEFAULT_FPS`) is judged."""
         index = len(self._offered)
         now = index / DEFAULT_FPS if time is None or not np.isfinite(time) else float(time)
+        if self._offered:
+            self._steps[1].append(now - self._offered[-1])
         self._offered.append(now)
         if len(self.times) >= 2 and now < self.times[-1] + _ST["min_seconds"] / 2 - 1e-6:
             return False
+        if self.times:
+            self._steps[0].append(now - self.times[-1])
         self.frames.append(index)
         self.times.append(now)
         return True
@@ -64,5 +69,5 @@ class JudgedFrames:
         """Judged frames in a row a change must be seen in to have been shown for
         ``min_seconds``: from the first of them to the end of the last (one frame's time),
         at the judged frames' and the video's typical intervals."""
-        step, shown = (_typical_step(np.diff(times)) for times in (self.times, self._offered))
+        step, shown = (_typical_step(steps) for steps in self._steps)
         return max(2, int(np.ceil((_ST["min_seconds"] - shown) / step - 1e-6)) + 1)

@@ -34,7 +34,8 @@ from skimage.measure import label, regionprops
 
 from ...runtime._numba import kernel
 from ..tracking.camera import apply_camera
-from .expected import _XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, to_lab
+from .expected import (_XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, rgb_levels,
+                       to_lab)
 from .judged_frames import JudgedFrames
 from .reference_level import reference_level
 from .softness import SoftnessTest
@@ -63,8 +64,8 @@ INK_LIGHTNESS = 15.0
 
 
 @kernel(nogil=True, error_model="numpy")
-def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, luma_chroma, excess, rows,
-              out, lightness):
+def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, luma_chroma, excess,
+              rows, out, lightness):
     """``out`` (H, W): the distance (CIELAB units) of ``frame``, brought back through the tone
     (``(v - offset) / gain`` per RGB channel, within 0-255: the expected range holds levels,
     and a tone line that lifts white above 255 is no change), outside its expected range
@@ -72,7 +73,9 @@ def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, luma_chroma
     ``lightness``: that average's signed lightness excess (+: lighter). A pixel within its
     R, G, B ranges, or within its luma's and chroma's (:func:`_within_luma_chroma`), is as
     expected; ``rows`` (H,) marks the rows with a pixel that is not, and the average is taken
-    only near them (most of a frame is as expected)."""
+    only near them (most of a frame is as expected). ``levels`` (H, W, 6): the R, G, B
+    ranges (channels 3-5 of ``lo`` then of ``hi``) side by side, the one part of the ranges
+    every pixel reads (``expected.rgb_levels``). ``excess`` is written only in the rows marked."""
     h, w = frame.shape[:2]
     for y in range(h):
         row_differs = False
@@ -80,31 +83,32 @@ def _residual(frame, lo, hi, gain, offset, slack, linear, cube, xyz, luma_chroma
             r = min(max((frame[y, x, 0] - offset[0]) / gain[0], 0.0), 255.0)
             g = min(max((frame[y, x, 1] - offset[1]) / gain[1], 0.0), 255.0)
             b = min(max((frame[y, x, 2] - offset[2]) / gain[2], 0.0), 255.0)
-            low = lo[y, x]
-            high = hi[y, x]
-            if (low[3] - RGB_SLACK <= r <= high[3] + RGB_SLACK
-                    and low[4] - RGB_SLACK <= g <= high[4] + RGB_SLACK
-                    and low[5] - RGB_SLACK <= b <= high[5] + RGB_SLACK):
-                excess[y, x, 0] = 0.0           # within its neighbours' levels: a blend
-                excess[y, x, 1] = 0.0
-                excess[y, x, 2] = 0.0
+            if (levels[y, x, 0] - RGB_SLACK <= r <= levels[y, x, 3] + RGB_SLACK
+                    and levels[y, x, 1] - RGB_SLACK <= g <= levels[y, x, 4] + RGB_SLACK
+                    and levels[y, x, 2] - RGB_SLACK <= b <= levels[y, x, 5] + RGB_SLACK):
+                if row_differs:                 # within its neighbours' levels: a blend
+                    excess[y, x, 0] = 0.0
+                    excess[y, x, 1] = 0.0
+                    excess[y, x, 2] = 0.0
                 continue
-            if _within_luma_chroma(r, g, b, low, high, luma_chroma):
-                excess[y, x, 0] = 0.0           # its luma here, its chroma a pixel away
-                excess[y, x, 1] = 0.0
-                excess[y, x, 2] = 0.0
+            if _within_luma_chroma(r, g, b, lo[y, x], hi[y, x], luma_chroma):
+                if row_differs:                 # its luma here, its chroma a pixel away
+                    excess[y, x, 0] = 0.0
+                    excess[y, x, 1] = 0.0
+                    excess[y, x, 2] = 0.0
                 continue
             lab = _lab_of(r, g, b, linear, cube, xyz)
             for c in range(3):
                 v = lab[c]
-                if v > high[c] + slack:
-                    excess[y, x, c] = v - high[c] - slack
-                    row_differs = True
-                elif v < low[c] - slack:
-                    excess[y, x, c] = v - low[c] + slack
-                    row_differs = True
-                else:
-                    excess[y, x, c] = 0.0
+                high, low = hi[y, x, c] + slack, lo[y, x, c] - slack
+                e = v - high if v > high else (v - low if v < low else 0.0)
+                if e != 0.0 and not row_differs:
+                    row_differs = True          # the row's pixels before were as expected
+                    excess[y, :x] = 0.0
+                    for cc in range(c):
+                        excess[y, x, cc] = 0.0
+                if row_differs:
+                    excess[y, x, c] = e
         rows[y] = row_differs
     for y in range(h):
         ya, yb = max(y - 1, 0), min(y + 2, h)
@@ -195,11 +199,13 @@ def _zone_levels(res, mask, zones, step, q, floor, buf, quantiles, means):
         means[j] = total / n
 
 
-def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0):
+def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0,
+             levels=None):
     """(distance, signed lightness): how far ``frame`` (H, W, 3), brought back through the tone
     ``gain``, ``offset`` (per RGB channel), lies outside its expected CIELAB range
     ``lo`` .. ``hi`` (``expected.tolerance_bounds``, widened by ``slack``), averaged
-    over the 3x3 pixels around, in CIELAB units.
+    over the 3x3 pixels around, in CIELAB units (``levels``: their ``expected.rgb_levels``, when
+    kept from frame to frame).
 
     Examples
     --------
@@ -214,7 +220,8 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     excess = np.empty((h, w, 3), np.float32)
     out = np.empty((h, w), np.float32)
     lightness = np.empty((h, w), np.float32)
-    _residual(np.ascontiguousarray(frame), lo, hi, np.asarray(gain, np.float64),
+    levels = rgb_levels(lo, hi) if levels is None else levels
+    _residual(np.ascontiguousarray(frame), lo, hi, levels, np.asarray(gain, np.float64),
               np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA,
               excess, np.empty(h, np.bool_), out, lightness)
     return out, lightness
@@ -298,7 +305,8 @@ class ResidualReader:
         own tone line (its fill's colour is the colour test's to judge)."""
         t = len(self.zones)
         lo, hi, valid = self.expected.bounds(cam)
-        res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"])
+        res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"],
+                                  self.expected.levels(cam))
         zones = self._kept_zones(cam)
         self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
         judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
