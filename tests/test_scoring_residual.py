@@ -224,5 +224,5 @@ def test_one_object_gone_soft_is_caught_and_a_blur_of_the_whole_picture_is_not(w
     test, cam, flagged = SoftnessTest(2, 1.0), (1.0, 0.0, 0.0), []
     for t, frame in enumerate([ref] * 3 + [soft] * 3):
         flagged += test.update(t, 2, frame, zones, judged, video, cam, [cam, cam], [tone] * 2)
-    assert test.ratios[-1][0] > 1 and test.ratios[1][0] < 0.5
+    assert test.ratios.values[-1][0] > 1 and test.ratios.values[1][0] < 0.5
     assert flagged == ([(0, 48 * 48)] if which == "one" else [])

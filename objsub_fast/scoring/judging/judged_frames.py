@@ -7,6 +7,8 @@ two judged frames whatever the frame rate, and the residual's cost does not grow
 """
 from __future__ import annotations
 
+import statistics
+
 import numpy as np
 
 from .thresholds import THRESHOLDS
@@ -20,7 +22,7 @@ DEFAULT_FPS = 16.0
 
 def _typical_step(steps) -> float:
     """The median of time steps ``steps`` (s), or a frame at :data:`DEFAULT_FPS`."""
-    step = float(np.median(steps)) if len(steps) else 0.0
+    step = float(statistics.median(steps)) if len(steps) else 0.0
     return step if step > 0 else 1.0 / DEFAULT_FPS
 
 

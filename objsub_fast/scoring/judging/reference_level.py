@@ -12,7 +12,7 @@ import numpy as np
 
 from ...runtime._numba import kernel
 
-__all__ = ["reference_level"]
+__all__ = ["reference_level", "HeldSeries"]
 
 
 @kernel(nogil=True)
@@ -52,3 +52,38 @@ def reference_level(series, baseline_frames: int) -> np.ndarray:
     median = np.empty(len(now))
     _others_median(np.asarray(now, np.float64), median)
     return np.maximum(np.nan_to_num(own, nan=0.0), median)
+
+
+class HeldSeries:
+    """One measure per kept object over the judged frames, each frame's values held against
+    :func:`reference_level` (its own baseline kept once its frames are in).
+
+    Examples
+    --------
+    >>> series = HeldSeries(4)
+    >>> for values in [[0.1, 0.2, 0.3]] * 3 + [[0.1, 0.2, 2.0]]:
+    ...     series.append(np.array(values))
+    >>> series.level().round(2).tolist()
+    [1.1, 1.05, 0.3]
+    """
+
+    def __init__(self, baseline_frames: int):
+        self.baseline_frames = baseline_frames
+        self.values = []            # per judged frame: (K,)
+        self._own = None            # (K,) the least over the baseline frames, once all are in
+
+    def append(self, now: np.ndarray) -> None:
+        """Add one judged frame's values (K,) (NaN: not measured)."""
+        self.values.append(now)
+
+    def level(self) -> np.ndarray:
+        """(K,) the level the latest values are held against (:func:`reference_level`)."""
+        if self._own is None and len(self.values) > 1 + self.baseline_frames:
+            with np.errstate(all="ignore"):
+                own = np.nanmin(np.array(self.values[1:1 + self.baseline_frames]), axis=0)
+            self._own = np.nan_to_num(own, nan=0.0)
+        if self._own is None:
+            return reference_level(self.values, self.baseline_frames)
+        median = np.empty(len(self.values[-1]))
+        _others_median(np.asarray(self.values[-1], np.float64), median)
+        return np.maximum(self._own, median)

@@ -37,7 +37,7 @@ from ..tracking.camera import apply_camera
 from .expected import (_XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, rgb_levels,
                        to_lab)
 from .judged_frames import JudgedFrames
-from .reference_level import reference_level
+from .reference_level import HeldSeries
 from .softness import SoftnessTest
 from .thresholds import THRESHOLDS
 
@@ -169,6 +169,25 @@ def _persist(res, thr, lightness, lo, hi, ink_below, t, need, run_start, first, 
 
 
 @kernel(nogil=True)
+def _thresholds(judged, zones, levels, background, out):
+    """``out`` (H, W) float32: ``background`` everywhere, raised to ``levels[j]`` over zone
+    ``zones[j]`` = (y0, y1, x0, x1), inf where ``judged`` does not hold."""
+    h, w = out.shape
+    base = np.float32(background)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = base
+    for j in range(zones.shape[0]):
+        for y in range(zones[j, 0], zones[j, 1]):
+            for x in range(zones[j, 2], zones[j, 3]):
+                out[y, x] = np.float32(max(np.float64(out[y, x]), levels[j]))
+    for y in range(h):
+        for x in range(w):
+            if not judged[y, x]:
+                out[y, x] = np.inf
+
+
+@kernel(nogil=True)
 def _zone_levels(res, mask, zones, step, q, floor, buf, quantiles, means):
     """Per zone ``zones[j]`` = (y0, y1, x0, x1), over its pixels where ``mask`` holds (every
     ``step``-th row and column): ``quantiles[j]`` the ``q`` quantile of ``res`` (linear
@@ -258,8 +277,10 @@ class ResidualReader:
         self.lighter = np.zeros((h, w), np.bool_)
         self.inside = np.zeros((h, w), np.bool_)
         self.zones = []                 # per frame: (K, 4) kept zones (y0, y1, x0, x1)
-        self.noise = []                 # per frame: (K,) the kept objects' residual quantile
-        self.means = []                 # per frame: (K,) residual per px of each outline
+        # per judged frame: (K,) the kept objects' residual quantile, and their residual per
+        # px of their outline
+        self.noise, self.means = HeldSeries(_ST["baseline_frames"]), HeldSeries(
+            _ST["baseline_frames"])
         self.diffuse_run = np.zeros(len(self.kept), int)
         self.diffuse_from = np.full(len(self.kept), -1)
         self.diffuse_regions = []
@@ -378,7 +399,8 @@ class ResidualReader:
         _zone_levels(res, outside, np.array([[0, res.shape[0], 0, res.shape[1]]]), 2, q, floor,
                      buf, bg_q, bg_mean)
         self.noise.append(quantiles)
-        self.means.append(means)
+        area = np.array([(y1 - y0) * (x1 - x0) for y0, y1, x0, x1 in zones], float)
+        self.means.append(means * area / (4.0 * self.model.size[self.kept]))
         self._background = (float(np.nan_to_num(bg_q[0])), float(np.nan_to_num(bg_mean[0])))
 
     def _pixel_thresholds(self, zones, judged) -> np.ndarray:
@@ -386,12 +408,11 @@ class ResidualReader:
         judged), from the levels :meth:`_measure` took."""
         bg_noise = self._background[0]
         floor, factor = _ST["floor_delta_e"], _ST["noise_factor"]
-        noise = np.maximum(reference_level(self.noise, _ST["baseline_frames"]), bg_noise)
-        thr = np.full(self.shape, floor + factor * bg_noise, np.float32)
-        for (y0, y1, x0, x1), level in zip(zones, floor + factor * noise):
-            part = thr[y0:y1, x0:x1]
-            np.maximum(part, level, out=part)
-        thr[~judged] = np.inf
+        noise = np.maximum(self.noise.level(), bg_noise)
+        thr = np.empty(self.shape, np.float32)
+        _thresholds(judged, np.ascontiguousarray(zones, np.int64).reshape(-1, 4),
+                    np.asarray(floor + factor * noise, np.float64), floor + factor * bg_noise,
+                    thr)
         return thr
 
     def _diffuse(self, t, need, res, lightness, lo, hi, zones, judged) -> None:
@@ -402,12 +423,10 @@ class ResidualReader:
         any size), above ``diffuse_floor`` and ``diffuse_factor`` times the other objects'
         (their median), its own before anything happened and the background's (as over an
         object of the median size), for ``min_seconds``."""
-        area = np.array([(y1 - y0) * (x1 - x0) for y0, y1, x0, x1 in zones], float)
-        self.means[-1] = self.means[-1] * area / (4.0 * self.model.size[self.kept])
         bg = self._background[1] * (1 + 2 * _ST["ring_fraction"]) ** 2 \
             * float(np.median(self.model.size)) / 4.0
-        now = np.nan_to_num(self.means[-1], nan=0.0)
-        level = np.maximum(reference_level(self.means, _ST["baseline_frames"]), bg)
+        now = np.nan_to_num(self.means.values[-1], nan=0.0)
+        level = np.maximum(self.means.level(), bg)
         over = (now > _ST["diffuse_floor"]) & (now > _ST["diffuse_factor"] * level)
         self.diffuse_run = np.where(over, self.diffuse_run + 1, 0)
         for j in np.flatnonzero((self.diffuse_run >= need) & (self.diffuse_from < 0)):

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.ndimage import gaussian_filter
 
 from ...runtime._numba import kernel
-from .reference_level import reference_level
+from .reference_level import HeldSeries
 from .thresholds import THRESHOLDS
 
 __all__ = ["SoftnessTest", "expected_luma", "BLUR_SIGMA_PX"]
@@ -77,7 +77,7 @@ class SoftnessTest:
 
     def __init__(self, count: int, unit: float):
         self.unit = unit
-        self.ratios = []                         # per judged frame: (K,) each object's ratio
+        self.ratios = HeldSeries(_ST["baseline_frames"])     # (K,) per judged frame
         self.run = np.zeros(count, int)
         self.since = np.full(count, -1)          # the judged frame a soft run started in
 
@@ -103,7 +103,7 @@ class SoftnessTest:
             elif out[2]:
                 ratio[j] = 0.0
         self.ratios.append(ratio)
-        level = reference_level(self.ratios, _ST["baseline_frames"])
+        level = self.ratios.level()
         over = (ratio > _ST["soft_ratio"]) & (ratio > _ST["soft_factor"] * level)
         self.run = np.where(over, self.run + 1, 0)
         fresh = np.flatnonzero((self.run >= need) & (self.since < 0))
