@@ -6,7 +6,7 @@ its neighbours' range, so the residual, which tolerates a pixel's shift, sees li
 at a very low bitrate the codec cleans the halo a blur leaves around it. But the object's luma
 is then nearer its expected luma blurred (a Gaussian of :data:`BLUR_SIGMA_PX`) than its
 expected luma: on an unchanged object the distance to the sharp picture is a fraction of that
-to the blurred one (0.0-0.3, the codec's error), on an object blurred by sigma 3 px it is 1.3-3
+to the blurred one (0-0.35, the codec's error), on an object blurred by sigma 3 px it is 1.1-3.5
 times it, whatever the bitrate. Each object's ratio is held against the other kept objects'
 in the same frame and its own before anything happened (:func:`reference_level`): a blur of
 the whole picture, or a camera's resampling, softens every object together and passes.

@@ -259,8 +259,8 @@ residual               soft_floor                2.0      a kept object gone sof
                                                           unchanged object is below 1-2) ...
 residual               soft_ratio                1.0      ... nearer its expected luma blurred
                                                           (sigma 2 px) than its expected luma
-                                                          (an unchanged object: 0-0.3 of it; a
-                                                          blur of sigma 3: 1.3-3 times, also at
+                                                          (an unchanged object: 0-0.35 of it; a
+                                                          blur of sigma 3: 1.1-3.5 times, also at
                                                           a very low bitrate) ...
 residual               soft_factor               2.0      ... and this many times the other kept
                                                           objects' ratio (median) and its own
