@@ -665,59 +665,53 @@ def _as_shown(frames, info: dict, budget: Budget):
     >>> [(f, round(t, 1), again) for f, t, again in shown]
     [('a', 0.0, False), ('b', 0.1, False), ('b', 0.2, True), ('c', 0.3, False)]
     """
-    shown, previous, start = 0, None, None
+    clock = _ShowClock(budget)
+    previous = None
     for frame, time in frames:
         interval = info.get("interval")
-        if interval is None or time is None or start is None:
+        if interval is None or time is None or clock.start is None:
             if previous is not None:
-                shown += 1
-                budget.count(shown)
-                yield previous[0], previous[1], False
+                yield clock.once(previous)
             previous = (frame, time)
-            start = time if interval is not None else None
+            clock.start, clock.interval = (time, interval) if interval is not None else (None,
+                                                                                       None)
             continue
-        again = False
-        while shown == 0 or start + shown * interval < time - interval / 2:
-            shown += 1
-            budget.count(shown)
-            yield previous[0], start + (shown - 1) * interval, again
-            again = True
+        yield from clock.hold(previous[0], until=time, always=clock.shown == 0)
         previous = (frame, time)
     if previous is None:
         return
     end = info.get("end")
-    if start is None or end is None:
-        budget.count(shown + 1)
+    if clock.start is None or end is None:
         last = previous[1]
-        yield previous[0], (last if start is None else max(start + shown * interval, last)), \
-            False
+        yield clock.once((previous[0], last if clock.start is None
+                          else max(clock.start + clock.shown * clock.interval, last)))
         return
-    again = False
-    while not again or start + shown * interval < end - interval / 2:
-        shown += 1
-        budget.count(shown)
-        yield previous[0], start + (shown - 1) * interval, again
-        again = True
+    yield from clock.hold(previous[0], until=end, always=True)
 
 
-def _frame_files(path: Path, budget: Budget) -> list[Path]:
-    """The frame images of the folder ``path`` in natural order: regular files only (a link
-    or a FIFO among them is an error: links are not followed), at most the frame limit."""
-    files = []
-    with os.scandir(path) as entries:
-        for entry in entries:
-            if Path(entry.name).suffix.lower() not in IMAGE_EXTS:
-                continue
-            if entry.is_symlink():
-                raise VideoError(f"frame {entry.name} in {path.name} is a symbolic link: links "
-                                 "are not followed")
-            if not entry.is_file(follow_symlinks=False):
-                raise VideoError(f"frame {entry.name} in {path.name} is not a regular file")
-            files.append(Path(entry.path))
-    if not files:
-        raise VideoError(f"no frame images in folder {path}")
-    budget.count(len(files))
-    return sorted(files, key=lambda p: _natural_key(p.name))
+class _ShowClock:
+    """:func:`_as_shown`'s count of shown pictures, one every ``interval`` s from ``start``,
+    each counted against ``budget``'s frame limit."""
+
+    def __init__(self, budget: Budget):
+        self.budget, self.shown, self.start, self.interval = budget, 0, None, None
+
+    def once(self, held):
+        """``held`` = (frame, time) shown once, as it comes."""
+        self.shown += 1
+        self.budget.count(self.shown)
+        return held[0], held[1], False
+
+    def hold(self, frame, until: float, always: bool):
+        """Show ``frame`` at each interval that starts more than half an interval before
+        ``until`` (at least once when ``always``), the repeats marked ``again``."""
+        again = False
+        while (always and not again) or (
+                self.start + self.shown * self.interval < until - self.interval / 2):
+            self.shown += 1
+            self.budget.count(self.shown)
+            yield frame, self.start + (self.shown - 1) * self.interval, again
+            again = True
 
 
 def _raw_frames(source, threads: int, budget: Budget, info: dict):
@@ -852,12 +846,13 @@ class FrameStream:
                 self.count += 1
                 yield out, classes, classes is not None
                 continue
-            if not isinstance(raw, (np.ndarray, list, tuple)) and _turns(raw):
+            turns = 0 if isinstance(raw, (np.ndarray, list, tuple)) else _turns(raw)
+            if turns:
                 # shown turned by its container (a display matrix): read as a player shows it
                 rgb = reformatter.reformat(raw, format="rgb24").to_ndarray()
                 if self.sample_aspect != 1:
                     rgb = _shown(rgb, self.sample_aspect)
-                raw = np.rot90(rgb, _turns(raw))
+                raw = np.rot90(rgb, turns)
             if isinstance(raw, np.ndarray) or isinstance(raw, (list, tuple)):
                 frame = _as_rgb(raw)
                 if self.mapper is None:
