@@ -66,9 +66,9 @@ INK_LIGHTNESS = 15.0
 @kernel(nogil=True, error_model="numpy")
 def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, luma_chroma, excess,
               rows, out, lightness):
-    """``out`` (H, W): the distance (CIELAB units) of ``frame``, brought back through the tone
-    (``(v - offset) / gain`` per RGB channel, within 0-255: the expected range holds levels,
-    and a tone line that lifts white above 255 is no change), outside its expected range
+    """``out`` (H, W): the distance (CIELAB units) of ``frame`` (uint8), brought back through
+    the tone (``(v - offset) / gain`` per RGB channel, within 0-255: the expected range holds
+    levels, and a tone line that lifts white above 255 is no change), outside its expected range
     ``lo`` .. ``hi`` (widened by ``slack``), averaged over the 3x3 pixels around;
     ``lightness``: that average's signed lightness excess (+: lighter). A pixel within its
     R, G, B ranges, or within its luma's and chroma's (:func:`_within_luma_chroma`), is as
@@ -77,12 +77,16 @@ def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, lum
     ranges (channels 3-5 of ``lo`` then of ``hi``) side by side, the one part of the ranges
     every pixel reads (``expected.rgb_levels``). ``excess`` is written only in the rows marked."""
     h, w = frame.shape[:2]
+    back = np.empty((3, 256))           # each channel's levels brought back through the tone
+    for c in range(3):
+        for v in range(256):
+            back[c, v] = min(max((v - offset[c]) / gain[c], 0.0), 255.0)
     for y in range(h):
         row_differs = False
         for x in range(w):
-            r = min(max((frame[y, x, 0] - offset[0]) / gain[0], 0.0), 255.0)
-            g = min(max((frame[y, x, 1] - offset[1]) / gain[1], 0.0), 255.0)
-            b = min(max((frame[y, x, 2] - offset[2]) / gain[2], 0.0), 255.0)
+            r = back[0, frame[y, x, 0]]
+            g = back[1, frame[y, x, 1]]
+            b = back[2, frame[y, x, 2]]
             if (levels[y, x, 0] - RGB_SLACK <= r <= levels[y, x, 3] + RGB_SLACK
                     and levels[y, x, 1] - RGB_SLACK <= g <= levels[y, x, 4] + RGB_SLACK
                     and levels[y, x, 2] - RGB_SLACK <= b <= levels[y, x, 5] + RGB_SLACK):
@@ -192,16 +196,20 @@ def _zone_levels(res, mask, zones, step, q, floor, buf, quantiles, means):
     """Per zone ``zones[j]`` = (y0, y1, x0, x1), over its pixels where ``mask`` holds (every
     ``step``-th row and column): ``quantiles[j]`` the ``q`` quantile of ``res`` (linear
     between order statistics, as ``np.quantile``), ``means[j]`` the mean of ``res`` above
-    ``floor``; NaN where no pixel is masked. ``buf`` holds at least a zone's pixels."""
+    ``floor``; NaN where no pixel is masked. ``buf`` holds at least a zone's pixels. Most
+    residuals are 0: only the others are ordered."""
     for j in range(zones.shape[0]):
-        n = 0
+        n = zeros = 0
         total = 0.0
         for y in range(zones[j, 0], zones[j, 1], step):
             for x in range(zones[j, 2], zones[j, 3], step):
                 if mask[y, x]:
                     v = res[y, x]
-                    buf[n] = v
                     n += 1
+                    if v == 0:
+                        zeros += 1
+                    else:
+                        buf[n - zeros - 1] = v
                     if v > floor:
                         total += v - floor
         if n == 0:
@@ -211,19 +219,28 @@ def _zone_levels(res, mask, zones, step, q, floor, buf, quantiles, means):
         at = q * (n - 1)
         i = min(int(np.floor(at)), n - 1)
         t = at - i
-        part = np.partition(buf[:n], i)
-        a = float(part[i])
-        b = float(part[i + 1:].min()) if i + 1 < n else a
+        a = _order_statistic(buf, n - zeros, zeros, i)
+        b = _order_statistic(buf, n - zeros, zeros, i + 1) if i + 1 < n else a
         quantiles[j] = a + (b - a) * t if t < 0.5 else b - (b - a) * (1.0 - t)
         means[j] = total / n
 
 
+@kernel(nogil=True)
+def _order_statistic(nonzero, count, zeros, k):
+    """The ``k``-th smallest (from 0) of ``zeros`` zeros and the positive ``nonzero[:count]``
+    (a partition of a copy)."""
+    if k < zeros:
+        return 0.0
+    part = np.partition(nonzero[:count], k - zeros)
+    return float(part[k - zeros])
+
+
 def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=1.0,
              levels=None):
-    """(distance, signed lightness): how far ``frame`` (H, W, 3), brought back through the tone
-    ``gain``, ``offset`` (per RGB channel), lies outside its expected CIELAB range
-    ``lo`` .. ``hi`` (``expected.tolerance_bounds``, widened by ``slack``), averaged
-    over the 3x3 pixels around, in CIELAB units (``levels``: their ``expected.rgb_levels``, when
+    """(distance, signed lightness): how far ``frame`` (H, W, 3) uint8, brought back through the
+    tone ``gain``, ``offset`` (per RGB channel), lies outside its expected CIELAB range ``lo``
+    .. ``hi`` (``expected.tolerance_bounds``, widened by ``slack``), averaged over the 3x3
+    pixels around, in CIELAB units (``levels``: their ``expected.rgb_levels``, when
     kept from frame to frame).
 
     Examples
@@ -240,7 +257,7 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     out = np.empty((h, w), np.float32)
     lightness = np.empty((h, w), np.float32)
     levels = rgb_levels(lo, hi) if levels is None else levels
-    _residual(np.ascontiguousarray(frame), lo, hi, levels, np.asarray(gain, np.float64),
+    _residual(np.ascontiguousarray(frame, np.uint8), lo, hi, levels, np.asarray(gain, np.float64),
               np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA,
               excess, np.empty(h, np.bool_), out, lightness)
     return out, lightness
