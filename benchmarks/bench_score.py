@@ -150,7 +150,7 @@ def _control_one(batch, i, control, shape, frames, folder, bitrate="", kept=Fals
 def controls(args, folder: Path, look: str) -> dict:
     """Per output shape: {control: (videos, right, {metric: failures}, errors, skipped)}."""
     batch = control_tasks(seed=args.seed, vocabulary=args.vocabulary, look=look)
-    tasks = range(0, len(batch), 3 if args.quick else args.task_stride)
+    tasks = range(0, len(batch), args.task_stride)
     bitrates = {"normal": [""], "low": ["very low bitrate"], "both": list(BITRATES)}[args.bitrate]
     kept = args.keep_videos is not None
     if kept:
@@ -208,9 +208,9 @@ def main(argv=None) -> None:
     parser.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                         help="processes for the controls (throughput is one process)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the control task search")
-    parser.add_argument("--task-stride", type=int, default=1, metavar="N",
+    parser.add_argument("--task-stride", type=int, default=None, metavar="N",
                         help="controls of every N-th control task only (a sample of the "
-                             "rule kinds; default 1: all 21)")
+                             "rule kinds; default 1: all 21, 3 with --quick)")
     parser.add_argument("--quick", action="store_true",
                         help="2 videos of 17 frames, 1 repeat, every third rule kind, 16-frame "
                              "controls: checks the script, measures nothing worth quoting")
@@ -241,6 +241,8 @@ def main(argv=None) -> None:
     unknown = [name for name in args.shapes if name not in OUTPUT_SHAPES]
     if unknown:
         parser.error(f"--shapes: unknown {unknown}; choose from {list(OUTPUT_SHAPES)}")
+    if args.task_stride is None:
+        args.task_stride = 3 if args.quick else 1
     if args.task_stride < 1:
         parser.error(f"--task-stride: must be at least 1, got {args.task_stride}")
     if args.quick:
