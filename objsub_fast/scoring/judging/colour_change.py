@@ -89,18 +89,36 @@ def tone_map(before: np.ndarray, after: np.ndarray, use: np.ndarray | None = Non
     >>> np.round(gain, 2).tolist(), used.tolist()
     ([[0.9, 0.9, 0.9]], [[True, True, True, False]])
     """
-    use = np.ones(after.shape[:2], bool) if use is None else use.copy()
-    for _ in range(2):
-        gain, offset = _fit(before, after, use)
-        off = np.abs(gain[:, None] * before + offset[:, None] - after).max(axis=2)
-        off[:, 0] = -1                              # the background always stays
-        off[~use] = -1
-        worst = off.argmax(axis=1)
-        too_far = off[np.arange(len(off)), worst] > _LIMITS["tone_max_reference_off"]
-        rows = np.flatnonzero(too_far & (use.sum(axis=1) > 3))
-        use[rows, worst[rows]] = False
-    gain, offset = _fit(before, after, use)
+    use = np.ones(after.shape[:2], bool) if use is None else np.array(use, np.bool_)
+    gain, offset = np.empty((after.shape[0], 3)), np.empty((after.shape[0], 3))
+    _tone_lines(np.asarray(before, np.float64), np.asarray(after, np.float64), use,
+                *_LIMITS["tone_gain_range"], float(_LIMITS["tone_min_span"]),
+                float(_LIMITS["tone_max_reference_off"]), gain, offset)
     return gain, offset, use
+
+
+@kernel(nogil=True, error_model="numpy")
+def _tone_lines(before, after, use, gain_lo, gain_hi, min_span, max_off, gain, offset):
+    """:func:`tone_map`'s lines into ``gain`` and ``offset``, leaving references out of
+    ``use`` (in place): twice, per frame, the one farthest (in its worst channel) from the
+    lines fitted, if more than ``max_off`` levels and more than three are used; never the
+    background (reference 0)."""
+    for _ in range(2):
+        _fit_lines(before, after, use, gain_lo, gain_hi, min_span, gain, offset)
+        for f in range(after.shape[0]):
+            worst, farthest, used = 0, -1.0, 0
+            for j in range(after.shape[1]):
+                used += use[f, j]
+                off = -1.0
+                if j > 0 and use[f, j]:
+                    for c in range(3):
+                        off = max(off, abs(gain[f, c] * before[j, c] + offset[f, c]
+                                           - after[f, j, c]))
+                if off > farthest:
+                    worst, farthest = j, off
+            if farthest > max_off and used > 3:
+                use[f, worst] = False
+    _fit_lines(before, after, use, gain_lo, gain_hi, min_span, gain, offset)
 
 
 def own_tones(before: np.ndarray, after: np.ndarray, gain: np.ndarray,
