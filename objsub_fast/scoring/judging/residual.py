@@ -263,11 +263,21 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     return out, lightness
 
 
-def _clip_rect(cx, cy, half, shape):
-    """(y0, y1, x0, x1) of the square of half-side ``half`` about (cx, cy), clipped."""
+def _clip_rects(centres, half, shape) -> np.ndarray:
+    """(N, 4) int: (y0, y1, x0, x1) of the squares of half-side ``half`` (N,) about
+    ``centres`` (N, 2) = (x, y), clipped to ``shape`` (H, W).
+
+    Examples
+    --------
+    >>> _clip_rects(np.array([[5.0, 5.0], [0.5, 9.5]]), np.array([2.0, 3.0]), (10, 10)).tolist()
+    [[3, 8, 3, 8], [6, 10, 0, 5]]
+    """
     h, w = shape
-    return (int(max(np.floor(cy - half), 0)), int(min(np.ceil(cy + half) + 1, h)),
-            int(max(np.floor(cx - half), 0)), int(min(np.ceil(cx + half) + 1, w)))
+    cx, cy = np.asarray(centres, float).reshape(-1, 2).T
+    half = np.asarray(half, float)
+    return np.stack([np.maximum(np.floor(cy - half), 0), np.minimum(np.ceil(cy + half) + 1, h),
+                     np.maximum(np.floor(cx - half), 0), np.minimum(np.ceil(cx + half) + 1, w)],
+                    axis=1).astype(int)
 
 
 class ResidualReader:
@@ -315,10 +325,9 @@ class ResidualReader:
         m = self.model
         placed = apply_camera(m.square_centres[self.kept], cam, m.center)
         half = cam[0] * m.size[self.kept] * (0.5 + _ST["ring_fraction"])
-        return np.array([_clip_rect(x, y, r, self.shape)
-                         for (x, y), r in zip(placed, half)], int).reshape(-1, 4)
+        return _clip_rects(placed, half, self.shape)
 
-    def _free_zones(self, cam, seen) -> list:
+    def _free_zones(self, cam, seen) -> np.ndarray:
         """The removal targets' squares where they were drawn (through the camera) and where
         they are seen (``seen``: (T, 2), NaN where not), grown by ``free_growth_fraction``
         of their size and ``free_margin_px`` (a codec smears a change over its blocks)."""
@@ -327,11 +336,10 @@ class ResidualReader:
         placed = apply_camera(m.square_centres[k], cam, m.center)
         half = cam[0] * m.size[k] * (0.5 + _ST["free_growth_fraction"]) \
             + _ST["free_margin_px"] * m.unit
-        rects = [_clip_rect(x, y, r, self.shape) for (x, y), r in zip(placed, half)]
-        for (x, y), r in zip(seen, half):
-            if np.isfinite(x):
-                rects.append(_clip_rect(x, y, r, self.shape))
-        return rects
+        seen = np.asarray(seen, float).reshape(-1, 2)
+        shown = np.isfinite(seen[:, 0])
+        return np.concatenate([_clip_rects(placed, half, self.shape),
+                               _clip_rects(seen[shown], half[shown], self.shape)])
 
     def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None) -> None:
         """Read the canvas frame :meth:`wants` chose: ``cam`` its camera, ``tone`` its
@@ -343,6 +351,9 @@ class ResidualReader:
         own tone line (its fill's colour is the colour test's to judge)."""
         t = len(self.zones)
         lo, hi, valid = self.expected.bounds(cam)
+        # the camera each kept object is held against: where it is seen when that is apart
+        poses = [pose if _moved(pose, cam) else cam for pose in
+                 (poses if poses is not None else [cam] * len(self.kept))]
         res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"],
                                   self.expected.levels(cam))
         zones = self._kept_zones(cam)
@@ -361,21 +372,25 @@ class ResidualReader:
                         lightness) -> None:
         """Each kept object's square and ring held against the expected frame through its own
         tone (``own_tones[j]``: the line through the background's and its fill's colours,
-        first and now, where it differs from the scene's) and, given ``poses[j]`` = (s, tx,
-        ty), also as that camera shows it (where the object is seen, when that moves its
-        outline by more than :data:`FOLLOW_PX`): ``res`` and ``lightness`` take the smaller
-        residual of the two cameras at each pixel. Its place and fill colour are the
+        first and now, where it differs from the scene's) and, where ``poses[j]`` = (s, tx,
+        ty) is not ``cam`` itself (where the object is seen, when that moves its outline by
+        more than :data:`FOLLOW_PX`), also as that camera shows it: ``res`` and
+        ``lightness`` take the smaller residual of the two cameras at each pixel. Its place and fill colour are the
         displacement's and the colour test's to judge (each with its threshold); the residual
         judges the rest."""
         h, w = self.shape
+        if own_tones is None:
+            own_tones, apart = [tone] * len(zones), np.zeros(len(zones))
+        else:
+            own = np.asarray(own_tones, float).reshape(-1, 2, 3)
+            apart = (np.abs(own[:, 0] - np.asarray(tone[0])) * 255
+                     + np.abs(own[:, 1] - np.asarray(tone[1]))).max(axis=1)
         for j, (y0, y1, x0, x1) in enumerate(zones):
-            pose = poses[j] if poses is not None else cam
-            moved = _moved(pose, cam)
-            own = own_tones[j] if own_tones is not None else tone
-            apart = np.abs(np.asarray(own[0]) - tone[0]) * 255 + np.abs(np.asarray(own[1])
-                                                                       - tone[1])
-            if not moved and apart.max() < TONE_SAME:
+            pose = poses[j]
+            moved = pose is not cam
+            if not moved and apart[j] < TONE_SAME:
                 continue
+            own = own_tones[j]
             win = (max(y0 - 1, 0), min(y1 + 1, h), max(x0 - 1, 0), min(x1 + 1, w))
             if moved:
                 lo, hi, _ = self.expected.bounds_in(pose, win)
@@ -457,11 +472,9 @@ class ResidualReader:
     def _soften(self, t, need, frame, cam, tone, poses, own_tones, zones, judged) -> None:
         """The softness test (``softness``) of each kept object, held where
         :meth:`_follow_objects` holds it and through its own tone where given."""
-        cams = [pose if _moved(pose, cam) else cam for pose in
-                (poses if poses is not None else [cam] * len(zones))]
         tones = own_tones if own_tones is not None else [tone] * len(zones)
         for j, area in self.softness.update(t, need, frame, zones, judged, self.expected, cam,
-                                            cams, tones):
+                                            poses, tones):
             self._object_change(j, zones[j], self.softness.since[j], area, "blurred")
 
     def _object_change(self, j, zone, start, area, words) -> None:
