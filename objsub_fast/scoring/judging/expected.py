@@ -127,30 +127,33 @@ LUMA_CHROMA = np.array([[0.299, 0.587, 0.114],
 
 
 @kernel(nogil=True)
-def _spread(img, c, radius, lo, hi, scratch_lo, scratch_hi):
-    """Channel ``c`` of ``lo`` / ``hi``: the least / greatest of ``img[..., c]`` over the
-    square of ``radius`` px each way (clipped at the border), rows then columns."""
-    h, w = img.shape[:2]
+def _spread(img, radius, lo, hi, scratch_lo, scratch_hi):
+    """``lo`` / ``hi`` (H, W, C): the least / greatest of each channel of ``img`` (H, W, C)
+    over the square of ``radius[c]`` px each way (clipped at the border), rows then columns;
+    ``scratch_*`` (H, W, C). The channels of a pixel lie side by side, so each is read
+    along with the others."""
+    h, w, n = img.shape
     for y in range(h):
         for x in range(w):
-            a = img[y, x, c]
-            b = a
-            for xx in range(max(x - radius, 0), min(x + radius + 1, w)):
-                v = img[y, xx, c]
-                a = min(a, v)
-                b = max(b, v)
-            scratch_lo[y, x] = a
-            scratch_hi[y, x] = b
+            for c in range(n):
+                a = img[y, x, c]
+                b = a
+                for xx in range(max(x - radius[c], 0), min(x + radius[c] + 1, w)):
+                    v = img[y, xx, c]
+                    a = min(a, v)
+                    b = max(b, v)
+                scratch_lo[y, x, c] = a
+                scratch_hi[y, x, c] = b
     for y in range(h):
-        ya, yb = max(y - radius, 0), min(y + radius + 1, h)
         for x in range(w):
-            a = scratch_lo[y, x]
-            b = scratch_hi[y, x]
-            for yy in range(ya, yb):
-                a = min(a, scratch_lo[yy, x])
-                b = max(b, scratch_hi[yy, x])
-            lo[y, x, c] = a
-            hi[y, x, c] = b
+            for c in range(n):
+                a = scratch_lo[y, x, c]
+                b = scratch_hi[y, x, c]
+                for yy in range(max(y - radius[c], 0), min(y + radius[c] + 1, h)):
+                    a = min(a, scratch_lo[yy, x, c])
+                    b = max(b, scratch_hi[yy, x, c])
+                lo[y, x, c] = a
+                hi[y, x, c] = b
 
 
 def warp_reference(ref: np.ndarray, cam, center, rect, window=None):
@@ -191,9 +194,8 @@ def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.n
     rgb = np.asarray(img, np.float32)
     every = np.concatenate([to_lab(img), rgb, luma_chroma(rgb)], axis=2)
     lo, hi = np.empty_like(every), np.empty_like(every)
-    s_lo, s_hi = np.empty(img.shape[:2], np.float32), np.empty(img.shape[:2], np.float32)
-    for c in range(9):
-        _spread(every, c, int(radius) + (c >= 7), lo, hi, s_lo, s_hi)
+    radii = np.array([int(radius)] * 7 + [int(radius) + 1] * 2, np.int64)
+    _spread(every, radii, lo, hi, np.empty_like(every), np.empty_like(every))
     return lo, hi
 
 
