@@ -8,7 +8,7 @@ is then nearer its expected luma blurred (a Gaussian of :data:`BLUR_SIGMA_PX`) t
 expected luma: on an unchanged object the distance to the sharp picture is a fraction of that
 to the blurred one (0-0.35, the codec's error), on an object blurred by sigma 3 px it is 1.1-3.5
 times it, whatever the bitrate. Each object's ratio is held against the other kept objects'
-in the same frame and its own before anything happened (:func:`reference_level`): a blur of
+in the same frame and its own before anything happened (``reference_level``): a blur of
 the whole picture, or a camera's resampling, softens every object together and passes.
 """
 from __future__ import annotations
@@ -99,6 +99,8 @@ class SoftnessTest:
                        np.asarray(tones[j][1], np.float64), sharp, soft,
                        np.ascontiguousarray(judged[y0:y1, x0:x1]), out)
             if out[2] and out[0] / out[2] >= _ST["soft_floor"]:
+                # (the distance to the blurred picture taken as at least a quarter of the
+                # floor, per pixel: an object alike to its blur has no ratio to speak of)
                 ratio[j] = out[0] / max(out[1], out[2] * _ST["soft_floor"] / 4)
             elif out[2]:
                 ratio[j] = 0.0
