@@ -714,6 +714,26 @@ class _ShowClock:
             again = True
 
 
+def _frame_files(path: Path, budget: Budget) -> list[Path]:
+    """The frame images of the folder ``path`` in natural order: regular files only (a link
+    or a FIFO among them is an error: links are not followed), at most the frame limit."""
+    files = []
+    with os.scandir(path) as entries:
+        for entry in entries:
+            if Path(entry.name).suffix.lower() not in IMAGE_EXTS:
+                continue
+            if entry.is_symlink():
+                raise VideoError(f"frame {entry.name} in {path.name} is a symbolic link: links "
+                                 "are not followed")
+            if not entry.is_file(follow_symlinks=False):
+                raise VideoError(f"frame {entry.name} in {path.name} is not a regular file")
+            files.append(Path(entry.path))
+    if not files:
+        raise VideoError(f"no frame images in folder {path}")
+    budget.count(len(files))
+    return sorted(files, key=lambda p: _natural_key(p.name))
+
+
 def _raw_frames(source, threads: int, budget: Budget, info: dict):
     """Return (kind, iterator of raw frames) for any supported source (a video's stream
     facts go into ``info``: :func:`_decode_video`)."""
