@@ -18,7 +18,10 @@ rounds):
   RGB -> YUV of the changed rectangles and the H.264 picture kernel) over the run's CPU time;
 - us per coded MB: that time over the macroblocks the encoder coded (every one of the IDR
   picture, then those the changed rectangles touch);
-- core-hours and disk per million tasks, from the CPU rate and the shards' bytes.
+- core-hours and disk per million tasks, from the CPU rate and the shards' bytes;
+- with ``--two-workers``: each round also runs ``generate`` with 2 workers (wall time, the
+  same tasks) and the table gets the ratio of its wall rate to the 1-worker run's (a quiet
+  2-core machine gives at most 2.00x).
 """
 from __future__ import annotations
 
@@ -39,9 +42,10 @@ from _table import print_table
 HERE = Path(__file__).resolve().parent
 
 
-def child(count: int, out: str) -> dict:
+def child(count: int, out: str, workers: int = 1) -> dict:
     """Generate ``count`` tasks at 1024 with videos in ``out`` (this process's objsub_fast),
-    timing the encoder's compiled calls; the numbers of the module docstring."""
+    timing the encoder's compiled calls; the numbers of the module docstring. With
+    ``workers`` > 1 only the wall time and the bytes (the workers are other processes)."""
     import numpy as np
 
     import objsub_fast.ground_truth.transition_video as tv
@@ -65,23 +69,25 @@ def child(count: int, out: str) -> dict:
                 acc["mbs"] += int(mark.sum())
         return done
 
-    tv.encode_steps = timed
+    if workers == 1:
+        tv.encode_steps = timed
     config = RunConfig(count=count, canvas_size=(1024, 1024), videos=True)
     generate(RunConfig(count=8, canvas_size=(1024, 1024), videos=True), Path(out) / "warm-up",
-             workers=1, quiet=True)
+             workers=workers, quiet=True)
     acc["cpu"], acc["mbs"] = 0.0, 0
     wall, cpu = time.perf_counter(), time.process_time()
-    manifest = generate(config, Path(out) / "run", workers=1, quiet=True)
+    manifest = generate(config, Path(out) / "run", workers=workers, quiet=True)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     return {"wall": wall, "cpu": cpu, "encoder_cpu": acc["cpu"], "coded_mbs": acc["mbs"],
             "bytes": sum(s["bytes"] for s in manifest["shards"])}
 
 
-def run_child(tree: Path, count: int, tmp: Path) -> dict:
+def run_child(tree: Path, count: int, tmp: Path, workers: int = 1) -> dict:
     """One timed run of ``tree``'s objsub_fast in a fresh process."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     with tempfile.TemporaryDirectory(dir=tmp) as out:
-        text = subprocess.run([sys.executable, __file__, "--child", out, "--count", str(count)],
+        text = subprocess.run([sys.executable, __file__, "--child", out, "--count", str(count),
+                               "--workers", str(workers)],
                               env=env, check=True, capture_output=True, text=True).stdout
     return json.loads(text.strip().splitlines()[-1])
 
@@ -98,10 +104,13 @@ def main(argv=None) -> int:
                     "frozen export of a commit while the worktree changes")
     ap.add_argument("--label", default="this tree", help="the name of --tree in the table")
     ap.add_argument("--tmp", default=None, help="scratch folder (default: system temp)")
+    ap.add_argument("--two-workers", action="store_true",
+                    help="also time each tree with 2 workers (wall), every round")
     ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
-        print(json.dumps(child(args.count, args.child)))
+        print(json.dumps(child(args.count, args.child, args.workers)))
         return 0
     with tempfile.TemporaryDirectory(dir=args.tmp) as tmp:
         trees = {}
@@ -111,9 +120,12 @@ def main(argv=None) -> int:
             trees[args.base] = export(args.base, Path(tmp) / "base")
         trees[args.label] = Path(args.tree) if args.tree else HERE.parent
         runs = {name: [] for name in trees}
+        pairs = {name: [] for name in trees}
         for _ in range(args.rounds):
             for name, tree in trees.items():
                 runs[name].append(run_child(tree, args.count, Path(tmp)))
+                if args.two_workers:
+                    pairs[name].append(run_child(tree, args.count, Path(tmp), workers=2))
     load = os.getloadavg()
     rows, ref = [], None
     for name, results in runs.items():
@@ -127,8 +139,13 @@ def main(argv=None) -> int:
                      f"{med['encoder_cpu'] * 1e6 / med['coded_mbs']:.2f}",
                      f"{1e6 / rate_cpu / 3600:.1f}", f"{med['bytes'] / args.count / 1e3:.0f} kB "
                      f"({med['bytes'] / args.count * 1e6 / 1e9:.0f} GB)"])
+        if args.two_workers:
+            wall2 = statistics.median(r["wall"] for r in pairs[name])
+            rows[-1][2:2] = [f"{args.count / wall2:.1f}", f"{med['wall'] / wall2:.2f}x"]
     header = ["code", "tasks/s (wall)", "tasks/CPU-s", "speed-up", "encoder share",
               "encoder ms/task", "coded MBs/task", "us/coded MB", "core-h/1M", "disk/task (1M)"]
+    if args.two_workers:
+        header[2:2] = ["2 workers (wall)", "2 vs 1"]
     print(f"generate --canvas-size 1024 --videos (WebDataset, 1 worker, {args.count} tasks), "
           f"medians of {args.rounds} rounds taking turns; load average at the end "
           f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

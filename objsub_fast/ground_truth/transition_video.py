@@ -193,7 +193,7 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
     (``H264Encoder.state``).
     """
     height, width = rgb.shape[0], rgb.shape[1]
-    use_i4, mv, refidx, prev_mv, common, nz, i4m, weights, buf, st, stats = state
+    use_i4, mv, refidx, prev_mv, rows, common, nz, i4m, weights, buf, st, stats = state
     worst = buf.shape[0] + buf.shape[0] // 2 + 2     # an escaped picture's bound
     pos = 0
     f = begin
@@ -213,7 +213,7 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
         qp, qpc, lam, lam2 = quant_i if idr else quant_p
         frame_num = (frame_index + f - begin) % (1 << LOG2_MAX_FRAME_NUM)
         code_picture(src, ref, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
-                     refidx, prev_mv, common, nz, i4m, weights, buf, st, stats,
+                     refidx, prev_mv, rows, common, nz, i4m, weights, buf, st, stats,
                      p.hint[p.hint_at[f]:p.hint_at[f + 1]])
         out[pos] = (3 << 5) | (NAL_IDR if idr else NAL_SLICE)
         n = _escape_into(buf[:st[0]], out[pos + 1:])

@@ -178,6 +178,7 @@ class H264Encoder:
         self._mv = np.zeros((mbh, mbw, 2), np.int32)
         self._prev_mv = np.zeros((mbh, mbw, 2), np.int32)
         self._refidx = np.zeros((mbh, mbw), np.int32)
+        self._rows = np.zeros((2, mbh), np.uint8)   # rows of the vectors that may be non-zero
         self._nz = (np.zeros((4 * mbh, 4 * mbw), np.int32), np.zeros((2 * mbh, 2 * mbw), np.int32),
                     np.zeros((2 * mbh, 2 * mbw), np.int32))
         self._i4m = np.full((4 * mbh, 4 * mbw), 2, np.int32)
@@ -261,8 +262,8 @@ class H264Encoder:
 
     def state(self) -> tuple:
         """The arguments of ``code_picture`` after the quantisers: the encoder's state."""
-        return (self.settings.intra4x4, self._mv, self._refidx, self._prev_mv, self._common,
-                self._nz, self._i4m, NO_WEIGHTS, self._buf, self._st, self.stats)
+        return (self.settings.intra4x4, self._mv, self._refidx, self._prev_mv, self._rows,
+                self._common, self._nz, self._i4m, NO_WEIGHTS, self._buf, self._st, self.stats)
 
     def reconstruction(self):
         """Copies of the decoder-side Y, U, V of the last picture (cropped)."""

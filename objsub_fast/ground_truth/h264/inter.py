@@ -182,13 +182,16 @@ def predict_chroma(refpic, y0, x0, mvx, mvy, pred, log_wd, weight, offset, weigh
 
 
 @kernel
-def common_vectors(mv, ref, out):  # pragma: no cover - compiled
+def common_vectors(mv, ref, out, used):  # pragma: no cover - compiled
     """Write into ``out`` (K, 2) the K commonest distinct non-zero vectors of the inter
     macroblocks (ties: smaller x, then y, first); returns how many there are (<= K). Motion
-    search candidates for the next picture, where a sliding object keeps its vector."""
+    search candidates for the next picture, where a sliding object keeps its vector.
+    ``used[mby]``: row mby may hold a non-zero vector (the others are skipped)."""
     found = np.zeros((64, 3), np.int64)    # x, y, count of up to 64 distinct vectors
     n = 0
     for mby in range(mv.shape[0]):
+        if not used[mby]:
+            continue
         for mbx in range(mv.shape[1]):
             x, y = mv[mby, mbx, 0], mv[mby, mbx, 1]
             if ref[mby, mbx] < 0 or (x == 0 and y == 0):

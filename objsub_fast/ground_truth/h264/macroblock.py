@@ -76,9 +76,12 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
 
 
 @noalloc_kernel
-def copy_coded(code, cy_, cu, cv, ry, ru, rv):  # pragma: no cover - compiled
-    """Copy the macroblocks marked in ``code`` from the reconstruction to the reference."""
+def copy_coded(code, cy_, cu, cv, ry, ru, rv, used):  # pragma: no cover - compiled
+    """Copy the macroblocks marked in ``code`` from the reconstruction to the reference
+    (``used[mby]``: row mby has one)."""
     for mby in range(code.shape[0]):
+        if not used[mby]:
+            continue
         for mbx in range(code.shape[1]):
             if code[mby, mbx]:
                 for r in range(16):
@@ -104,9 +107,38 @@ def _chroma_exact(su, sv, yc, xc, pred_u, pred_v):  # pragma: no cover - compile
 
 
 @noalloc_kernel(inline="always")
+def _uncoded_end(code, mby, mbx):  # pragma: no cover - compiled
+    """The end of the run of macroblocks not to code that starts at (mby, mbx) in its row."""
+    end = mbx + 1
+    while end < code.shape[1] and code[mby, end] == 0:
+        end += 1
+    return end
+
+
+@noalloc_kernel(inline="always")
+def _copy_block(plane, y0, x0, n, pred):  # pragma: no cover - compiled
+    """``pred[:n, :n]`` = the n x n block of ``plane`` at (y0, x0), which lies inside it."""
+    for r in range(n):
+        row = plane[y0 + r, x0:x0 + n]
+        out = pred[r]
+        for c in range(n):
+            out[c] = row[c]
+
+
+@noalloc_kernel(inline="always")
 def _predict_inter(ry, ru, rv, y0, x0, mvx, mvy, pred, pred_u, pred_v):  # pragma: no cover
     """The macroblock's luma and chroma predictions with this vector (reference index 0, no
-    weights)."""
+    weights). A vector of whole chroma samples (a multiple of 8 in quarter-pel units) that
+    stays inside the picture is a plain copy of both (the bilinear weights are 64, 0, 0, 0:
+    ``(64 v + 32) >> 6`` is v); any other goes through ``inter.predict_luma`` and
+    ``inter.predict_chroma``."""
+    dy, dx = mvy >> 2, mvx >> 2
+    if ((mvx | mvy) & 7) == 0 and y0 + dy >= 0 and x0 + dx >= 0 \
+            and y0 + dy + 16 <= ry.shape[0] and x0 + dx + 16 <= ry.shape[1]:
+        _copy_block(ry, y0 + dy, x0 + dx, 16, pred)
+        _copy_block(ru, y0 // 2 + (dy >> 1), x0 // 2 + (dx >> 1), 8, pred_u)
+        _copy_block(rv, y0 // 2 + (dy >> 1), x0 // 2 + (dx >> 1), 8, pred_v)
+        return
     predict_luma(ry, y0, x0, mvx, mvy, pred, 0, 1, 0, False)
     predict_chroma(ru, y0 // 2, x0 // 2, mvx, mvy, pred_u, 0, 1, 0, False)
     predict_chroma(rv, y0 // 2, x0 // 2, mvx, mvy, pred_v, 0, 1, 0, False)
@@ -184,7 +216,10 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 skip_run += mbw
                 stats[S_MB_SKIP] += mbw
                 continue
+        skip_until = 0
         for mbx in range(mbw):
+            if mbx < skip_until:
+                continue
             y0, x0 = 16 * mby, 16 * mbx
             yc, xc = 8 * mby, 8 * mbx
             # ---------------------------------------------------------- decide
@@ -193,14 +228,18 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             best_sad = 1
             ref_idx = 0
             if not is_idr and code[mby, mbx] == 0:
-                # unchanged: the previous picture as it is (P_Skip, or a zero vector coded)
+                # unchanged: the previous picture as it is (P_Skip, or a zero vector coded);
+                # either way it has reference 0 and the zero vector, so the unchanged ones
+                # right after it are P_Skip (skip_mv: the left neighbour's zero vector)
+                skip_until = _uncoded_end(code, mby, mbx)
                 sx_, sy_ = skip_mv(mv, ref, mby, mbx)
                 if sx_ == 0 and sy_ == 0:
-                    skip_run += 1
-                    stats[S_MB_SKIP] += 1
+                    skip_run += skip_until - mbx
+                    stats[S_MB_SKIP] += skip_until - mbx
                     continue
                 put_ue(buf, st, skip_run)
-                skip_run = 0
+                skip_run = skip_until - mbx - 1
+                stats[S_MB_SKIP] += skip_until - mbx - 1
                 _write_inter_header(buf, st, mv, ref, mby, mbx, 0, 0, 0, two_refs, 0)
                 stats[S_MB_P16X16] += 1
                 stats[S_MB_P16X16_ZERO_MV] += 1
@@ -303,16 +342,18 @@ def _copy_plane(src, dst):  # pragma: no cover - compiled
 
 
 @noalloc_kernel
-def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
+def clear_coded_counts(code, idr, nz, used):  # pragma: no cover - compiled
     """Zero the TotalCoeff counts (``nz``: Y, U, V) of the macroblocks this picture coded (all
-    of them for an IDR picture), so that the next picture starts from zeros everywhere without
-    clearing whole planes."""
+    of them for an IDR picture; ``used[mby]``: row mby has one), so that the next picture
+    starts from zeros everywhere without clearing whole planes."""
     if idr:
         for plane in nz:
             plane[:, :] = 0
         return
     nzy, nzu, nzv = nz
     for mby in range(code.shape[0]):
+        if not used[mby]:
+            continue
         for mbx in range(code.shape[1]):
             if code[mby, mbx]:
                 for k in range(16):
@@ -322,20 +363,62 @@ def clear_coded_counts(code, idr, nz):  # pragma: no cover - compiled
                     nzv[2 * mby + (k >> 1), 2 * mbx + (k & 1)] = 0
 
 
+@noalloc_kernel
+def _vector_rows(mv, ref, prev_mv, rows, idr):  # pragma: no cover - compiled
+    """Start a picture's vectors: ``prev_mv`` becomes the previous picture's ``mv``,
+    touching only the rows that may hold something else; then :func:`_reset_rows` zeroes
+    ``mv`` and sets ``ref`` to -1 (IDR) or 0. ``rows[0, r]``: row r of ``mv``/``ref`` may
+    differ from zero (the last picture coded a macroblock in it); ``rows[1, r]``: row r of
+    ``prev_mv`` may (on return: the previous picture's ``rows[0]``). Only coded macroblocks
+    get a vector or an intra ``ref`` (an uncoded one is P_Skip or a zero vector with
+    reference 0), so every other row already holds zeros. An IDR picture copies them all."""
+    for r in range(mv.shape[0]):
+        if idr or rows[0, r] or rows[1, r]:
+            row_mv, row_prev = mv[r], prev_mv[r]
+            for c in range(row_mv.shape[0]):
+                row_prev[c, 0], row_prev[c, 1] = row_mv[c, 0], row_mv[c, 1]
+        rows[1, r] = rows[0, r]
+
+
+@noalloc_kernel
+def _reset_rows(mv, ref, used, idr):  # pragma: no cover - compiled
+    """Zero ``mv`` and set ``ref`` to -1 (IDR) or 0 in the rows ``used`` flags (the previous
+    picture's coded rows, the only ones that may hold something else; all of them in an IDR
+    picture)."""
+    for r in range(mv.shape[0]):
+        if idr or used[r]:
+            for c in range(mv.shape[1]):
+                mv[r, c, 0], mv[r, c, 1] = 0, 0
+                ref[r, c] = -1 if idr else 0
+
+
+@noalloc_kernel
+def _mark_coded_rows(code, rows, idr):  # pragma: no cover - compiled
+    """``rows[0, r]``: whether this picture codes a macroblock in row r (all rows of an IDR)."""
+    for r in range(code.shape[0]):
+        used = idr
+        for c in range(code.shape[1]):
+            if code[r, c]:
+                used = True
+                break
+        rows[0, r] = used
+
+
 @kernel
 def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
-                 ref, prev_mv, common, nz, i4m, weights, buf, st, stats, hints):
+                 ref, prev_mv, rows, common, nz, i4m, weights, buf, st, stats, hints):
     """One whole picture in one call: the slice header, slice_data() (:func:`encode_picture`)
     and the trailing bits into ``buf`` (from its start), then the reconstruction copied into
     the reference where it changed. ``src``, ``ref_planes``, ``cur``, ``nz``: (Y, U, V)
-    tuples; ``common``: (K, 2) room for the motion search's common vectors. ``nz`` is zero on
+    tuples; ``rows``: (2, mb rows) uint8, which rows of the vectors may be non-zero
+    (:func:`_vector_rows`; zero in a new encoder, whose first picture is an IDR picture);
+    ``common``: (K, 2) room for the motion search's common vectors. ``nz`` is zero on
     entry (a new encoder's, or as the previous call left it); ``i4m`` matters in IDR pictures
     only (Intra 4x4 is not used in P pictures)."""
-    rows, row = mv.shape[0], mv.shape[1] * mv.shape[2]
-    _copy_plane(mv.reshape(rows, row), prev_mv.reshape(rows, row))
-    n_common = common_vectors(mv, ref, common)
-    mv[:, :, :] = 0
-    ref[:, :] = -1 if idr else 0
+    _vector_rows(mv, ref, prev_mv, rows, idr)
+    n_common = common_vectors(mv, ref, common, rows[1])
+    _reset_rows(mv, ref, rows[1], idr)
+    _mark_coded_rows(code, rows, idr)
     if idr:
         i4m[:, :] = 2
     st[:] = 0
@@ -344,9 +427,10 @@ def code_picture(src, ref_planes, cur, code, idr, frame_num, qp, qpc, lam, lam2,
                    cur[1], cur[2], code, idr, qp, qpc, lam, lam2, use_i4, mv, ref, prev_mv,
                    common[:n_common], nz[0], nz[1], nz[2], i4m, weights, buf, st, stats, hints)
     trailing_bits(buf, st)
-    clear_coded_counts(code, idr, nz)
+    clear_coded_counts(code, idr, nz, rows[0])
     if idr:
         for k in range(3):
             _copy_plane(cur[k], ref_planes[k])
     else:
-        copy_coded(code, cur[0], cur[1], cur[2], ref_planes[0], ref_planes[1], ref_planes[2])
+        copy_coded(code, cur[0], cur[1], cur[2], ref_planes[0], ref_planes[1], ref_planes[2],
+                   rows[0])
