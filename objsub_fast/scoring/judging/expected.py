@@ -19,15 +19,18 @@ black outline and a red fill).
 from __future__ import annotations
 
 import numpy as np
+from scipy.ndimage import gaussian_filter
 
 from ...runtime._numba import kernel
-from .softness import BLUR_SIGMA_PX, expected_luma
 
 __all__ = ["ExpectedVideo", "tolerance_bounds", "rgb_levels", "warp_reference", "to_lab",
-           "luma_chroma", "quantised", "LUMA_CHROMA", "STILL_PX"]
+           "luma_chroma", "quantised", "expected_luma", "LUMA_CHROMA", "STILL_PX",
+           "BLUR_SIGMA_PX"]
 
 #: A camera that moves no canvas pixel farther than this is still (a tolerance of 1 px).
 STILL_PX = 0.25
+#: The blur (canvas px at 256, scaled with the canvas) an object's picture is compared with.
+BLUR_SIGMA_PX = 2.0
 
 
 @kernel(nogil=True)
@@ -94,6 +97,18 @@ def _lab_of(r, g, b, linear, cube, xyz):
     fy = _cube(xyz[1, 0] * lr + xyz[1, 1] * lg + xyz[1, 2] * lb, cube)
     fz = _cube(xyz[2, 0] * lr + xyz[2, 1] * lg + xyz[2, 2] * lb, cube)
     return 116.0 * fy - 16.0, 500.0 * (fx - fy), 200.0 * (fy - fz)
+
+
+@kernel(nogil=True)
+def _tone_table(gain, offset):
+    """(3, 256): each channel's levels ``v`` brought back through the tone ``(v - offset[c]) /
+    gain[c]``, within 0-255 (an expected range holds levels, and a tone line that lifts white
+    above 255 is no change): one table per frame instead of a division per pixel."""
+    back = np.empty((3, 256))
+    for c in range(3):
+        for v in range(256):
+            back[c, v] = min(max((v - offset[c]) / gain[c], 0.0), 255.0)
+    return back
 
 
 @kernel(nogil=True)
@@ -205,6 +220,23 @@ def rgb_levels(lo, hi) -> np.ndarray:
     return np.ascontiguousarray(np.concatenate([lo[..., 3:6], hi[..., 3:6]], axis=-1))
 
 
+def expected_luma(warped: np.ndarray, unit: float) -> tuple[np.ndarray, np.ndarray]:
+    """(sharp, soft): the luma (H, W) float32 of the expected picture ``warped`` (H, W, 3)
+    and of it blurred by :data:`BLUR_SIGMA_PX` times ``unit`` (canvas px per px at 256).
+
+    Examples
+    --------
+    >>> img = np.zeros((9, 9, 3), np.float32); img[4, 4] = 255
+    >>> sharp, soft = expected_luma(img, 1.0)
+    >>> float(sharp[4, 4]), bool(0 < soft[4, 4] < 30 and soft[4, 6] > 0)
+    (255.0, True)
+    """
+    sharp = np.ascontiguousarray(np.asarray(warped, np.float32)
+                                 @ LUMA_CHROMA[0].astype(np.float32))
+    soft = gaussian_filter(sharp, BLUR_SIGMA_PX * unit, mode="nearest")
+    return sharp, soft
+
+
 def luma_chroma(rgb: np.ndarray) -> np.ndarray:
     """(..., 3) float32: the BT.601 luma Y' and chroma Cb, Cr (full range, in levels: Cb, Cr
     centred on 0) of R, G, B levels ``rgb`` (..., 3), the matrix of the project's videos and of
@@ -282,7 +314,7 @@ class ExpectedVideo:
 
     def luma(self, cam, unit: float):
         """(sharp, soft): the luma of the frame camera ``cam`` shows and of it blurred
-        (``softness.expected_luma``; ``unit``: canvas px per px at 256)."""
+        (:func:`expected_luma`; ``unit``: canvas px per px at 256)."""
         self.bounds(cam)
         if self._luma is None:
             self._luma = expected_luma(self._warped, unit)

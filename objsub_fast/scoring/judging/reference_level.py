@@ -12,7 +12,7 @@ import numpy as np
 
 from ...runtime._numba import kernel
 
-__all__ = ["reference_level", "HeldSeries"]
+__all__ = ["HeldSeries", "ObjectRuns"]
 
 
 @kernel(nogil=True)
@@ -33,30 +33,11 @@ def _others_median(now, out):
         out[j] = part[n // 2] if n % 2 else (part[n // 2 - 1] + part[n // 2]) / 2
 
 
-def reference_level(series, baseline_frames: int) -> np.ndarray:
-    """(K,) per kept object the level its latest value of ``series`` (a list of (K,) per
-    judged frame, NaN: not measured) is held against: the larger of the other objects' median
-    in that frame and its own least over ``baseline_frames`` from frame 1 (inf in frame 0).
-
-    Examples
-    --------
-    >>> series = [np.array([0.1, 0.2, 0.3])] * 3 + [np.array([0.1, 0.2, 2.0])]
-    >>> reference_level(series, 4).round(2).tolist()
-    [1.1, 1.05, 0.3]
-    """
-    now = series[-1]
-    if len(series) < 2:
-        return np.full(len(now), np.inf)
-    with np.errstate(all="ignore"):
-        own = np.nanmin(np.array(series[1:1 + baseline_frames]), axis=0)
-    median = np.empty(len(now))
-    _others_median(np.asarray(now, np.float64), median)
-    return np.maximum(np.nan_to_num(own, nan=0.0), median)
-
-
 class HeldSeries:
-    """One measure per kept object over the judged frames, each frame's values held against
-    :func:`reference_level` (its own baseline kept once its frames are in).
+    """One measure per kept object over the judged frames, each frame's values held against a
+    level: the larger of the other objects' median in that frame and the object's own least
+    over ``baseline_frames`` judged frames from frame 1 (a change that starts in them must not
+    raise its own level; inf in frame 0). The baseline is kept once its frames are in.
 
     Examples
     --------
@@ -77,13 +58,48 @@ class HeldSeries:
         self.values.append(now)
 
     def level(self) -> np.ndarray:
-        """(K,) the level the latest values are held against (:func:`reference_level`)."""
-        if self._own is None and len(self.values) > 1 + self.baseline_frames:
-            with np.errstate(all="ignore"):
-                own = np.nanmin(np.array(self.values[1:1 + self.baseline_frames]), axis=0)
-            self._own = np.nan_to_num(own, nan=0.0)
-        if self._own is None:
-            return reference_level(self.values, self.baseline_frames)
-        median = np.empty(len(self.values[-1]))
-        _others_median(np.asarray(self.values[-1], np.float64), median)
-        return np.maximum(self._own, median)
+        """(K,) the level the latest values are held against."""
+        now = self.values[-1]
+        if len(self.values) < 2:
+            return np.full(len(now), np.inf)
+        median = np.empty(len(now))
+        _others_median(np.asarray(now, np.float64), median)
+        return np.maximum(self._baseline(), median)
+
+    def _baseline(self) -> np.ndarray:
+        """(K,) each object's least over the baseline frames so far (NaN as 0)."""
+        if self._own is not None:
+            return self._own
+        with np.errstate(all="ignore"):
+            own = np.nanmin(np.array(self.values[1:1 + self.baseline_frames]), axis=0)
+        own = np.nan_to_num(own, nan=0.0)
+        if len(self.values) > 1 + self.baseline_frames:
+            self._own = own
+        return own
+
+
+class ObjectRuns:
+    """Per kept object, how many judged frames in a row a test has held, and the judged frame
+    its run started in when it first lasted ``need`` frames (-1: not yet).
+
+    Examples
+    --------
+    >>> runs = ObjectRuns(2)
+    >>> [runs.update(np.array(over), t, need=2).tolist()
+    ...  for t, over in enumerate([[True, False], [True, True], [True, True]])]
+    [[], [0], [1]]
+    >>> runs.since.tolist()
+    [0, 1]
+    """
+
+    def __init__(self, count: int):
+        self.run = np.zeros(count, int)
+        self.since = np.full(count, -1)
+
+    def update(self, over: np.ndarray, t: int, need: int) -> np.ndarray:
+        """Judged frame ``t``: ``over`` (K,) where the test holds. Returns the objects whose
+        run reached ``need`` frames for the first time in this one."""
+        self.run = np.where(over, self.run + 1, 0)
+        fresh = np.flatnonzero((self.run >= need) & (self.since < 0))
+        self.since[fresh] = t - need + 1
+        return fresh

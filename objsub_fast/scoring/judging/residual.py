@@ -34,10 +34,10 @@ from skimage.measure import label, regionprops
 
 from ...runtime._numba import kernel
 from ..tracking.camera import apply_camera
-from .expected import (_XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, rgb_levels,
-                       to_lab)
+from .expected import (_XYZ, CUBE, LINEAR, LUMA_CHROMA, ExpectedVideo, _lab_of, _tone_table,
+                       rgb_levels, to_lab)
 from .judged_frames import JudgedFrames
-from .reference_level import HeldSeries
+from .reference_level import HeldSeries, ObjectRuns
 from .softness import SoftnessTest
 from .thresholds import THRESHOLDS
 
@@ -67,8 +67,7 @@ INK_LIGHTNESS = 15.0
 def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, luma_chroma, excess,
               rows, out, lightness):
     """``out`` (H, W): the distance (CIELAB units) of ``frame`` (uint8), brought back through
-    the tone (``(v - offset) / gain`` per RGB channel, within 0-255: the expected range holds
-    levels, and a tone line that lifts white above 255 is no change), outside its expected range
+    the tone (``expected._tone_table``), outside its expected range
     ``lo`` .. ``hi`` (widened by ``slack``), averaged over the 3x3 pixels around;
     ``lightness``: that average's signed lightness excess (+: lighter). A pixel within its
     R, G, B ranges, or within its luma's and chroma's (:func:`_within_luma_chroma`), is as
@@ -77,10 +76,7 @@ def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, lum
     ranges (channels 3-5 of ``lo`` then of ``hi``) side by side, the one part of the ranges
     every pixel reads (``expected.rgb_levels``). ``excess`` is written only in the rows marked."""
     h, w = frame.shape[:2]
-    back = np.empty((3, 256))           # each channel's levels brought back through the tone
-    for c in range(3):
-        for v in range(256):
-            back[c, v] = min(max((v - offset[c]) / gain[c], 0.0), 255.0)
+    back = _tone_table(gain, offset)
     for y in range(h):
         row_differs = False
         for x in range(w):
@@ -308,8 +304,7 @@ class ResidualReader:
         # px of their outline
         self.noise, self.means = HeldSeries(_ST["baseline_frames"]), HeldSeries(
             _ST["baseline_frames"])
-        self.diffuse_run = np.zeros(len(self.kept), int)
-        self.diffuse_from = np.full(len(self.kept), -1)
+        self.diffuse = ObjectRuns(len(self.kept))
         self.diffuse_regions = []
         self.softness = SoftnessTest(len(self.kept), m.unit)
         self.judged = JudgedFrames()
@@ -375,9 +370,9 @@ class ResidualReader:
         first and now, where it differs from the scene's) and, where ``poses[j]`` = (s, tx,
         ty) is not ``cam`` itself (where the object is seen, when that moves its outline by
         more than :data:`FOLLOW_PX`), also as that camera shows it: ``res`` and
-        ``lightness`` take the smaller residual of the two cameras at each pixel. Its place and fill colour are the
-        displacement's and the colour test's to judge (each with its threshold); the residual
-        judges the rest."""
+        ``lightness`` take the smaller residual of the two cameras at each pixel. Its place
+        and fill colour are the displacement's and the colour test's to judge (each with its
+        threshold); the residual judges the rest."""
         h, w = self.shape
         if own_tones is None:
             own_tones, apart = [tone] * len(zones), np.zeros(len(zones))
@@ -460,13 +455,11 @@ class ResidualReader:
         now = np.nan_to_num(self.means.values[-1], nan=0.0)
         level = np.maximum(self.means.level(), bg)
         over = (now > _ST["diffuse_floor"]) & (now > _ST["diffuse_factor"] * level)
-        self.diffuse_run = np.where(over, self.diffuse_run + 1, 0)
-        for j in np.flatnonzero((self.diffuse_run >= need) & (self.diffuse_from < 0)):
-            self.diffuse_from[j] = t - need + 1
+        for j in self.diffuse.update(over, t, need):
             y0, y1, x0, x1 = zones[j]
             hit = judged[y0:y1, x0:x1] & (res[y0:y1, x0:x1] > _ST["slack_delta_e"])
             ink = (lo[y0:y1, x0:x1, 0] + hi[y0:y1, x0:x1, 0]) * 0.5 < self._ink_below
-            self._object_change(j, zones[j], self.diffuse_from[j], hit.sum(),
+            self._object_change(j, zones[j], self.diffuse.since[j], hit.sum(),
                                 _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0))
 
     def _soften(self, t, need, frame, cam, tone, poses, own_tones, zones, judged) -> None:
@@ -475,7 +468,7 @@ class ResidualReader:
         tones = own_tones if own_tones is not None else [tone] * len(zones)
         for j, area in self.softness.update(t, need, frame, zones, judged, self.expected, cam,
                                             poses, tones):
-            self._object_change(j, zones[j], self.softness.since[j], area, "blurred")
+            self._object_change(j, zones[j], self.softness.runs.since[j], area, "blurred")
 
     def _object_change(self, j, zone, start, area, words) -> None:
         """Kept object ``j`` changed over its ``zone`` from judged frame ``start`` (``area``

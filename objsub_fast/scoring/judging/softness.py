@@ -4,64 +4,41 @@ than the expected picture itself.
 A blur of one object (or a smear, or a wash that takes its outline) moves no pixel far from
 its neighbours' range, so the residual, which tolerates a pixel's shift, sees little of it; and
 at a very low bitrate the codec cleans the halo a blur leaves around it. But the object's luma
-is then nearer its expected luma blurred (a Gaussian of :data:`BLUR_SIGMA_PX`) than its
+is then nearer its expected luma blurred (``expected.expected_luma``) than its
 expected luma: on an unchanged object the distance to the sharp picture is a fraction of that
 to the blurred one (0-0.35, the codec's error), on an object blurred by sigma 3 px it is 1.1-3.5
 times it, whatever the bitrate. Each object's ratio is held against the other kept objects'
-in the same frame and its own before anything happened (``reference_level``): a blur of
+in the same frame and its own before anything happened (``reference_level.HeldSeries``): a blur of
 the whole picture, or a camera's resampling, softens every object together and passes.
 """
 from __future__ import annotations
 
 import numpy as np
-from scipy.ndimage import gaussian_filter
 
 from ...runtime._numba import kernel
-from .reference_level import HeldSeries
+from .expected import _tone_table
+from .reference_level import HeldSeries, ObjectRuns
 from .thresholds import THRESHOLDS
 
-__all__ = ["SoftnessTest", "expected_luma", "BLUR_SIGMA_PX"]
+__all__ = ["SoftnessTest"]
 
 _ST = THRESHOLDS["residual"]
-#: The blur (canvas px at 256, scaled with the canvas) an object's picture is compared with.
-BLUR_SIGMA_PX = 2.0
-#: The weights of R, G, B in BT.601 luma.
-_LUMA = np.array([0.299, 0.587, 0.114], np.float32)
-
-
 @kernel(nogil=True)
 def _distances(frame, gain, offset, sharp, soft, judged, out):
     """``out`` (3,): over the ``judged`` pixels, the summed distance of ``frame``'s luma
-    (brought back through the tone ``(v - offset) / gain`` per channel, within 0-255) from
-    ``sharp`` and from ``soft``, and the number of pixels."""
+    (uint8, brought back through the tone: ``expected._tone_table``) from ``sharp`` and from
+    ``soft``, and the number of pixels."""
+    back = _tone_table(gain, offset)
     out[0] = out[1] = out[2] = 0.0
     for y in range(frame.shape[0]):
         for x in range(frame.shape[1]):
             if not judged[y, x]:
                 continue
-            r = min(max((frame[y, x, 0] - offset[0]) / gain[0], 0.0), 255.0)
-            g = min(max((frame[y, x, 1] - offset[1]) / gain[1], 0.0), 255.0)
-            b = min(max((frame[y, x, 2] - offset[2]) / gain[2], 0.0), 255.0)
-            luma = 0.299 * r + 0.587 * g + 0.114 * b
+            luma = (0.299 * back[0, frame[y, x, 0]] + 0.587 * back[1, frame[y, x, 1]]
+                    + 0.114 * back[2, frame[y, x, 2]])
             out[0] += abs(luma - sharp[y, x])
             out[1] += abs(luma - soft[y, x])
             out[2] += 1.0
-
-
-def expected_luma(warped: np.ndarray, unit: float) -> tuple[np.ndarray, np.ndarray]:
-    """(sharp, soft): the luma (H, W) float32 of the expected picture ``warped`` (H, W, 3)
-    and of it blurred by :data:`BLUR_SIGMA_PX` times ``unit`` (canvas px per px at 256).
-
-    Examples
-    --------
-    >>> img = np.zeros((9, 9, 3), np.float32); img[4, 4] = 255
-    >>> sharp, soft = expected_luma(img, 1.0)
-    >>> float(sharp[4, 4]), bool(0 < soft[4, 4] < 30 and soft[4, 6] > 0)
-    (255.0, True)
-    """
-    sharp = np.ascontiguousarray(np.asarray(warped, np.float32) @ _LUMA)
-    soft = gaussian_filter(sharp, BLUR_SIGMA_PX * unit, mode="nearest")
-    return sharp, soft
 
 
 class SoftnessTest:
@@ -78,8 +55,7 @@ class SoftnessTest:
     def __init__(self, count: int, unit: float):
         self.unit = unit
         self.ratios = HeldSeries(_ST["baseline_frames"])     # (K,) per judged frame
-        self.run = np.zeros(count, int)
-        self.since = np.full(count, -1)          # the judged frame a soft run started in
+        self.runs = ObjectRuns(count)
 
     def update(self, t: int, need: int, frame, zones, judged, expected, cam, cams,
                tones) -> list:
@@ -107,8 +83,5 @@ class SoftnessTest:
         self.ratios.append(ratio)
         level = self.ratios.level()
         over = (ratio > _ST["soft_ratio"]) & (ratio > _ST["soft_factor"] * level)
-        self.run = np.where(over, self.run + 1, 0)
-        fresh = np.flatnonzero((self.run >= need) & (self.since < 0))
-        self.since[fresh] = t - need + 1
         return [(j, int(judged[zones[j][0]:zones[j][1], zones[j][2]:zones[j][3]].sum()))
-                for j in fresh]
+                for j in self.runs.update(over, t, need)]
