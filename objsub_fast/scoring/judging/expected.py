@@ -141,34 +141,74 @@ LUMA_CHROMA = np.array([[0.299, 0.587, 0.114],
                         [0.701 / 1.402, -0.587 / 1.402, -0.114 / 1.402]])
 
 
+@kernel(nogil=True, inline="always")
+def _row_spread(row, radius, small, big, n, lo, hi):
+    """``lo`` / ``hi`` (W*C,): the least / greatest of each channel of the pixel row ``row``
+    (W*C,: the channels of a pixel side by side) over ``radius[c]`` px each way (clipped at
+    the ends); ``small`` / ``big``: the least / greatest radius. A shift every channel takes
+    is one pass along the whole row (a pixel's neighbour is ``n`` items away)."""
+    m = row.shape[0]
+    w = m // n
+    for i in range(m):
+        lo[i] = row[i]
+        hi[i] = row[i]
+    for d in range(1, min(big, w - 1) + 1):
+        k = d * n
+        if d <= small:
+            for i in range(k, m):
+                lo[i] = min(lo[i], row[i - k])
+                hi[i] = max(hi[i], row[i - k])
+            for i in range(m - k):
+                lo[i] = min(lo[i], row[i + k])
+                hi[i] = max(hi[i], row[i + k])
+            continue
+        for c in range(n):
+            if radius[c] < d:
+                continue
+            for i in range(k + c, m, n):
+                lo[i] = min(lo[i], row[i - k])
+                hi[i] = max(hi[i], row[i - k])
+            for i in range(c, m - k, n):
+                lo[i] = min(lo[i], row[i + k])
+                hi[i] = max(hi[i], row[i + k])
+
+
 @kernel(nogil=True)
-def _spread(img, radius, lo, hi, scratch_lo, scratch_hi):
+def _spread(img, radius, lo, hi, ring_lo, ring_hi):
     """``lo`` / ``hi`` (H, W, C): the least / greatest of each channel of ``img`` (H, W, C)
-    over the square of ``radius[c]`` px each way (clipped at the border), rows then columns;
-    ``scratch_*`` (H, W, C). The channels of a pixel lie side by side, so each is read
-    along with the others."""
+    over the square of ``radius[c]`` px each way (clipped at the border), rows then columns.
+    ``ring_*`` (2 * max(radius) + 1, W * C): the rows' spreads, each row's kept only while
+    the rows within reach of it are written (so they stay in the cache)."""
     h, w, n = img.shape
+    small, big = radius.min(), radius.max()
+    m = w * n
+    size = 2 * big + 1
+    rows, out_lo, out_hi = img.reshape((h, m)), lo.reshape((h, m)), hi.reshape((h, m))
+    done = 0
     for y in range(h):
-        for x in range(w):
-            for c in range(n):
-                a = img[y, x, c]
-                b = a
-                for xx in range(max(x - radius[c], 0), min(x + radius[c] + 1, w)):
-                    v = img[y, xx, c]
-                    a = min(a, v)
-                    b = max(b, v)
-                scratch_lo[y, x, c] = a
-                scratch_hi[y, x, c] = b
-    for y in range(h):
-        for x in range(w):
-            for c in range(n):
-                a = scratch_lo[y, x, c]
-                b = scratch_hi[y, x, c]
-                for yy in range(max(y - radius[c], 0), min(y + radius[c] + 1, h)):
-                    a = min(a, scratch_lo[yy, x, c])
-                    b = max(b, scratch_hi[yy, x, c])
-                lo[y, x, c] = a
-                hi[y, x, c] = b
+        while done <= min(y + big, h - 1):
+            _row_spread(rows[done], radius, small, big, n, ring_lo[done % size],
+                        ring_hi[done % size])
+            done += 1
+        a, b = out_lo[y], out_hi[y]
+        a[:] = ring_lo[y % size]
+        b[:] = ring_hi[y % size]
+        for d in range(1, big + 1):
+            for yy in (y - d, y + d):
+                if yy < 0 or yy >= h:
+                    continue
+                near_lo, near_hi = ring_lo[yy % size], ring_hi[yy % size]
+                if d <= small:
+                    for i in range(m):
+                        a[i] = min(a[i], near_lo[i])
+                        b[i] = max(b[i], near_hi[i])
+                    continue
+                for c in range(n):
+                    if radius[c] < d:
+                        continue
+                    for i in range(c, m, n):
+                        a[i] = min(a[i], near_lo[i])
+                        b[i] = max(b[i], near_hi[i])
 
 
 def warp_reference(ref: np.ndarray, cam, center, rect, window=None):
@@ -210,14 +250,27 @@ def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.n
     every = np.concatenate([to_lab(img), rgb, luma_chroma(rgb)], axis=2)
     lo, hi = np.empty_like(every), np.empty_like(every)
     radii = np.array([int(radius)] * 7 + [int(radius) + 1] * 2, np.int64)
-    _spread(every, radii, lo, hi, np.empty_like(every), np.empty_like(every))
+    ring = (2 * int(radii.max()) + 1, every.shape[1] * every.shape[2])
+    _spread(every, radii, lo, hi, np.empty(ring, np.float32), np.empty(ring, np.float32))
     return lo, hi
 
 
 def rgb_levels(lo, hi) -> np.ndarray:
-    """(H, W, 6) float32: the R, G, B ranges of ``lo`` .. ``hi`` (channels 3-5 of each) side by
-    side, the part of the expected ranges ``residual.residual`` reads at every pixel."""
-    return np.ascontiguousarray(np.concatenate([lo[..., 3:6], hi[..., 3:6]], axis=-1))
+    """(H, W, 6): the R, G, B ranges of ``lo`` .. ``hi`` (channels 3-5 of each) side by side,
+    the part of the expected ranges ``residual.residual`` reads at every pixel; uint8 where
+    every range ends on a whole level (the expected frame of a camera that did not move is
+    frame 0 itself), the same numbers in a quarter of the memory, else float32.
+
+    Examples
+    --------
+    >>> lo, hi = tolerance_bounds(np.full((2, 2, 3), 7, np.float32))
+    >>> rgb_levels(lo, hi).dtype.name, rgb_levels(lo + 0.5, hi).dtype.name
+    ('uint8', 'float32')
+    """
+    levels = np.ascontiguousarray(np.concatenate([lo[..., 3:6], hi[..., 3:6]], axis=-1))
+    with np.errstate(invalid="ignore"):
+        whole = levels.astype(np.uint8)
+    return whole if np.array_equal(whole, levels) else levels
 
 
 def expected_luma(warped: np.ndarray, unit: float) -> tuple[np.ndarray, np.ndarray]:
@@ -292,11 +345,15 @@ class ExpectedVideo:
         self.reference = np.ascontiguousarray(reference)
         self.center = center
         self.rect = tuple(float(v) for v in rect)
-        self._cam = None
+        self._cam = self._asked = None
         self._cached = self._warped = self._luma = self._levels = None
 
     def bounds(self, cam):
         """(lo, hi, valid) of the frame camera ``cam`` shows (see :func:`tolerance_bounds`)."""
+        asked = tuple(float(v) for v in cam)
+        if asked == self._asked:        # the camera of the frame before (most frames)
+            return self._cached
+        self._asked = asked
         cam = quantised(cam)
         if cam != self._cam:
             warped, valid = warp_reference(self.reference, cam, self.center, self.rect)

@@ -63,6 +63,32 @@ JOIN_PX = 2
 INK_LIGHTNESS = 15.0
 
 
+@kernel(nogil=True)
+def _byte_bounds(back, low, high):
+    """For a tone table ``back`` (3, 256) rising in every channel: ``low[c, L]`` the least
+    byte ``v`` with ``back[c, v] >= L - RGB_SLACK`` (256: none) and ``high[c, L]`` the greatest
+    with ``back[c, v] <= L + RGB_SLACK`` (-1: none), for every whole level ``L``: a byte lies
+    within ``RGB_SLACK`` of the range ``L0`` .. ``L1`` brought back through the tone exactly
+    when ``low[c, L0] <= v <= high[c, L1]``. Returns False (tables not written) where a
+    channel's table falls somewhere."""
+    for c in range(3):
+        for v in range(1, 256):
+            if back[c, v] < back[c, v - 1]:
+                return False
+    for c in range(3):
+        v = 0
+        for level in range(256):
+            while v < 256 and back[c, v] < level - RGB_SLACK:
+                v += 1
+            low[c, level] = v
+        v = 255
+        for level in range(255, -1, -1):
+            while v >= 0 and back[c, v] > level + RGB_SLACK:
+                v -= 1
+            high[c, level] = v
+    return True
+
+
 @kernel(nogil=True, error_model="numpy")
 def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, luma_chroma, excess,
               rows, out, lightness):
@@ -72,18 +98,38 @@ def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, lum
     ``lightness``: that average's signed lightness excess (+: lighter). A pixel within its
     R, G, B ranges, or within its luma's and chroma's (:func:`_within_luma_chroma`), is as
     expected; ``rows`` (H,) marks the rows with a pixel that is not, and the average is taken
-    only near them (most of a frame is as expected). ``levels`` (H, W, 6): the R, G, B
+    only near them, between their first and last such pixel (most of a frame is as
+    expected). ``levels`` (H, W, 6): the R, G, B
     ranges (channels 3-5 of ``lo`` then of ``hi``) side by side, the one part of the ranges
-    every pixel reads (``expected.rgb_levels``). ``excess`` is written only in the rows marked."""
+    every pixel reads (``expected.rgb_levels``); where they are whole levels (uint8) and the
+    tone rises, a pixel's bytes are held against its levels' byte bounds (:func:`_byte_bounds`),
+    the same test without the tone's table. ``excess`` is written only in the rows marked."""
     h, w = frame.shape[:2]
     back = _tone_table(gain, offset)
+    byte_lo = np.empty((3, 256), np.int32)
+    byte_hi = np.empty((3, 256), np.int32)
+    whole = levels.itemsize == 1 and _byte_bounds(back, byte_lo, byte_hi)     # uint8 levels
+    first_x = np.empty(h, np.int64)     # the first and last column of a row's excess
+    last_x = np.empty(h, np.int64)
     for y in range(h):
         row_differs = False
         for x in range(w):
+            if whole:
+                if (byte_lo[0, np.int64(levels[y, x, 0])] <= frame[y, x, 0]
+                        <= byte_hi[0, np.int64(levels[y, x, 3])]
+                        and byte_lo[1, np.int64(levels[y, x, 1])] <= frame[y, x, 1]
+                        <= byte_hi[1, np.int64(levels[y, x, 4])]
+                        and byte_lo[2, np.int64(levels[y, x, 2])] <= frame[y, x, 2]
+                        <= byte_hi[2, np.int64(levels[y, x, 5])]):
+                    if row_differs:             # within its neighbours' levels: a blend
+                        excess[y, x, 0] = 0.0
+                        excess[y, x, 1] = 0.0
+                        excess[y, x, 2] = 0.0
+                    continue
             r = back[0, frame[y, x, 0]]
             g = back[1, frame[y, x, 1]]
             b = back[2, frame[y, x, 2]]
-            if (levels[y, x, 0] - RGB_SLACK <= r <= levels[y, x, 3] + RGB_SLACK
+            if (not whole and levels[y, x, 0] - RGB_SLACK <= r <= levels[y, x, 3] + RGB_SLACK
                     and levels[y, x, 1] - RGB_SLACK <= g <= levels[y, x, 4] + RGB_SLACK
                     and levels[y, x, 2] - RGB_SLACK <= b <= levels[y, x, 5] + RGB_SLACK):
                 if row_differs:                 # within its neighbours' levels: a blend
@@ -107,20 +153,27 @@ def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, lum
                     excess[y, :x] = 0.0
                     for cc in range(c):
                         excess[y, x, cc] = 0.0
+                    first_x[y] = x
+                if e != 0.0:
+                    last_x[y] = x
                 if row_differs:
                     excess[y, x, c] = e
         rows[y] = row_differs
     for y in range(h):
         ya, yb = max(y - 1, 0), min(y + 2, h)
-        near = False
+        # the columns whose 3x3 pixels hold an excess: beyond them, 0
+        x0, x1 = w, -1
         for yy in range(ya, yb):
-            near = near or rows[yy]
-        if not near:
-            for x in range(w):
+            if rows[yy]:
+                x0, x1 = min(x0, first_x[yy] - 1), max(x1, last_x[yy] + 1)
+        x0, x1 = max(x0, 0), min(x1, w - 1)
+        if x0 > x1:
+            x0 = x1 = w
+        for x in range(w):
+            if x < x0 or x > x1:
                 out[y, x] = 0.0
                 lightness[y, x] = 0.0
-            continue
-        for x in range(w):
+        for x in range(x0, min(x1 + 1, w)):
             xa, xb = max(x - 1, 0), min(x + 2, w)
             e0 = e1 = e2 = 0.0
             for yy in range(ya, yb):
@@ -148,43 +201,49 @@ def _within_luma_chroma(r, g, b, lo, hi, m):
 
 
 @kernel(nogil=True)
-def _persist(res, thr, lightness, lo, hi, ink_below, t, need, run_start, first, lighter,
-             inside):
-    """Per pixel: the run of frames ``res`` has been above ``thr``; where a run reaches
+def _persist(res, judged, zones, levels, background, lightness, lo, hi, ink_below, t, need,
+             run_start, first, lighter, inside, active):
+    """Per pixel: the run of frames ``res`` has been above its threshold; where a run reaches
     ``need`` frames for the first time, ``first`` takes the run's start and ``lighter`` /
     ``inside`` what the pixel showed then (inside: the expected lightness, the middle of
-    ``lo`` .. ``hi``, below ``ink_below``: the object's ink, not background)."""
+    ``lo`` .. ``hi``, below ``ink_below``: the object's ink, not background).
+
+    A pixel's threshold is ``background``, raised to ``levels[j]`` over zone ``zones[j]`` =
+    (y0, y1, x0, x1) (in float32), none where ``judged`` does not hold (never above it); it is
+    looked at only where ``res`` is above 0 (every threshold is). ``active`` (H,): the rows
+    with a run going; a row with neither a run nor a residual is left as it is (its runs are
+    all -1 already)."""
     h, w = res.shape
     for y in range(h):
+        if not active[y]:
+            quiet = True
+            for x in range(w):
+                if res[y, x] > 0:
+                    quiet = False
+                    break
+            if quiet:
+                continue
+        going = False
         for x in range(w):
-            if res[y, x] > thr[y, x]:
+            v = res[y, x]
+            above = False
+            if v > 0 and judged[y, x]:
+                thr = np.float32(background)
+                for j in range(zones.shape[0]):
+                    if zones[j, 0] <= y < zones[j, 1] and zones[j, 2] <= x < zones[j, 3]:
+                        thr = np.float32(max(np.float64(thr), levels[j]))
+                above = v > thr
+            if above:
                 if run_start[y, x] < 0:
                     run_start[y, x] = t
+                going = True
                 if first[y, x] < 0 and t - run_start[y, x] + 1 >= need:
                     first[y, x] = run_start[y, x]
                     lighter[y, x] = lightness[y, x] > 0
                     inside[y, x] = (lo[y, x, 0] + hi[y, x, 0]) * 0.5 < ink_below
             else:
                 run_start[y, x] = -1
-
-
-@kernel(nogil=True)
-def _thresholds(judged, zones, levels, background, out):
-    """``out`` (H, W) float32: ``background`` everywhere, raised to ``levels[j]`` over zone
-    ``zones[j]`` = (y0, y1, x0, x1), inf where ``judged`` does not hold."""
-    h, w = out.shape
-    base = np.float32(background)
-    for y in range(h):
-        for x in range(w):
-            out[y, x] = base
-    for j in range(zones.shape[0]):
-        for y in range(zones[j, 0], zones[j, 1]):
-            for x in range(zones[j, 2], zones[j, 3]):
-                out[y, x] = np.float32(max(np.float64(out[y, x]), levels[j]))
-    for y in range(h):
-        for x in range(w):
-            if not judged[y, x]:
-                out[y, x] = np.inf
+        active[y] = going
 
 
 @kernel(nogil=True)
@@ -299,6 +358,9 @@ class ResidualReader:
         self.first = np.full((h, w), -1, np.int32)
         self.lighter = np.zeros((h, w), np.bool_)
         self.inside = np.zeros((h, w), np.bool_)
+        self.active = np.zeros(h, np.bool_)       # rows with a run going (``_persist``)
+        self._zones_cam = self._drawn_cam = None   # the camera the zones were placed for
+        self._median_size = float(np.median(m.size))
         self.zones = []                 # per frame: (K, 4) kept zones (y0, y1, x0, x1)
         # per judged frame: (K,) the kept objects' residual quantile, and their residual per
         # px of their outline
@@ -316,25 +378,34 @@ class ResidualReader:
         return self.judged.wants(time)
 
     def _kept_zones(self, cam) -> np.ndarray:
-        """(K, 4) each kept object's square and ring where the camera puts it."""
-        m = self.model
-        placed = apply_camera(m.square_centres[self.kept], cam, m.center)
-        half = cam[0] * m.size[self.kept] * (0.5 + _ST["ring_fraction"])
-        return _clip_rects(placed, half, self.shape)
+        """(K, 4) each kept object's square and ring where the camera puts it (kept from the
+        frame before when its camera is the same)."""
+        key = tuple(float(v) for v in cam)
+        if key != self._zones_cam:
+            m = self.model
+            placed = apply_camera(m.square_centres[self.kept], cam, m.center)
+            half = cam[0] * m.size[self.kept] * (0.5 + _ST["ring_fraction"])
+            self._zones_cam, self._zones_now = key, _clip_rects(placed, half, self.shape)
+        return self._zones_now
 
     def _free_zones(self, cam, seen) -> np.ndarray:
         """The removal targets' squares where they were drawn (through the camera) and where
         they are seen (``seen``: (T, 2), NaN where not), grown by ``free_growth_fraction``
         of their size and ``free_margin_px`` (a codec smears a change over its blocks)."""
         m = self.model
-        k = self.targets
-        placed = apply_camera(m.square_centres[k], cam, m.center)
-        half = cam[0] * m.size[k] * (0.5 + _ST["free_growth_fraction"]) \
-            + _ST["free_margin_px"] * m.unit
+        key = tuple(float(v) for v in cam)
+        if key != self._drawn_cam:
+            k = self.targets
+            placed = apply_camera(m.square_centres[k], cam, m.center)
+            half = cam[0] * m.size[k] * (0.5 + _ST["free_growth_fraction"]) \
+                + _ST["free_margin_px"] * m.unit
+            self._drawn_cam, self._drawn = key, (_clip_rects(placed, half, self.shape), half)
+        drawn, half = self._drawn
         seen = np.asarray(seen, float).reshape(-1, 2)
         shown = np.isfinite(seen[:, 0])
-        return np.concatenate([_clip_rects(placed, half, self.shape),
-                               _clip_rects(seen[shown], half[shown], self.shape)])
+        if not shown.any():
+            return drawn
+        return np.concatenate([drawn, _clip_rects(seen[shown], half[shown], self.shape)])
 
     def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None) -> None:
         """Read the canvas frame :meth:`wants` chose: ``cam`` its camera, ``tone`` its
@@ -356,10 +427,11 @@ class ResidualReader:
         judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
         self.zones.append(zones)
         self._measure(res, zones, judged, outside)
-        thr = self._pixel_thresholds(zones, judged)
         need = self.judged.need()
-        _persist(res, thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
-                 self.first, self.lighter, self.inside)
+        zone_thr, background_thr = self._thresholds()
+        _persist(res, judged, np.ascontiguousarray(zones, np.int64).reshape(-1, 4), zone_thr,
+                 background_thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
+                 self.first, self.lighter, self.inside, self.active)
         self._diffuse(t, need, res, lightness, lo, hi, zones, judged)
         self._soften(t, need, frame, cam, tone, poses, own_tones, zones, judged)
 
@@ -417,30 +489,25 @@ class ResidualReader:
         (every other pixel), the residual's ``noise_quantile`` and its mean above
         ``diffuse_pixel_floor`` (:func:`_zone_levels`)."""
         q, floor = _ST["noise_quantile"], _ST["diffuse_pixel_floor"]
-        area = max([1] + [(y1 - y0) * (x1 - x0) for y0, y1, x0, x1 in zones])
-        buf = np.empty(max(area, judged[::2, ::2].size), np.float32)
+        zones = np.ascontiguousarray(zones, np.int64).reshape(-1, 4)
+        area = (zones[:, 1] - zones[:, 0]) * (zones[:, 3] - zones[:, 2])
+        buf = np.empty(max(int(area.max(initial=1)), judged[::2, ::2].size), np.float32)
         quantiles, means = np.empty(len(zones)), np.empty(len(zones))
-        _zone_levels(res, judged, np.ascontiguousarray(zones, np.int64).reshape(-1, 4), 1, q,
-                     floor, buf, quantiles, means)
+        _zone_levels(res, judged, zones, 1, q, floor, buf, quantiles, means)
         bg_q, bg_mean = np.empty(1), np.empty(1)
         _zone_levels(res, outside, np.array([[0, res.shape[0], 0, res.shape[1]]]), 2, q, floor,
                      buf, bg_q, bg_mean)
         self.noise.append(quantiles)
-        area = np.array([(y1 - y0) * (x1 - x0) for y0, y1, x0, x1 in zones], float)
         self.means.append(means * area / (4.0 * self.model.size[self.kept]))
-        self._background = (float(np.nan_to_num(bg_q[0])), float(np.nan_to_num(bg_mean[0])))
+        self._background = tuple(0.0 if np.isnan(v) else float(v) for v in (bg_q[0], bg_mean[0]))
 
-    def _pixel_thresholds(self, zones, judged) -> np.ndarray:
-        """(H, W) each pixel's threshold this frame (see the module docstring; inf: not
-        judged), from the levels :meth:`_measure` took."""
+    def _thresholds(self):
+        """(each kept object's zone's threshold (K,), the background's): this frame's
+        thresholds (see the module docstring), from the levels :meth:`_measure` took."""
         bg_noise = self._background[0]
         floor, factor = _ST["floor_delta_e"], _ST["noise_factor"]
         noise = np.maximum(self.noise.level(), bg_noise)
-        thr = np.empty(self.shape, np.float32)
-        _thresholds(judged, np.ascontiguousarray(zones, np.int64).reshape(-1, 4),
-                    np.asarray(floor + factor * noise, np.float64), floor + factor * bg_noise,
-                    thr)
-        return thr
+        return np.asarray(floor + factor * noise, np.float64), floor + factor * bg_noise
 
     def _diffuse(self, t, need, res, lightness, lo, hi, zones, judged) -> None:
         """The test of a change spread thin over one object (a blur, a soft glow): the
@@ -451,8 +518,9 @@ class ResidualReader:
         (their median), its own before anything happened and the background's (as over an
         object of the median size), for ``min_seconds``."""
         bg = self._background[1] * (1 + 2 * _ST["ring_fraction"]) ** 2 \
-            * float(np.median(self.model.size)) / 4.0
-        now = np.nan_to_num(self.means.values[-1], nan=0.0)
+            * self._median_size / 4.0
+        now = self.means.values[-1]
+        now = np.where(np.isnan(now), 0.0, now)
         level = np.maximum(self.means.level(), bg)
         over = (now > _ST["diffuse_floor"]) & (now > _ST["diffuse_factor"] * level)
         for j in self.diffuse.update(over, t, need):

@@ -24,21 +24,28 @@ __all__ = ["SoftnessTest"]
 
 _ST = THRESHOLDS["residual"]
 @kernel(nogil=True)
-def _distances(frame, gain, offset, sharp, soft, judged, out):
-    """``out`` (3,): over the ``judged`` pixels, the summed distance of ``frame``'s luma
-    (uint8, brought back through the tone: ``expected._tone_table``) from ``sharp`` and from
+def _distances(frame, gains, offsets, sharp, soft, judged, zones, out):
+    """``out[j]`` (3,): over the ``judged`` pixels of zone ``zones[j]`` = (y0, y1, x0, x1) of
+    the canvas (the same place in ``frame``, ``sharp``, ``soft`` and ``judged``; an empty
+    zone is skipped), the summed distance of ``frame``'s luma (uint8, brought back through
+    tone ``gains[j]``, ``offsets[j]``: ``expected._tone_table``) from ``sharp`` and from
     ``soft``, and the number of pixels."""
-    back = _tone_table(gain, offset)
-    out[0] = out[1] = out[2] = 0.0
-    for y in range(frame.shape[0]):
-        for x in range(frame.shape[1]):
-            if not judged[y, x]:
-                continue
-            luma = (0.299 * back[0, frame[y, x, 0]] + 0.587 * back[1, frame[y, x, 1]]
-                    + 0.114 * back[2, frame[y, x, 2]])
-            out[0] += abs(luma - sharp[y, x])
-            out[1] += abs(luma - soft[y, x])
-            out[2] += 1.0
+    for j in range(zones.shape[0]):
+        y0, y1, x0, x1 = zones[j, 0], zones[j, 1], zones[j, 2], zones[j, 3]
+        if y1 <= y0 or x1 <= x0:
+            continue
+        back = _tone_table(gains[j], offsets[j])
+        a = b = n = 0.0
+        for y in range(y0, y1):
+            for x in range(x0, x1):
+                if not judged[y, x]:
+                    continue
+                luma = (0.299 * back[0, frame[y, x, 0]] + 0.587 * back[1, frame[y, x, 1]]
+                        + 0.114 * back[2, frame[y, x, 2]])
+                a += abs(luma - sharp[y, x])
+                b += abs(luma - soft[y, x])
+                n += 1.0
+        out[j, 0], out[j, 1], out[j, 2] = a, b, n
 
 
 class SoftnessTest:
@@ -65,20 +72,28 @@ class SoftnessTest:
         held against, ``tones[j]`` (gain, offset) the tone to bring its pixels back through.
         Returns (j, judged px) for each object whose soft run reached ``need`` judged frames
         in this one."""
-        whole = expected.luma(cam, self.unit)
-        out = np.empty(3)
+        zones = np.ascontiguousarray(zones, np.int64).reshape(-1, 4)
+        gains = np.array([tone[0] for tone in tones], np.float64).reshape(-1, 3)
+        offsets = np.array([tone[1] for tone in tones], np.float64).reshape(-1, 3)
+        sums = np.zeros((len(zones), 3))
+        own = np.array([c is not cam for c in cams], bool)
+        if not own.all():               # the objects held where the scene's camera puts them
+            sharp, soft = expected.luma(cam, self.unit)
+            _distances(frame, gains, offsets, sharp, soft, judged,
+                       np.where(own[:, None], 0, zones), sums)
+        for j in np.flatnonzero(own):   # each where it is seen
+            y0, y1, x0, x1 = zones[j]
+            sharp, soft = expected.luma_in(cams[j], zones[j], self.unit)
+            _distances(frame[y0:y1, x0:x1], gains[j:j + 1], offsets[j:j + 1], sharp, soft,
+                       np.ascontiguousarray(judged[y0:y1, x0:x1]),
+                       np.array([[0, y1 - y0, 0, x1 - x0]]), sums[j:j + 1])
         ratio = np.full(len(zones), np.nan)
-        for j, (y0, y1, x0, x1) in enumerate(zones):
-            sharp, soft = (expected.luma_in(cams[j], zones[j], self.unit) if cams[j] is not cam
-                           else (np.ascontiguousarray(a[y0:y1, x0:x1]) for a in whole))
-            _distances(frame[y0:y1, x0:x1], np.asarray(tones[j][0], np.float64),
-                       np.asarray(tones[j][1], np.float64), sharp, soft,
-                       np.ascontiguousarray(judged[y0:y1, x0:x1]), out)
-            if out[2] and out[0] / out[2] >= _ST["soft_floor"]:
+        for j, (near, far, n) in enumerate(sums):
+            if n and near / n >= _ST["soft_floor"]:
                 # (the distance to the blurred picture taken as at least a quarter of the
                 # floor, per pixel: an object alike to its blur has no ratio to speak of)
-                ratio[j] = out[0] / max(out[1], out[2] * _ST["soft_floor"] / 4)
-            elif out[2]:
+                ratio[j] = near / max(far, n * _ST["soft_floor"] / 4)
+            elif n:
                 ratio[j] = 0.0
         self.ratios.append(ratio)
         level = self.ratios.level()
