@@ -57,6 +57,31 @@ def test_an_unchanged_picture_has_no_residual_and_a_one_pixel_shift_is_tolerated
     assert (lightness[20, 12:14] > 0).all()      # the left edge's pixels turned lighter
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_rows_kept_from_the_frame_before_give_the_residual_computed_afresh(seed):
+    """The residual reader keeps a row's result while the row, the tone and the ranges are
+    those of the frame before: over a sequence of frames with some rows changed, some frames
+    in another tone and a second camera's ranges, it equals the residual of each frame alone."""
+    from objsub_fast.scoring.judging.residual import _RowCarry
+    rng = np.random.default_rng(seed)
+    ref = np.full((24, 20, 3), 250, np.uint8)
+    ref[5:15, 4:12] = rng.integers(0, 256, 3)
+    ranges = [tolerance_bounds(ref.astype(np.float32)),
+              tolerance_bounds(np.roll(ref, 1, axis=0).astype(np.float32) + 0.5, 2)]
+    carry, frame = _RowCarry(ref.shape[:2]), ref.copy()
+    for _ in range(8):
+        rows = rng.choice(24, size=int(rng.integers(0, 6)), replace=False)
+        frame[rows] = np.clip(frame[rows].astype(int) + rng.integers(-40, 41, (len(rows), 20, 3)),
+                              0, 255)
+        lo, hi = ranges[int(rng.integers(0, 2))]
+        tone = [(1.0, 1.0, 1.0), (0.0, 0.0, 0.0)] if rng.random() < 0.7 else \
+            [tuple(rng.uniform(0.6, 1.4, 3)), tuple(rng.uniform(-20, 20, 3))]
+        kept = carry.residual(frame, lo, hi, *tone, 1.0)
+        afresh = residual(frame, lo, hi, *tone, 1.0)
+        assert all(np.array_equal(a, b) for a, b in zip(kept, afresh))
+
+
 def test_the_expected_frame_follows_the_camera():
     ref = np.full((64, 64, 3), 255, np.uint8)
     ref[20:30, 20:30] = (0, 0, 200)

@@ -91,7 +91,7 @@ def _byte_bounds(back, low, high):
 
 @kernel(nogil=True, error_model="numpy")
 def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, luma_chroma, excess,
-              rows, out, lightness):
+              rows, first_x, last_x, previous, reuse, out, lightness):
     """``out`` (H, W): the distance (CIELAB units) of ``frame`` (uint8), brought back through
     the tone (``expected._tone_table``), outside its expected range
     ``lo`` .. ``hi`` (widened by ``slack``), averaged over the 3x3 pixels around;
@@ -103,15 +103,22 @@ def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, lum
     ranges (channels 3-5 of ``lo`` then of ``hi``) side by side, the one part of the ranges
     every pixel reads (``expected.rgb_levels``); where they are whole levels (uint8) and the
     tone rises, a pixel's bytes are held against its levels' byte bounds (:func:`_byte_bounds`),
-    the same test without the tone's table. ``excess`` is written only in the rows marked."""
+    the same test without the tone's table. ``excess`` is written only in the rows marked,
+    ``first_x`` / ``last_x`` (H,) the first and last column of their excess.
+
+    ``previous`` (H, W, 3): the frame these buffers were last written for (each row computed
+    is copied into it). With ``reuse`` (the same tone, slack and ranges as then), a row equal
+    to its row there keeps what it holds in ``excess``, ``rows``, ``first_x`` and ``last_x``:
+    the same numbers (a codec copies the still parts of a picture from the one before)."""
     h, w = frame.shape[:2]
     back = _tone_table(gain, offset)
     byte_lo = np.empty((3, 256), np.int32)
     byte_hi = np.empty((3, 256), np.int32)
     whole = levels.itemsize == 1 and _byte_bounds(back, byte_lo, byte_hi)     # uint8 levels
-    first_x = np.empty(h, np.int64)     # the first and last column of a row's excess
-    last_x = np.empty(h, np.int64)
     for y in range(h):
+        if reuse and _same_row(frame, previous, y):
+            continue
+        previous[y] = frame[y]
         row_differs = False
         for x in range(w):
             if whole:
@@ -187,6 +194,16 @@ def _residual(frame, lo, hi, levels, gain, offset, slack, linear, cube, xyz, lum
             e0, e1, e2 = e0 / n, e1 / n, e2 / n
             out[y, x] = np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
             lightness[y, x] = e0
+
+
+@kernel(nogil=True, inline="always")
+def _same_row(a, b, y):
+    """Whether row ``y`` of ``a`` and ``b`` (H, W, 3) holds the same bytes."""
+    for x in range(a.shape[1]):
+        for c in range(3):
+            if a[y, x, c] != b[y, x, c]:
+                return False
+    return True
 
 
 @kernel(nogil=True, inline="always")
@@ -307,15 +324,37 @@ def residual(frame, lo, hi, gain=(1.0, 1.0, 1.0), offset=(0.0, 0.0, 0.0), slack=
     >>> round(float(dist[4, 4])), round(float(dist[0, 0])), bool(lightness[4, 4] < 0)
     (99, 0, True)
     """
-    h, w = frame.shape[:2]
-    excess = np.empty((h, w, 3), np.float32)
-    out = np.empty((h, w), np.float32)
-    lightness = np.empty((h, w), np.float32)
-    levels = rgb_levels(lo, hi) if levels is None else levels
-    _residual(np.ascontiguousarray(frame, np.uint8), lo, hi, levels, np.asarray(gain, np.float64),
-              np.asarray(offset, np.float64), float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA,
-              excess, np.empty(h, np.bool_), out, lightness)
-    return out, lightness
+    return _RowCarry(frame.shape[:2]).residual(frame, lo, hi, gain, offset, slack, levels)
+
+
+class _RowCarry:
+    """The residual kernel's per-row buffers, kept from frame to frame of one video: a row of a
+    frame equal to the same row of the frame before is not computed again while the tone,
+    the slack and the expected ranges are the same (``_residual``'s ``reuse``)."""
+
+    def __init__(self, shape):
+        h, w = shape
+        self.excess = np.empty((h, w, 3), np.float32)
+        self.rows = np.zeros(h, np.bool_)
+        self.first_x, self.last_x = np.zeros(h, np.int64), np.zeros(h, np.int64)
+        self.previous = np.empty((h, w, 3), np.uint8)
+        self._key = None        # (gain, offset, slack, lo, hi) they were written for
+
+    def residual(self, frame, lo, hi, gain, offset, slack, levels=None):
+        """(distance, signed lightness) of ``frame``: :func:`residual`."""
+        h, w = frame.shape[:2]
+        gain, offset = np.asarray(gain, np.float64), np.asarray(offset, np.float64)
+        levels = rgb_levels(lo, hi) if levels is None else levels
+        key = (gain.tobytes(), offset.tobytes(), float(slack), lo, hi)
+        last = self._key
+        reuse = last is not None and last[:3] == key[:3] and last[3] is lo and last[4] is hi
+        self._key = key
+        out = np.empty((h, w), np.float32)
+        lightness = np.empty((h, w), np.float32)
+        _residual(np.ascontiguousarray(frame, np.uint8), lo, hi, levels, gain, offset,
+                  float(slack), LINEAR, CUBE, _XYZ, LUMA_CHROMA, self.excess, self.rows,
+                  self.first_x, self.last_x, self.previous, reuse, out, lightness)
+        return out, lightness
 
 
 def _clip_rects(centres, half, shape) -> np.ndarray:
@@ -361,6 +400,7 @@ class ResidualReader:
         self.active = np.zeros(h, np.bool_)       # rows with a run going (``_persist``)
         self._zones_cam = self._drawn_cam = None   # the camera the zones were placed for
         self._median_size = float(np.median(m.size))
+        self._rows = _RowCarry((h, w))
         self.zones = []                 # per frame: (K, 4) kept zones (y0, y1, x0, x1)
         # per judged frame: (K,) the kept objects' residual quantile, and their residual per
         # px of their outline
@@ -420,8 +460,8 @@ class ResidualReader:
         # the camera each kept object is held against: where it is seen when that is apart
         poses = [pose if _moved(pose, cam) else cam for pose in
                  (poses if poses is not None else [cam] * len(self.kept))]
-        res, lightness = residual(frame, lo, hi, tone[0], tone[1], _ST["slack_delta_e"],
-                                  self.expected.levels(cam))
+        res, lightness = self._rows.residual(frame, lo, hi, tone[0], tone[1],
+                                             _ST["slack_delta_e"], self.expected.levels(cam))
         zones = self._kept_zones(cam)
         self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
         judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
