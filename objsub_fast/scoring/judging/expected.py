@@ -146,7 +146,8 @@ def _row_spread(row, radius, small, big, n, lo, hi):
     """``lo`` / ``hi`` (W*C,): the least / greatest of each channel of the pixel row ``row``
     (W*C,: the channels of a pixel side by side) over ``radius[c]`` px each way (clipped at
     the ends); ``small`` / ``big``: the least / greatest radius. A shift every channel takes
-    is one pass along the whole row (a pixel's neighbour is ``n`` items away)."""
+    is one pass along the whole row (a pixel's neighbour is ``n`` items away). Indices are
+    unsigned: without a test for negative ones the passes compile to tight loops."""
     m = row.shape[0]
     w = m // n
     for i in range(m):
@@ -155,39 +156,48 @@ def _row_spread(row, radius, small, big, n, lo, hi):
     for d in range(1, min(big, w - 1) + 1):
         k = d * n
         if d <= small:
-            for i in range(k, m):
-                lo[i] = min(lo[i], row[i - k])
-                hi[i] = max(hi[i], row[i - k])
             for i in range(m - k):
-                lo[i] = min(lo[i], row[i + k])
-                hi[i] = max(hi[i], row[i + k])
+                j, far = np.uint64(i), np.uint64(i + k)
+                lo[far] = min(lo[far], row[j])
+                hi[far] = max(hi[far], row[j])
+            for i in range(m - k):
+                j, far = np.uint64(i), np.uint64(i + k)
+                lo[j] = min(lo[j], row[far])
+                hi[j] = max(hi[j], row[far])
             continue
         for c in range(n):
             if radius[c] < d:
                 continue
-            for i in range(k + c, m, n):
-                lo[i] = min(lo[i], row[i - k])
-                hi[i] = max(hi[i], row[i - k])
             for i in range(c, m - k, n):
-                lo[i] = min(lo[i], row[i + k])
-                hi[i] = max(hi[i], row[i + k])
+                j, far = np.uint64(i), np.uint64(i + k)
+                lo[far] = min(lo[far], row[j])
+                hi[far] = max(hi[far], row[j])
+                lo[j] = min(lo[j], row[far])
+                hi[j] = max(hi[j], row[far])
 
 
 @kernel(nogil=True)
-def _spread(img, radius, lo, hi, ring_lo, ring_hi):
-    """``lo`` / ``hi`` (H, W, C): the least / greatest of each channel of ``img`` (H, W, C)
-    over the square of ``radius[c]`` px each way (clipped at the border), rows then columns.
+def _spread(parts, radius, lo, hi, ring_lo, ring_hi, row):
+    """``lo`` / ``hi`` (H, W, C): the least / greatest of each channel of the picture whose
+    channels are those of ``parts`` (a tuple of (H, W, 3) pictures) side by side, over the
+    square of ``radius[c]`` px each way (clipped at the border), rows then columns.
     ``ring_*`` (2 * max(radius) + 1, W * C): the rows' spreads, each row's kept only while
-    the rows within reach of it are written (so they stay in the cache)."""
-    h, w, n = img.shape
+    the rows within reach of it are written (so they stay in the cache); ``row`` (W * C,):
+    one row of the picture, put together from ``parts``."""
+    h, w, n = lo.shape
     small, big = radius.min(), radius.max()
     m = w * n
     size = 2 * big + 1
-    rows, out_lo, out_hi = img.reshape((h, m)), lo.reshape((h, m)), hi.reshape((h, m))
+    out_lo, out_hi = lo.reshape((h, m)), hi.reshape((h, m))
     done = 0
     for y in range(h):
         while done <= min(y + big, h - 1):
-            _row_spread(rows[done], radius, small, big, n, ring_lo[done % size],
+            for k in range(len(parts)):
+                part = parts[k]
+                for x in range(w):
+                    for c in range(3):
+                        row[np.uint64(x * n + 3 * k + c)] = part[done, x, c]
+            _row_spread(row, radius, small, big, n, ring_lo[done % size],
                         ring_hi[done % size])
             done += 1
         a, b = out_lo[y], out_hi[y]
@@ -200,15 +210,17 @@ def _spread(img, radius, lo, hi, ring_lo, ring_hi):
                 near_lo, near_hi = ring_lo[yy % size], ring_hi[yy % size]
                 if d <= small:
                     for i in range(m):
-                        a[i] = min(a[i], near_lo[i])
-                        b[i] = max(b[i], near_hi[i])
+                        j = np.uint64(i)
+                        a[j] = min(a[j], near_lo[j])
+                        b[j] = max(b[j], near_hi[j])
                     continue
                 for c in range(n):
                     if radius[c] < d:
                         continue
                     for i in range(c, m, n):
-                        a[i] = min(a[i], near_lo[i])
-                        b[i] = max(b[i], near_hi[i])
+                        j = np.uint64(i)
+                        a[j] = min(a[j], near_lo[j])
+                        b[j] = max(b[j], near_hi[j])
 
 
 def warp_reference(ref: np.ndarray, cam, center, rect, window=None):
@@ -246,12 +258,13 @@ def tolerance_bounds(img: np.ndarray, radius: int = 1) -> tuple[np.ndarray, np.n
     >>> np.round(lo[0, :, 0]).tolist(), np.round(hi[0, :, 1]).tolist()
     ([100.0, 100.0, 53.0, 53.0], [0.0, 0.0, 80.0, 80.0])
     """
-    rgb = np.asarray(img, np.float32)
-    every = np.concatenate([to_lab(img), rgb, luma_chroma(rgb)], axis=2)
-    lo, hi = np.empty_like(every), np.empty_like(every)
+    rgb = np.ascontiguousarray(img, np.float32)
+    h, w = rgb.shape[:2]
+    lo, hi = np.empty((h, w, 9), np.float32), np.empty((h, w, 9), np.float32)
     radii = np.array([int(radius)] * 7 + [int(radius) + 1] * 2, np.int64)
-    ring = (2 * int(radii.max()) + 1, every.shape[1] * every.shape[2])
-    _spread(every, radii, lo, hi, np.empty(ring, np.float32), np.empty(ring, np.float32))
+    ring = (2 * int(radii.max()) + 1, w * 9)
+    _spread((to_lab(rgb), rgb, luma_chroma(rgb)), radii, lo, hi, np.empty(ring, np.float32),
+            np.empty(ring, np.float32), np.empty(w * 9, np.float32))
     return lo, hi
 
 
@@ -267,10 +280,30 @@ def rgb_levels(lo, hi) -> np.ndarray:
     >>> rgb_levels(lo, hi).dtype.name, rgb_levels(lo + 0.5, hi).dtype.name
     ('uint8', 'float32')
     """
-    levels = np.ascontiguousarray(np.concatenate([lo[..., 3:6], hi[..., 3:6]], axis=-1))
-    with np.errstate(invalid="ignore"):
-        whole = levels.astype(np.uint8)
-    return whole if np.array_equal(whole, levels) else levels
+    h, w = lo.shape[:2]
+    levels, whole = np.empty((h, w, 6), np.float32), np.empty((h, w, 6), np.uint8)
+    return whole if _rgb_levels(lo, hi, levels, whole) else levels
+
+
+@kernel(nogil=True)
+def _rgb_levels(lo, hi, levels, whole) -> bool:
+    """``levels`` (H, W, 6): channels 3-5 of ``lo`` then of ``hi``. Returns whether every one
+    of them is a whole level 0-255, and then writes them to ``whole`` as bytes."""
+    h, w = lo.shape[:2]
+    for y in range(h):
+        for x in range(w):
+            for c in range(3):
+                levels[y, x, c] = lo[y, x, 3 + c]
+                levels[y, x, 3 + c] = hi[y, x, 3 + c]
+    flat, out = levels.reshape(-1), whole.reshape(-1)
+    exact = True
+    for i in range(flat.shape[0]):
+        v = flat[np.uint64(i)]
+        exact &= (v >= 0) & (v <= 255) & (v == np.floor(v))
+    if exact:
+        for i in range(flat.shape[0]):
+            out[np.uint64(i)] = np.uint8(flat[np.uint64(i)])
+    return exact
 
 
 def expected_luma(warped: np.ndarray, unit: float) -> tuple[np.ndarray, np.ndarray]:
