@@ -402,6 +402,7 @@ class ResidualReader:
         self._zones_cam = self._drawn_cam = None   # the camera the zones were placed for
         self._median_size = float(np.median(m.size))
         self._rows = _RowCarry((h, w))
+        self._masks = None      # (valid, zones, (judged, outside)) of the frame before
         self.zones = []                 # per frame: (K, 4) kept zones (y0, y1, x0, x1)
         # per judged frame: (K,) the kept objects' residual quantile, and their residual per
         # px of their outline
@@ -513,16 +514,20 @@ class ResidualReader:
             res[y0:y1, x0:x1][better] = part[better]
             lightness[y0:y1, x0:x1][better] = light[iy:iy + y1 - y0, ix:ix + x1 - x0][better]
 
-    @staticmethod
-    def _judged(valid, zones, free):
+    def _judged(self, valid, zones, free):
         """(judged, outside): the pixels held against the expected frame (shown, not in a
-        free zone), and those of them away from every kept object's zone."""
+        free zone), and those of them away from every kept object's zone (kept from the frame
+        before while the zones are the same)."""
+        key = (zones.tobytes(), np.asarray(free).tobytes())
+        if self._masks is not None and self._masks[0] is valid and self._masks[1] == key:
+            return self._masks[2]
         judged = valid.copy()
         for y0, y1, x0, x1 in free:
             judged[y0:y1, x0:x1] = False
         outside = judged.copy()
         for y0, y1, x0, x1 in zones:
             outside[y0:y1, x0:x1] = False
+        self._masks = (valid, key, (judged, outside))
         return judged, outside
 
     def _measure(self, res, zones, judged, outside) -> None:
@@ -637,6 +642,8 @@ class ResidualReader:
 def _moved(pose, cam) -> bool:
     """Whether a kept object's own camera ``pose`` (NaN: not seen) puts it farther than
     :data:`FOLLOW_PX` from where the scene's camera ``cam`` does."""
+    if pose is cam:
+        return False
     return bool(np.isfinite(pose).all()) and bool(
         np.hypot(pose[1] - cam[1], pose[2] - cam[2]) > FOLLOW_PX)
 

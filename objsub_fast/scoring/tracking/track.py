@@ -352,12 +352,16 @@ class Tracker:
             self.residual = ResidualReader(m, frame, self.rect, ~m.removed & self.visible,
                                            self.background[0])
             self._tone_before = np.vstack([self.background[0], self.colours[0]])
+            self._tones = (None, None)
         if not self.residual.wants(time):
             return
         k = self.residual.kept
         after = np.vstack([self.background[-1], self.colours[-1]])
         use = np.concatenate([[True], ~m.removed & self.visible])
-        tone, lines = frame_tones(self._tone_before, after, use, k)
+        key = (after.tobytes(), use.tobytes())
+        if key != self._tones[0]:       # (the colours of the frame before: its tones)
+            self._tones = (key, frame_tones(self._tone_before, after, use, k))
+        tone, lines = self._tones[1]
         seen = np.where(self.present[-1][m.removed, None], self.positions[-1][m.removed],
                         np.nan)
         # A lone kept object: the camera has nothing to be estimated from apart from it.
