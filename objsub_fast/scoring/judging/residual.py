@@ -501,13 +501,14 @@ class ResidualReader:
                 continue
             own = own_tones[j]
             win = (max(y0 - 1, 0), min(y1 + 1, h), max(x0 - 1, 0), min(x1 + 1, w))
+            levels = None
             if moved:
                 lo, hi, _ = self.expected.bounds_in(pose, win)
             else:
-                lo, hi = (np.ascontiguousarray(b[win[0]:win[1], win[2]:win[3]])
-                          for b in self.expected.bounds(cam)[:2])
+                lo, hi, levels = (np.ascontiguousarray(b[win[0]:win[1], win[2]:win[3]]) for b in
+                                  (*self.expected.bounds(cam)[:2], self.expected.levels(cam)))
             part, light = residual(frame[win[0]:win[1], win[2]:win[3]], lo, hi, own[0], own[1],
-                                   _ST["slack_delta_e"])
+                                   _ST["slack_delta_e"], levels)
             iy, ix = y0 - win[0], x0 - win[2]
             part = part[iy:iy + y1 - y0, ix:ix + x1 - x0]
             better = part < res[y0:y1, x0:x1] if moved else np.ones(part.shape, bool)
