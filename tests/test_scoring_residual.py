@@ -193,7 +193,7 @@ def _visible_area(first: np.ndarray, before: np.ndarray, after: np.ndarray) -> f
     return float((d >= VISIBLE_DELTA_E).sum()) / diff.size
 
 
-@settings(max_examples=120, deadline=None, derandomize=True,
+@settings(max_examples=300, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(look=st.sampled_from(["flat", "solid"]), task=st.integers(0, 20),
        local=st.sampled_from([True, True, False]),
