@@ -248,6 +248,7 @@ def test_one_object_gone_soft_is_caught_and_a_blur_of_the_whole_picture_is_not(w
     tone = ((1.0, 1.0, 1.0), (0.0, 0.0, 0.0))
     test, cam, flagged = SoftnessTest(2, 1.0), (1.0, 0.0, 0.0), []
     for t, frame in enumerate([ref] * 3 + [soft] * 3):
-        flagged += test.update(t, 2, frame, zones, judged, video, cam, [cam, cam], [tone] * 2)
+        ratio = test.ratios_of(frame, zones, judged, video, cam, [cam, cam], [tone] * 2)
+        flagged += test.judge(t, 2, ratio, zones, judged)
     assert test.ratios.values[-1][0] > 1 and test.ratios.values[1][0] < 0.5
     assert flagged == ([(0, 48 * 48)] if which == "one" else [])

@@ -403,6 +403,7 @@ class ResidualReader:
         self._median_size = float(np.median(m.size))
         self._rows = _RowCarry((h, w))
         self._masks = None      # (valid, zones, (judged, outside)) of the frame before
+        self._last = None       # (what was seen, what was read) of the frame before
         self.zones = []                 # per frame: (K, 4) kept zones (y0, y1, x0, x1)
         # per judged frame: (K,) the kept objects' residual quantile, and their residual per
         # px of their outline
@@ -462,20 +463,36 @@ class ResidualReader:
         # the camera each kept object is held against: where it is seen when that is apart
         poses = [pose if _moved(pose, cam) else cam for pose in
                  (poses if poses is not None else [cam] * len(self.kept))]
-        res, lightness = self._rows.residual(frame, lo, hi, tone[0], tone[1],
-                                             _ST["slack_delta_e"], self.expected.levels(cam))
-        zones = self._kept_zones(cam)
-        self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
-        judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
+        key = tuple(None if v is None else np.asarray(v, float).tobytes()
+                    for v in (cam, tone, seen_targets, poses, own_tones))
+        if self._last is not None and self._last[0] == key and np.array_equal(
+                frame, self._rows.previous):
+            # the frame before again, seen the same: what was read from it holds
+            res, lightness, zones, judged, outside, measured, ratio = self._last[1]
+        else:
+            res, lightness = self._rows.residual(frame, lo, hi, tone[0], tone[1],
+                                                 _ST["slack_delta_e"],
+                                                 self.expected.levels(cam))
+            zones = self._kept_zones(cam)
+            self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
+            judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
+            measured = self._measure(res, zones, judged, outside)
+            tones = own_tones if own_tones is not None else [tone] * len(zones)
+            ratio = self.softness.ratios_of(frame, zones, judged, self.expected, cam, poses,
+                                            tones)
+            self._last = (key, (res, lightness, zones, judged, outside, measured, ratio))
         self.zones.append(zones)
-        self._measure(res, zones, judged, outside)
+        self.noise.append(measured[0])
+        self.means.append(measured[1])
+        self._background = measured[2]
         need = self.judged.need()
         zone_thr, background_thr = self._thresholds()
         _persist(res, judged, np.ascontiguousarray(zones, np.int64).reshape(-1, 4), zone_thr,
                  background_thr, lightness, lo, hi, self._ink_below, t, need, self.run_start,
                  self.first, self.lighter, self.inside, self.active)
         self._diffuse(t, need, res, lightness, lo, hi, zones, judged)
-        self._soften(t, need, frame, cam, tone, poses, own_tones, zones, judged)
+        for j, area in self.softness.judge(t, need, ratio, zones, judged):
+            self._object_change(j, zones[j], self.softness.runs.since[j], area, "blurred")
 
     def _follow_objects(self, frame, cam, tone, poses, own_tones, zones, res,
                         lightness) -> None:
@@ -531,10 +548,11 @@ class ResidualReader:
         self._masks = (valid, key, (judged, outside))
         return judged, outside
 
-    def _measure(self, res, zones, judged, outside) -> None:
+    def _measure(self, res, zones, judged, outside) -> tuple:
         """This frame's noise levels: over each kept object's zone and over the background
         (every other pixel), the residual's ``noise_quantile`` and its mean above
-        ``diffuse_pixel_floor`` (:func:`_zone_levels`)."""
+        ``diffuse_pixel_floor`` (:func:`_zone_levels`): (the objects' quantiles (K,), their
+        means per px of their outline (K,), the background's (quantile, mean))."""
         q, floor = _ST["noise_quantile"], _ST["diffuse_pixel_floor"]
         zones = np.ascontiguousarray(zones, np.int64).reshape(-1, 4)
         area = (zones[:, 1] - zones[:, 0]) * (zones[:, 3] - zones[:, 2])
@@ -544,9 +562,8 @@ class ResidualReader:
         bg_q, bg_mean = np.empty(1), np.empty(1)
         _zone_levels(res, outside, np.array([[0, res.shape[0], 0, res.shape[1]]]), 2, q, floor,
                      buf, bg_q, bg_mean)
-        self.noise.append(quantiles)
-        self.means.append(means * area / (4.0 * self.model.size[self.kept]))
-        self._background = tuple(0.0 if np.isnan(v) else float(v) for v in (bg_q[0], bg_mean[0]))
+        return (quantiles, means * area / (4.0 * self.model.size[self.kept]),
+                tuple(0.0 if np.isnan(v) else float(v) for v in (bg_q[0], bg_mean[0])))
 
     def _thresholds(self):
         """(each kept object's zone's threshold (K,), the background's): this frame's
@@ -576,14 +593,6 @@ class ResidualReader:
             ink = (lo[y0:y1, x0:x1, 0] + hi[y0:y1, x0:x1, 0]) * 0.5 < self._ink_below
             self._object_change(j, zones[j], self.diffuse.since[j], hit.sum(),
                                 _words(ink[hit], lightness[y0:y1, x0:x1][hit] > 0))
-
-    def _soften(self, t, need, frame, cam, tone, poses, own_tones, zones, judged) -> None:
-        """The softness test (``softness``) of each kept object, held where
-        :meth:`_follow_objects` holds it and through its own tone where given."""
-        tones = own_tones if own_tones is not None else [tone] * len(zones)
-        for j, area in self.softness.update(t, need, frame, zones, judged, self.expected, cam,
-                                            poses, tones):
-            self._object_change(j, zones[j], self.softness.runs.since[j], area, "blurred")
 
     def _object_change(self, j, zone, start, area, words) -> None:
         """Kept object ``j`` changed over its ``zone`` from judged frame ``start`` (``area``

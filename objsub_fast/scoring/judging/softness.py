@@ -64,14 +64,12 @@ class SoftnessTest:
         self.ratios = HeldSeries(_ST["baseline_frames"])     # (K,) per judged frame
         self.runs = ObjectRuns(count)
 
-    def update(self, t: int, need: int, frame, zones, judged, expected, cam, cams,
-               tones) -> list:
-        """Read judged frame ``t``: ``zones`` (K, 4) each object's square and ring (y0, y1,
-        x0, x1), ``judged`` (H, W) the pixels held against the expected frame, ``expected``
-        the ``ExpectedVideo``, ``cam`` the scene's camera and ``cams[j]`` the one object j is
-        held against, ``tones[j]`` (gain, offset) the tone to bring its pixels back through.
-        Returns (j, judged px) for each object whose soft run reached ``need`` judged frames
-        in this one."""
+    def ratios_of(self, frame, zones, judged, expected, cam, cams, tones) -> np.ndarray:
+        """(K,) how soft each object is in ``frame`` (NaN: no pixel judged): ``zones`` (K, 4)
+        each object's square and ring (y0, y1, x0, x1), ``judged`` (H, W) the pixels held
+        against the expected frame, ``expected`` the ``ExpectedVideo``, ``cam`` the scene's
+        camera and ``cams[j]`` the one object j is held against, ``tones[j]`` (gain, offset)
+        the tone to bring its pixels back through."""
         zones = np.ascontiguousarray(zones, np.int64).reshape(-1, 4)
         gains = np.array([tone[0] for tone in tones], np.float64).reshape(-1, 3)
         offsets = np.array([tone[1] for tone in tones], np.float64).reshape(-1, 3)
@@ -95,6 +93,12 @@ class SoftnessTest:
                 ratio[j] = near / max(far, n * _ST["soft_floor"] / 4)
             elif n:
                 ratio[j] = 0.0
+        return ratio
+
+    def judge(self, t: int, need: int, ratio, zones, judged) -> list:
+        """Judged frame ``t``'s ratios (:meth:`ratios_of`) held against the other objects'
+        and each one's own before. Returns (j, judged px) for each object whose soft run
+        reached ``need`` judged frames in this one."""
         self.ratios.append(ratio)
         level = self.ratios.level()
         over = (ratio > _ST["soft_ratio"]) & (ratio > _ST["soft_factor"] * level)
