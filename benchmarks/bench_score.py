@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 
 from _extras import description
+from _speed_tasks import speed_tasks
 
 import numpy as np
 from joblib import Parallel, delayed
@@ -100,21 +101,27 @@ def _rates(runs, repeats: int) -> list[float]:
     return [statistics.median(r) for r in rates]
 
 
+def speed_videos(batch, frames: int, folder: Path, look: str, name: str) -> tuple[float, list]:
+    """(Mbit/s, paths): the ground-truth videos of ``batch`` (fade, shrink, slide in turn) as
+    throughput output ``name`` of :data:`SPEED_OUTPUTS`, written to ``folder``."""
+    size, grain = SPEED_OUTPUTS[name]
+    styles = ("fade", "shrink", "slide")
+    paths = []
+    for i in range(len(batch)):
+        shown = centre_cropped(render_transition(batch, styles[i % 3], frames, tasks=[i])[0],
+                               size)
+        paths.append(folder / f"speed_{look}_{name.replace(' ', '_')}_{i}.mp4")
+        write_video(paths[-1], grainy(shown, grain, seed=i) if grain else shown)
+    return sum(p.stat().st_size for p in paths) * 8 / 1e6 / (len(paths) * frames / 16), paths
+
+
 def speed(args, folder: Path, look: str) -> list[tuple]:
     """(output, decode fps, decode+RGB fps, scoring fps) for each throughput output."""
-    batch = generate_batch(np.arange(args.tasks), canvas_size=args.canvas, look=look,
-                           level=(["L1", "L2", "L3", "L4"] * args.tasks)[:args.tasks])
-    styles = ("fade", "shrink", "slide")
+    batch = speed_tasks(args.tasks, args.canvas, look)
     records = batch.tasks()
     rows = []
-    for name, (size, grain) in SPEED_OUTPUTS.items():
-        paths = []
-        for i in range(len(batch)):
-            frames = centre_cropped(render_transition(batch, styles[i % 3], args.frames,
-                                                      tasks=[i])[0], size)
-            paths.append(folder / f"speed_{look}_{name.replace(' ', '_')}_{i}.mp4")
-            write_video(paths[-1], grainy(frames, grain, seed=i) if grain else frames)
-        mbits = sum(p.stat().st_size for p in paths) * 8 / 1e6 / (len(paths) * args.frames / 16)
+    for name in SPEED_OUTPUTS:
+        mbits, paths = speed_videos(batch, args.frames, folder, look, name)
         _score(records[0], paths[0])  # warm-up: Numba cache load, colour table
         bare, rgb, scored = _rates([(_decode, [(p, False) for p in paths]),
                                     (_decode, [(p, True) for p in paths]),
