@@ -375,6 +375,52 @@ def _clip_rects(centres, half, shape) -> np.ndarray:
                     axis=1).astype(int)
 
 
+class ZonePlaces:
+    """Where the camera puts each kept object's zone (its square and the ring around it) and
+    each removal target's free zone, in canvas pixels; kept while the camera is the same.
+
+    Parameters
+    ----------
+    model : TaskModel
+    kept, targets : (K,), (T,) indices of the kept objects and of the removal targets
+    shape : (H, W) of the canvas
+    """
+
+    def __init__(self, model, kept, targets, shape):
+        self.model, self.shape = model, shape
+        self._objects, self._targets = kept, targets
+        self._kept = self._drawn = (None, None)      # (camera, what was placed for it)
+
+    def kept(self, cam) -> np.ndarray:
+        """(K, 4) each kept object's square and ring (y0, y1, x0, x1) where ``cam`` puts it."""
+        key = tuple(float(v) for v in cam)
+        if key != self._kept[0]:
+            m = self.model
+            placed = apply_camera(m.square_centres[self._objects], cam, m.center)
+            half = cam[0] * m.size[self._objects] * (0.5 + _ST["ring_fraction"])
+            self._kept = (key, _clip_rects(placed, half, self.shape))
+        return self._kept[1]
+
+    def free(self, cam, seen) -> np.ndarray:
+        """The removal targets' squares where they were drawn (through ``cam``) and where
+        they are seen (``seen``: (T, 2), NaN where not), grown by ``free_growth_fraction``
+        of their size and ``free_margin_px`` (a codec smears a change over its blocks)."""
+        m = self.model
+        key = tuple(float(v) for v in cam)
+        if key != self._drawn[0]:
+            k = self._targets
+            placed = apply_camera(m.square_centres[k], cam, m.center)
+            half = cam[0] * m.size[k] * (0.5 + _ST["free_growth_fraction"]) \
+                + _ST["free_margin_px"] * m.unit
+            self._drawn = (key, (_clip_rects(placed, half, self.shape), half))
+        drawn, half = self._drawn[1]
+        seen = np.asarray(seen, float).reshape(-1, 2)
+        shown = np.isfinite(seen[:, 0])
+        if not shown.any():
+            return drawn
+        return np.concatenate([drawn, _clip_rects(seen[shown], half[shown], self.shape)])
+
+
 class ResidualReader:
     """Read each canvas frame's residual against the expected video into changed regions.
 
@@ -399,7 +445,7 @@ class ResidualReader:
         self.lighter = np.zeros((h, w), np.bool_)
         self.inside = np.zeros((h, w), np.bool_)
         self.active = np.zeros(h, np.bool_)       # rows with a run going (``_persist``)
-        self._zones_cam = self._drawn_cam = None   # the camera the zones were placed for
+        self.places = ZonePlaces(m, self.kept, self.targets, (h, w))
         self._median_size = float(np.median(m.size))
         self._rows = _RowCarry((h, w))
         self._masks = None      # (valid, zones, (judged, outside)) of the frame before
@@ -419,36 +465,6 @@ class ResidualReader:
     def wants(self, time=None) -> bool:
         """Whether the next frame (at ``time`` s) is judged (:class:`JudgedFrames`)."""
         return self.judged.wants(time)
-
-    def _kept_zones(self, cam) -> np.ndarray:
-        """(K, 4) each kept object's square and ring where the camera puts it (kept from the
-        frame before when its camera is the same)."""
-        key = tuple(float(v) for v in cam)
-        if key != self._zones_cam:
-            m = self.model
-            placed = apply_camera(m.square_centres[self.kept], cam, m.center)
-            half = cam[0] * m.size[self.kept] * (0.5 + _ST["ring_fraction"])
-            self._zones_cam, self._zones_now = key, _clip_rects(placed, half, self.shape)
-        return self._zones_now
-
-    def _free_zones(self, cam, seen) -> np.ndarray:
-        """The removal targets' squares where they were drawn (through the camera) and where
-        they are seen (``seen``: (T, 2), NaN where not), grown by ``free_growth_fraction``
-        of their size and ``free_margin_px`` (a codec smears a change over its blocks)."""
-        m = self.model
-        key = tuple(float(v) for v in cam)
-        if key != self._drawn_cam:
-            k = self.targets
-            placed = apply_camera(m.square_centres[k], cam, m.center)
-            half = cam[0] * m.size[k] * (0.5 + _ST["free_growth_fraction"]) \
-                + _ST["free_margin_px"] * m.unit
-            self._drawn_cam, self._drawn = key, (_clip_rects(placed, half, self.shape), half)
-        drawn, half = self._drawn
-        seen = np.asarray(seen, float).reshape(-1, 2)
-        shown = np.isfinite(seen[:, 0])
-        if not shown.any():
-            return drawn
-        return np.concatenate([drawn, _clip_rects(seen[shown], half[shown], self.shape)])
 
     def update(self, frame, cam, tone, seen_targets, poses=None, own_tones=None) -> None:
         """Read the canvas frame :meth:`wants` chose: ``cam`` its camera, ``tone`` its
@@ -473,9 +489,9 @@ class ResidualReader:
             res, lightness = self._rows.residual(frame, lo, hi, tone[0], tone[1],
                                                  _ST["slack_delta_e"],
                                                  self.expected.levels(cam))
-            zones = self._kept_zones(cam)
+            zones = self.places.kept(cam)
             self._follow_objects(frame, cam, tone, poses, own_tones, zones, res, lightness)
-            judged, outside = self._judged(valid, zones, self._free_zones(cam, seen_targets))
+            judged, outside = self._judged(valid, zones, self.places.free(cam, seen_targets))
             measured = self._measure(res, zones, judged, outside)
             tones = own_tones if own_tones is not None else [tone] * len(zones)
             ratio = self.softness.ratios_of(frame, zones, judged, self.expected, cam, poses,
