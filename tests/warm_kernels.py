@@ -4,15 +4,72 @@
 On a fresh checkout the cache is empty: without this, each pytest-xdist worker, and each
 subprocess a test starts before a worker has saved a kernel, would compile the same kernels
 again (minutes of CPU). ``python tests/warm_kernels.py generate|video`` compiles one half
-(``objsub_fast.warm_up.PARTS``, what ``objsub-fast warm-up`` runs) from this checkout.
+(``objsub_fast.warm_up.PARTS``, what ``objsub-fast warm-up`` runs) from this checkout, and:
+
+- ``video`` codes noise frames whole first (the H.264 kernels, which need no scene), so that
+  its scene kernels are loaded from the cache the ``generate`` half has written by then
+  instead of being compiled in both halves at once;
+- ``generate``, which ends minutes before ``video`` (measured alone on 2 cores: 80 s against
+  231 s), then compiles the kernels' other argument types the tests reach and the commands
+  do not (:func:`_warm_tests`), on the core that would otherwise wait: without it the test
+  workers compiled 34 of them while the tests ran, some in both workers at once.
 """
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import numpy as np  # noqa: E402
+
 from objsub_fast.warm_up import PARTS  # noqa: E402
 
+
+def _warm_video() -> None:
+    from objsub_fast.ground_truth.video import encode_video
+
+    noise = np.random.default_rng(0).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
+    encode_video(np.concatenate([noise, np.roll(noise, 3, axis=2)]))
+    PARTS["video"]()
+
+
+def _warm_tests() -> None:
+    """The argument types the tests give the scene, PNG and scoring kernels beyond what the
+    commands do: frames read from images (read-only arrays), a letterboxed video (scaled and
+    cropped frames), the solid look's transitions, a PNG of a read-only view."""
+    from PIL import Image
+
+    from objsub_fast.draw.png import encode_png
+    from objsub_fast.engine import generate_batch
+    from objsub_fast.ground_truth.transitions import STYLE_NAMES, render_transition
+    from objsub_fast.scoring import score_video, write_video
+
+    batch = generate_batch(range(2), level="L1")
+    frames = np.stack([batch.first_frames[0]] * 4 + [batch.final_frames[0]] * 4)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "frames"
+        folder.mkdir()
+        for k, frame in enumerate(frames):
+            Image.fromarray(frame).save(folder / f"{k:03d}.png")
+        score_video(batch.task(0), folder)
+        score_video(batch.task(0), folder / "007.png")
+        write_video(Path(tmp) / "boxed.mp4", frames, out_size=(1280, 720))
+        score_video(batch.task(0), Path(tmp) / "boxed.mp4")
+    solid = generate_batch(range(2), level="L1", look="solid")
+    for style in STYLE_NAMES:
+        render_transition(solid, style, num_frames=4)
+    shown = batch.first_frames[0].copy()
+    shown.flags.writeable = False
+    encode_png(shown)
+
+
+def _warm_generate() -> None:
+    PARTS["generate"]()
+    _warm_tests()
+
+
+WARM = {"generate": _warm_generate, "video": _warm_video}
+
 if __name__ == "__main__":
-    PARTS[sys.argv[1]]()
+    WARM[sys.argv[1]]()
