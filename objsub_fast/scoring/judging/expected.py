@@ -142,38 +142,44 @@ LUMA_CHROMA = np.array([[0.299, 0.587, 0.114],
 
 
 @kernel(nogil=True, inline="always")
+def _fold(lo, hi, src_lo, src_hi, to, at, count, step):
+    """``lo[to + i * step]`` / ``hi[...]`` take the least / greatest of themselves and
+    ``src_lo[at + i * step]`` / ``src_hi[...]``, for i < ``count``. Indices are unsigned:
+    without a test for negative ones the loop compiles to tight (vector) code."""
+    for i in range(count):
+        j, s = np.uint64(to + i * step), np.uint64(at + i * step)
+        lo[j] = min(lo[j], src_lo[s])
+        hi[j] = max(hi[j], src_hi[s])
+
+
+@kernel(nogil=True, inline="always")
+def _spread_by(lo, hi, src_lo, src_hi, shift, d, radius, small, n):
+    """One step ``d`` px of a spread along a line of pixels (``n`` channels side by side):
+    each item of ``lo`` / ``hi`` folds in the item ``shift`` further along ``src_lo`` /
+    ``src_hi``, in every channel whose ``radius`` reaches ``d`` (all of them at once, as one
+    pass, where ``d`` is at most the least radius ``small``)."""
+    m = lo.shape[0]
+    if d <= small:
+        _fold(lo, hi, src_lo, src_hi, 0, shift, m - shift, 1)
+        return
+    for c in range(n):
+        if radius[c] >= d:
+            _fold(lo, hi, src_lo, src_hi, c, c + shift, (m - shift - c + n - 1) // n, n)
+
+
+@kernel(nogil=True, inline="always")
 def _row_spread(row, radius, small, big, n, lo, hi):
     """``lo`` / ``hi`` (W*C,): the least / greatest of each channel of the pixel row ``row``
     (W*C,: the channels of a pixel side by side) over ``radius[c]`` px each way (clipped at
-    the ends); ``small`` / ``big``: the least / greatest radius. A shift every channel takes
-    is one pass along the whole row (a pixel's neighbour is ``n`` items away). Indices are
-    unsigned: without a test for negative ones the passes compile to tight loops."""
+    the ends); ``small`` / ``big``: the least / greatest radius. A pixel's neighbour ``d`` px
+    away is ``d * n`` items away."""
     m = row.shape[0]
-    w = m // n
-    for i in range(m):
-        lo[i] = row[i]
-        hi[i] = row[i]
-    for d in range(1, min(big, w - 1) + 1):
+    lo[:] = row
+    hi[:] = row
+    for d in range(1, min(big, m // n - 1) + 1):
         k = d * n
-        if d <= small:
-            for i in range(m - k):
-                j, far = np.uint64(i), np.uint64(i + k)
-                lo[far] = min(lo[far], row[j])
-                hi[far] = max(hi[far], row[j])
-            for i in range(m - k):
-                j, far = np.uint64(i), np.uint64(i + k)
-                lo[j] = min(lo[j], row[far])
-                hi[j] = max(hi[j], row[far])
-            continue
-        for c in range(n):
-            if radius[c] < d:
-                continue
-            for i in range(c, m - k, n):
-                j, far = np.uint64(i), np.uint64(i + k)
-                lo[far] = min(lo[far], row[j])
-                hi[far] = max(hi[far], row[j])
-                lo[j] = min(lo[j], row[far])
-                hi[j] = max(hi[j], row[far])
+        _spread_by(lo[k:], hi[k:], row, row, 0, d, radius, small, n)    # from the left
+        _spread_by(lo, hi, row, row, k, d, radius, small, n)            # from the right
 
 
 @kernel(nogil=True)
@@ -205,22 +211,9 @@ def _spread(parts, radius, lo, hi, ring_lo, ring_hi, row):
         b[:] = ring_hi[y % size]
         for d in range(1, big + 1):
             for yy in (y - d, y + d):
-                if yy < 0 or yy >= h:
-                    continue
-                near_lo, near_hi = ring_lo[yy % size], ring_hi[yy % size]
-                if d <= small:
-                    for i in range(m):
-                        j = np.uint64(i)
-                        a[j] = min(a[j], near_lo[j])
-                        b[j] = max(b[j], near_hi[j])
-                    continue
-                for c in range(n):
-                    if radius[c] < d:
-                        continue
-                    for i in range(c, m, n):
-                        j = np.uint64(i)
-                        a[j] = min(a[j], near_lo[j])
-                        b[j] = max(b[j], near_hi[j])
+                if 0 <= yy < h:
+                    _spread_by(a, b, ring_lo[yy % size], ring_hi[yy % size], 0, d, radius,
+                               small, n)
 
 
 def warp_reference(ref: np.ndarray, cam, center, rect, window=None):
