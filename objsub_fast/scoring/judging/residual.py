@@ -341,6 +341,10 @@ class _RowCarry:
         self.previous = np.empty((h, w, 3), np.uint8)
         self._key = None        # (gain, offset, slack, lo, hi) they were written for
 
+    def holds(self, frame) -> bool:
+        """Whether ``frame`` is the frame the buffers were last written for."""
+        return self._key is not None and np.array_equal(frame, self.previous)
+
     def residual(self, frame, lo, hi, gain, offset, slack, levels=None):
         """(distance, signed lightness) of ``frame``: :func:`residual`."""
         h, w = frame.shape[:2]
@@ -481,8 +485,7 @@ class ResidualReader:
                  (poses if poses is not None else [cam] * len(self.kept))]
         key = tuple(None if v is None else np.asarray(v, float).tobytes()
                     for v in (cam, tone, seen_targets, poses, own_tones))
-        if self._last is not None and self._last[0] == key and np.array_equal(
-                frame, self._rows.previous):
+        if self._last is not None and self._last[0] == key and self._rows.holds(frame):
             # the frame before again, seen the same: what was read from it holds
             res, lightness, zones, judged, outside, measured, ratio = self._last[1]
         else:
