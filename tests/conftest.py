@@ -6,7 +6,7 @@ once. Every process of a run (the workers and the subprocesses tests start, what
 working folder) imports this checkout's package: its folder goes first on ``PYTHONPATH``.
 
 Before the workers start, the package's Numba kernels are compiled into their on-disk cache
-once (``warm_kernels.py``, two processes side by side: about 4 minutes on 2 cores), when this
+once (``warm_kernels.py``, two processes side by side: about 3 minutes on 2 cores), when this
 checkout's sources have not been warmed yet (the package's source stamp is kept in pytest's
 cache): on a fresh checkout each worker, and each subprocess a test starts, would otherwise
 compile them again. The terminal says so before it starts and when it is done.
@@ -56,7 +56,7 @@ def pytest_sessionstart(session):
         return
     say = _say(config)
     say("objsub-fast: compiling the Numba kernels into their cache before the tests start "
-        "(once per checkout and version of the sources; about 4 minutes on 2 cores)...")
+        "(once per checkout and version of the sources; about 3 minutes on 2 cores)...")
     started = time.perf_counter()
     script = str(Path(__file__).with_name("warm_kernels.py"))
     procs = [subprocess.Popen([sys.executable, script, part], stdout=subprocess.PIPE,
