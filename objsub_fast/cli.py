@@ -313,7 +313,7 @@ def _add_verify(sub) -> None:
                        "(e.g. no manifest); warnings alone exit with 0.")
     p.add_argument("dir", metavar="DIR", help="dataset folder (holds manifest.json), or its "
                    "object-store URL (s3://, gs://, az://)")
-    add_workers(p, "shards")
+    add_workers(p, "shards", "all cores, or 1 for a dataset too small to gain from more")
     p.add_argument("--deep", action="store_true",
                    help="also decode every frame and re-derive every removed set from its "
                    "prompt (slower)")

@@ -37,19 +37,37 @@ INVARIANT_CONTROLS = ("grows", "shrinks", "turns", "stretches", "slight_growth",
 LOCAL_CONTROLS = tuple(c for c in CONTROLS if c.startswith("local_"))
 
 
-@pytest.mark.parametrize("controls,step", [
-    ([c for c in CONTROLS if c not in INVARIANT_CONTROLS + LOCAL_CONTROLS], 1),
-    (INVARIANT_CONTROLS, 3)])
+#: The other negative controls, each on every other rule kind: control ``j`` (in the order of
+#: ``CONTROLS``) on the kinds ``i`` with ``i + j`` even, so that each meets all four levels and
+#: each kind meets half of them (every kind with every control: benchmarks/bench_score.py).
+NEGATIVE_CONTROLS = tuple(c for c in CONTROLS
+                          if c not in ("ground_truth",) + INVARIANT_CONTROLS + LOCAL_CONTROLS)
+
+
+def _cases(tasks, controls, step):
+    """(task, control) pairs: the ground truth on every kind and the ``NEGATIVE_CONTROLS``
+    every other kind (step 0); each of ``controls`` every ``step``-th kind otherwise."""
+    if step:
+        return [(i, c) for i in range(0, len(tasks), step) for c in controls]
+    return [(i, c) for i in range(len(tasks)) for j, c in enumerate(controls, 1)
+            if c == "ground_truth" or (i + j) % 2 == 0]
+
+
+@pytest.mark.parametrize("controls,step", [(("ground_truth",) + NEGATIVE_CONTROLS, 0),
+                                           (INVARIANT_CONTROLS, 3)])
 def test_every_control_at_canvas_size(tasks, tmp_path, controls, step):
+    cases = _cases(tasks, controls, step)
+    assert {c for _, c in cases} == set(controls)
+    for control in controls if not step else ():  # each rotated one on every level
+        assert {tasks.levels[i] for i, c in cases if c == control} == set(LEVELS), control
     missed = []
-    for i in range(0, len(tasks), step):
-        for control in controls:
-            try:
-                res = _run(tasks, tmp_path, i, control, None)
-            except ValueError:      # the task has no object the control could change
-                continue
-            if not caught(res, control):
-                missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
+    for i, control in cases:
+        try:
+            res = _run(tasks, tmp_path, i, control, None)
+        except ValueError:      # the task has no object the control could change
+            continue
+        if not caught(res, control):
+            missed.append((KINDS[tasks.kind[i]].name, control, res["metrics"]))
     assert not missed
 
 

@@ -49,3 +49,29 @@ def test_the_default_1000_task_run_uses_one_worker(tmp_path, monkeypatch):
     assert used == [1]
     pipeline.generate(RunConfig(count=1000, seed=1), tmp_path / "two", workers=2, quiet=True)
     assert used == [1, 2]  # an explicit --workers is kept
+
+
+def test_verify_of_a_small_dataset_starts_no_pool(tmp_path, monkeypatch):
+    """``verify`` decides its default as ``generate`` does (#47: a 6-task dataset took 6.9 s and
+    4.2 CPU-s to verify on 2 cores with a pool of 2, 3.0 s and 1.5 CPU-s with one worker)."""
+    import dataclasses
+
+    from objsub_fast.dataset.check import verify as verifying
+
+    out = tmp_path / "out"
+    pipeline.generate(RunConfig(count=6, shard_size=2), out, workers=1, quiet=True)
+    used = []
+    real = verifying.run_jobs
+
+    def recording(jobs, workers, *args, **kwargs):
+        used.append(workers)
+        return real(jobs, workers, *args, **kwargs)
+
+    monkeypatch.setattr(verifying, "run_jobs", recording)
+    monkeypatch.setattr("joblib.cpu_count", lambda *a, **k: 2)
+    assert verifying.verify(out).ok and used == [1]
+    assert verifying.verify(out, workers=2).ok and used == [1, 2]  # an explicit one is kept
+    real_sample = verifying.sample_run
+    monkeypatch.setattr(verifying, "sample_run", lambda *a, **k: dataclasses.replace(
+        real_sample(*a, **k), seconds_per_task=10.0))  # slow tasks: a pool pays
+    assert verifying.verify(out).ok and used == [1, 2, 2]

@@ -27,12 +27,13 @@ from ...runtime.jsonfile import loads as loads_json
 from ...runtime.links import links_in
 from ..run.card import check_files
 from ..run.run_config import RunConfig, load_manifest
+from ..run.sample import sample_run
 from ..formats import get_format, shards_are_files
 from ..content.manifest import MANIFEST, PROGRESS_DIR, read_entries, valid_entry
 from ..run.output import dataset_paths
 from ..content.members import MEMBERS, encode_samples, wanted_members
 from ..run.options import generate_command
-from ...runtime.parallel import run_jobs, worker_count
+from ...runtime.parallel import default_workers, run_jobs, worker_count
 from ..content.plan import shard_batches
 from ...runtime.progress import Progress
 from ..content.shards import Shard, plan_shards
@@ -209,7 +210,8 @@ def verify(out, workers: int | None = None, quiet: bool = True, stream=None,
         Dataset folder (holds ``manifest.json``), or an object-store URL
         (``objsub_fast.storage``; ``storage_options`` are its fsspec options).
     workers : int, optional
-        Parallel worker processes (default: all cores; at most one per shard).
+        Parallel worker processes (default: all cores, or 1 for a dataset too small to gain
+        from more, as ``generate`` decides; at most one per shard).
     quiet : bool
         No progress bar (the default for library use; the command line shows one).
     stream : file, optional
@@ -279,6 +281,12 @@ def _verify(target, workers, quiet, stream, deep, strict) -> Report:
     jobs = target.verify_jobs(verify_shard, config, plan, entries, deep=deep,
                               finished_run=finished)
     n_workers = 1 if target.in_process else worker_count(workers, len(plan))
+    if workers is None and n_workers > 1:  # a pool that would cost more than it saves
+        try:
+            per_task = sample_run(config, out).seconds_per_task
+        except ValueError:  # parameters this engine refuses: the shards' checks will say so
+            per_task = float("inf")
+        n_workers = min(n_workers, default_workers(config.count, per_task))
     progress = Progress(config.count, 0, stream=stream, quiet=quiet)
     complete = 0
     try:
