@@ -2,10 +2,10 @@
 
 One IDR picture, then P pictures; one slice per picture; fixed QPs (:class:`EncoderSettings`);
 Constrained Baseline profile (Main with explicit weighted prediction for a video that fades:
-:meth:`H264Encoder.use_weighted_prediction`), CAVLC, deblocking off. The caller says which rectangles changed
-since the previous picture: macroblocks outside them are skipped without looking at their
-pixels. Every decision is integer arithmetic, so the bytes are the same on every machine and
-with Numba's JIT off.
+:meth:`H264Encoder.use_weighted_prediction`), CAVLC, deblocking off. The caller says which
+rectangles changed since the previous picture: macroblocks outside them are skipped without
+looking at their pixels. Every decision is integer arithmetic, so the bytes are the same on
+every machine and with Numba's JIT off.
 
 Examples
 --------

@@ -15,7 +15,8 @@ from .bitstream import put_bits, put_se, put_ue, trailing_bits
 from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MB_WEIGHTED, S_MV_ODD_CHROMA,
                     S_MV_OUTSIDE)
 from .cavlc_tables import CBP_INTER_CODE_NUM
-from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors, predict_chroma, predict_luma,
+from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors,
+                    predict_chroma, predict_luma,
                     predict_mv, skip_mv, weighted_fit)
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
@@ -205,6 +206,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     unknown = np.full(3, -1, np.int64)
     words = (as_words(sy), as_words(su), as_words(sv))
     ref_words = (as_words(ru), as_words(rv))
+    ref_luma_words = as_words(ry)
     last_x = last_y = 0
     two_refs = weights[0] == WEIGHTS_SECOND_REF
     limit_y, limit_c = ZERO_MAX[qp], ZERO_MAX[qpc]
@@ -249,10 +251,15 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MB_P16X16_ZERO_MV] += 1
                 continue
             fit = FIT_NONE
-            if two_refs and not is_idr:   # a fade: the weighted previous picture, or the picture as it was
-                fit, sad_same, sad_weighted = weighted_fit(
-                    sy, su, sv, ry, ru, rv, y0, x0, weights, limit_y, limit_c, pred, pred_u,
-                    pred_v)
+            if two_refs and not is_idr:   # a fade: the picture as it was, or weighted
+                if same_block(sy, words[0], ref_luma_words, y0, x0, 16) \
+                        and same_block(su, words[1], ref_words[0], yc, xc, 8) \
+                        and same_block(sv, words[2], ref_words[1], yc, xc, 8):
+                    fit, sad_same, sad_weighted = FIT_SAME, 0, 0
+                else:
+                    fit, sad_same, sad_weighted = weighted_fit(
+                        sy, su, sv, ry, ru, rv, y0, x0, weights, limit_y, limit_c, pred,
+                        pred_u, pred_v)
                 if fit == FIT_SAME:
                     best_sad = 0
                 elif fit == FIT_WEIGHTED:
