@@ -49,7 +49,11 @@ def child(count: int, out: str, workers: int = 1) -> dict:
     import numpy as np
 
     import objsub_fast.ground_truth.transition_video as tv
-    from objsub_fast.dataset.run.pipeline import RunConfig, generate
+    try:
+        from objsub_fast.dataset.run.pipeline import RunConfig, generate
+    except ImportError:   # a revision before dataset/ was arranged by job (f3a5bb4)
+        from objsub_fast.dataset.config import RunConfig
+        from objsub_fast.dataset.pipeline import generate
     from objsub_fast.ground_truth.h264.encoder import mark_changed
 
     real = tv.encode_steps

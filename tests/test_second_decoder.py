@@ -12,7 +12,10 @@ from hypothesis import given, settings, strategies as st
 from objsub_fast import generate_batch
 from objsub_fast.testing import openh264
 from objsub_fast.ground_truth.h264.mp4 import read_track, sample_nals
-from objsub_fast.ground_truth.transitions import STYLE_NAMES, task_arrays, transition_updates
+from objsub_fast.ground_truth.h264.params import WEIGHTS_SECOND_REF
+from objsub_fast.ground_truth.transition_video import pack_plan
+from objsub_fast.ground_truth.transitions import (STYLE_NAMES, plan_transition, task_arrays,
+                                                  transition_updates)
 from objsub_fast.ground_truth.video import ObjsubEncoder, VideoSpec
 
 av = pytest.importorskip("av")
@@ -36,14 +39,18 @@ def stacked(planes) -> np.ndarray:
 
 
 def encode_with_reconstruction(batch, i, style, frames=FRAMES):
-    """Task ``i``'s objsub video and the encoder's reconstruction of every picture."""
+    """Task ``i``'s objsub video and the encoder's reconstruction of every picture (a fade's
+    pictures weighted-predicted, as ``add_transition`` codes them)."""
     h, w = batch.first_frames.shape[1:3]
     encoder = ObjsubEncoder(w, h, 16)
+    packed = pack_plan(plan_transition(batch.first_frames[i], style=style, num_frames=frames,
+                                       **task_arrays(batch, i)))
+    encoder.use_weighted_prediction(packed.weighted)
     recon = []
-    for frame, changed in transition_updates(batch.first_frames[i], style=style,
-                                             num_frames=frames, final=batch.final_frames[i],
-                                             **task_arrays(batch, i)):
-        encoder.add(frame, changed)
+    for weights, (frame, changed) in zip(packed.weights, transition_updates(
+            batch.first_frames[i], style=style, num_frames=frames, final=batch.final_frames[i],
+            **task_arrays(batch, i))):
+        encoder.add(frame, changed, weights=weights)
         recon.append(stacked(encoder.reconstruction()))
     return encoder.finish(), recon
 
@@ -100,15 +107,44 @@ def synthetic_video(seed: int):
     return frames, changes
 
 
+def test_a_fade_is_weighted_predicted_in_main_profile(batch):
+    """The fade's pictures carry weights (reference index 1 for most changed macroblocks), the
+    stream says Main profile, and both decoders agree with the reconstruction (above)."""
+    mp4, _ = encode_with_reconstruction(batch, 2, "fade")
+    track = read_track(mp4)
+    assert track["sps"][1] == 77 and track["sps"][2] == 0x40      # profile_idc, constraints
+    encoder = ObjsubEncoder(256, 256, 16)
+    encoder.add_transition(plan_transition(batch.first_frames[2], style="fade",
+                                           num_frames=FRAMES, **task_arrays(batch, 2)),
+                           batch.first_frames[2], batch.final_frames[2])
+    stats = encoder._encoder.stats_dict()
+    assert stats["mb_weighted"] > stats["mb_p16x16"] // 2 > 0
+    assert read_track(encoder.finish())["sps"][1] == 77
+    shrink, _ = encode_with_reconstruction(batch, 2, "shrink")
+    assert read_track(shrink)["sps"][1] == 66                       # nothing fades
+
+
+def random_weights(rng) -> np.ndarray:
+    """A P picture's weights: none, or reference index 1 with any weights and offsets."""
+    if rng.integers(0, 3) == 0:
+        return None
+    return np.array([WEIGHTS_SECOND_REF, int(rng.integers(1, 8)),
+                     *(int(v) for pair in range(3) for v in (rng.integers(-128, 128),
+                                                             rng.integers(-128, 128)))])
+
+
 @settings(max_examples=15, deadline=None)
-@given(st.integers(0, 2 ** 32 - 1))
-def test_openh264_decodes_synthetic_content_to_the_reconstruction(seed):
+@given(st.integers(0, 2 ** 32 - 1), st.booleans())
+def test_openh264_decodes_synthetic_content_to_the_reconstruction(seed, weighted):
+    """Weighted: every P picture with random weights (clipping at both ends included)."""
     frames, changes = synthetic_video(seed)
     h, w = frames[0].shape[:2]
     encoder = ObjsubEncoder(w, h, 16)
+    encoder.use_weighted_prediction(weighted)
+    rng = np.random.default_rng(seed)
     recon = []
     for frame, changed in zip(frames, changes):
-        encoder.add(frame, changed)
+        encoder.add(frame, changed, weights=random_weights(rng) if weighted else None)
         recon.append(stacked(encoder.reconstruction()))
     mp4 = encoder.finish()
     theirs = [stacked(p) for p in openh264.decode_mp4(mp4)]

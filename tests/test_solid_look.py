@@ -13,6 +13,7 @@ from objsub_fast.draw.solids import solid_shading, solid_sprite
 from objsub_fast.runtime.errors import ParameterError
 from objsub_fast.ground_truth.transitions import (STYLE_NAMES, draw_steps, plan_transition,
                                                   render_transition, task_arrays)
+from objsub_fast.ground_truth.transition_video import pack_plan
 from objsub_fast.ground_truth.h264.encoder import EncoderSettings
 from objsub_fast.ground_truth.video import (OBJSUB_LOOK_SETTINGS, ObjsubEncoder, VideoSpec,
                                             encode_transitions, look_settings)
@@ -185,8 +186,11 @@ def test_compiled_solid_video_equals_frame_by_frame(looks, style):
         plan = plan_transition(batch.first_frames[i], style=style, num_frames=9,
                                **task_arrays(batch, i))
         one, whole = ObjsubEncoder(256, 256), ObjsubEncoder(256, 256)
-        for frame, step in draw_steps(plan.steps(), batch.first_frames[i], batch.final_frames[i]):
-            one.add(frame, step.changed, step.motion)
+        packed = pack_plan(plan)
+        one.use_weighted_prediction(packed.weighted)
+        for (frame, step), weights in zip(draw_steps(plan.steps(), batch.first_frames[i],
+                                                     batch.final_frames[i]), packed.weights):
+            one.add(frame, step.changed, step.motion, weights)
         whole.add_transition(plan, batch.first_frames[i], batch.final_frames[i])
         assert one.finish() == whole.finish(), (style, i)
 
@@ -222,7 +226,7 @@ def test_every_format_writes_and_verifies_solid_videos(tmp_path, fmt, capsys):
     assert main(args) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["look"] == "solid"
-    assert manifest["config"]["generator_version"] == "0.9.0"
+    assert manifest["config"]["generator_version"] == "0.10.0"   # objsub videos
     h264 = manifest["config"]["video_encoder"]["settings"]["h264"]
     assert h264 == look_settings("objsub", "solid").as_dict() != EncoderSettings().as_dict()
     assert main(["verify", str(out)]) == 0

@@ -15,10 +15,13 @@ def _frame_by_frame(batch, i, style, frames) -> ObjsubEncoder:
     enc = ObjsubEncoder(w, h)
     first = batch.first_frames[i]
     steps = transition_steps(first, style=style, num_frames=frames, **task_arrays(batch, i))
-    for step, (frame, changed) in zip(steps, transition_updates(
+    packed = pack_plan(plan_transition(first, style=style, num_frames=frames,
+                                       **task_arrays(batch, i)))
+    enc.use_weighted_prediction(packed.weighted)
+    for step, weights, (frame, changed) in zip(steps, packed.weights, transition_updates(
             first, style=style, num_frames=frames, final=batch.final_frames[i],
             **task_arrays(batch, i))):
-        enc.add(frame, changed, step.motion)
+        enc.add(frame, changed, step.motion, weights)
     return enc
 
 

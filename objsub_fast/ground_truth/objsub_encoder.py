@@ -52,11 +52,19 @@ class ObjsubEncoder:
         self._muxer = self._new_muxer()
         self._picture.count = 0
 
-    def add(self, rgb: np.ndarray, changed=None, motion=None) -> None:
+    def use_weighted_prediction(self, on: bool) -> None:
+        """Whether the video's P pictures may carry weights (``H264Encoder``'s method of the
+        name; before the first frame): :meth:`add_transition` decides it itself."""
+        self._encoder.use_weighted_prediction(on)
+        self._muxer = self._new_muxer()
+
+    def add(self, rgb: np.ndarray, changed=None, motion=None, weights=None) -> None:
         """Encode one (H, W, 3) uint8 RGB frame; ``changed`` as in :meth:`Mp4Encoder.add`;
-        ``motion`` as in ``H264Encoder.encode`` (what moved, if the caller knows)."""
+        ``motion`` and ``weights`` as in ``H264Encoder.encode`` (what moved, if the caller
+        knows; a fade's weights)."""
         widened = self._picture.update(rgb, changed)
-        nals = self._encoder.encode(*self._picture.planes, changed=widened, motion=motion)
+        nals = self._encoder.encode(*self._picture.planes, changed=widened, motion=motion,
+                                    weights=weights)
         self._muxer.add(nals, self._encoder.is_keyframe)
 
     def add_transition(self, plan, first: np.ndarray, final: np.ndarray, rgb=None) -> None:
@@ -71,6 +79,9 @@ class ObjsubEncoder:
             raise ValueError(f"frames must be {self._picture._shape} uint8, got "
                              f"{first.shape} and {final.shape}")
         packed = pack_plan(plan)
+        if enc.frame_index == 0 and enc.weighted != packed.weighted:
+            self.use_weighted_prediction(packed.weighted)
+        packed = packed.for_encoder(enc.weighted)
         frames = len(packed.start)
         rgb = np.empty_like(first) if rgb is None else rgb
         sizes = np.zeros(frames, np.int64)

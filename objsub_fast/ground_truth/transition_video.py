@@ -27,12 +27,16 @@ from ..runtime._numba import noalloc_kernel
 from .h264.bitstream import _escape_into
 from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
-from .h264.params import LOG2_MAX_FRAME_NUM
+from .h264.params import LOG2_MAX_FRAME_NUM, WEIGHTS_IDENTITY, WEIGHTS_NONE, WEIGHTS_SECOND_REF
 from .transitions import _paint_solid, _paint_sprite
 from .yuv import convert_rects, rgb_to_yuv420_rect
 
 #: ``PackedSteps.start`` codes: start from the previous frame, the first frame, the final one.
 FROM_PREVIOUS, FROM_FIRST, FROM_FINAL = 0, 1, 2
+#: White in Y, Cb, Cr (``yuv``: BT.601 limited range), toward which a fade blends.
+WHITE_YUV = (235, 128, 128)
+#: log2 of the weights' denominator (the largest the standard allows: the finest weights).
+LOG_WD = 7
 
 
 class PackedSteps(NamedTuple):
@@ -44,7 +48,8 @@ class PackedSteps(NamedTuple):
     ``sprite_at[k]`` with side ``sprite_side[k]`` (flat: its s * s mask; solid: its mask, then
     its s * s * 3 colours); solid: whether the look is solid; changed (d, 4): the step's changed rectangles (all of the frame when
     start is not FROM_PREVIOUS); hint (h, 2): the motion search's vectors
-    (``h264.encoder.motion_hints`` of the step's motion; none: search).
+    (``h264.encoder.motion_hints`` of the step's motion; none: search); weights (F, 8): each
+    picture's ``params.slice_header`` weights (:func:`fade_weights`).
     """
 
     start: np.ndarray
@@ -59,7 +64,24 @@ class PackedSteps(NamedTuple):
     changed: np.ndarray
     hint_at: np.ndarray
     hint: np.ndarray
+    weights: np.ndarray
     solid: bool = False
+
+    @property
+    def weighted(self) -> bool:
+        """Whether a picture is predicted with weights (the video needs a weighted PPS)."""
+        return bool((self.weights[:, 0] == WEIGHTS_SECOND_REF).any())
+
+    def for_encoder(self, weighted: bool) -> "PackedSteps":
+        """These steps for an encoder whose PPS is weighted or not: without weights (a
+        video that began unweighted), or with a table of default weights where a picture
+        has none."""
+        weights = self.weights.copy()
+        if weighted:
+            weights[weights[:, 0] == WEIGHTS_NONE, 0] = WEIGHTS_IDENTITY
+        else:
+            weights[:] = 0
+        return self._replace(weights=weights)
 
 
 def _offsets(frame_of_row, frames: int) -> np.ndarray:
@@ -96,6 +118,46 @@ def _hints(plan, frames: int):
     distinct[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     rows = rows[distinct]
     return _offsets(rows[:, 0], frames), -4 * rows[:, 1:]
+
+
+def fade_weights(keep, start) -> np.ndarray:
+    """(F, 8) ``params.slice_header`` weights of each picture: where every object whose
+    ``keep`` (F, K, 256ths of its colours) changed since the previous frame changed by one
+    ratio (a fade: all of them fade together toward white), the previous picture weighted by
+    that ratio and offset so that white stays white predicts them all: reference index 1
+    with weight ``round(128 ratio)`` and offset ``white - white * weight / 128`` in Y, Cb and
+    Cr (:data:`WHITE_YUV`); else none (``weights[f, 0]`` is WEIGHTS_NONE, and all of them are
+    when no picture has weights). Not for a picture that starts afresh (``start``) nor where
+    an offset leaves [-128, 127] (a fade's last step, to weight 0).
+
+    Examples
+    --------
+    >>> keep = np.array([[256, 256], [256, 256], [192, 192], [128, 128], [0, 0]])
+    >>> fade_weights(keep, np.array([1, 0, 0, 0, 0]))[:, [0, 2, 3, 5]].tolist()
+    [[1, 0, 0, 0], [1, 0, 0, 0], [2, 96, 59, 32], [2, 85, 79, 43], [1, 0, 0, 0]]
+    """
+    frames = keep.shape[0]
+    out = np.zeros((frames, 8), np.int64)
+    for f in range(1, frames):
+        changed = keep[f] != keep[f - 1]
+        if start[f] != FROM_PREVIOUS or not changed.any():
+            continue
+        pairs = {(int(a), int(b)) for a, b in zip(keep[f - 1][changed], keep[f][changed])}
+        if len(pairs) != 1:
+            continue
+        (before, after), = pairs
+        if before <= 0:
+            continue
+        weight = min((256 * after + before) // (2 * before), 127)
+        offsets = [white - ((white * weight + (1 << (LOG_WD - 1))) >> LOG_WD)
+                   for white in WHITE_YUV]
+        if weight < 0 or not all(-128 <= o <= 127 for o in offsets):
+            continue
+        out[f] = (WEIGHTS_SECOND_REF, LOG_WD, weight, offsets[0], weight, offsets[1], weight,
+                  offsets[2])
+    if (out[:, 0] == WEIGHTS_SECOND_REF).any():
+        out[out[:, 0] == WEIGHTS_NONE, 0] = WEIGHTS_IDENTITY
+    return out
 
 
 def pack_plan(plan) -> PackedSteps:
@@ -141,7 +203,8 @@ def pack_plan(plan) -> PackedSteps:
         start, _offsets(fr, frames), source[fr, jr].reshape(-1, 4),
         _offsets(fp, frames), paint.reshape(-1, 9), sprite_at, sides,
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
-        _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint, solid)
+        _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint,
+        fade_weights(plan.keep, start), solid)
 
 
 @noalloc_kernel(nogil=True)
@@ -211,6 +274,8 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
             convert_rects(rgb, src[0], src[1], src[2], changed)
             mark_changed(changed, code, height, width)
         qp, qpc, lam, lam2 = quant_i if idr else quant_p
+        for k in range(weights.shape[0]):
+            weights[k] = p.weights[f, k]
         frame_num = (frame_index + f - begin) % (1 << LOG2_MAX_FRAME_NUM)
         code_picture(src, ref, cur, code, idr, frame_num, qp, qpc, lam, lam2, use_i4, mv,
                      refidx, prev_mv, rows, common, nz, i4m, weights, buf, st, stats,

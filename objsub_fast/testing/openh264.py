@@ -1,15 +1,18 @@
 """A second H.264 decoder that shares no code with FFmpeg: Cisco's OpenH264 (``libopenh264``,
 Debian's ``libopenh264-7``), called through ctypes.
 
-OpenH264 is an independent implementation of the Constrained Baseline profile (it is the
-decoder Firefox and WebRTC use), so a stream that FFmpeg and OpenH264 both decode to the same
-pictures follows the standard, not one decoder's reading of it. It decodes Baseline-profile
-tools only (CAVLC, I and P slices, no B-frames, no weighted prediction, no 8x8 transform).
+OpenH264 is an independent implementation of H.264 (it is the decoder Firefox and WebRTC
+use), so a stream that FFmpeg and OpenH264 both decode to the same pictures follows the
+standard, not one decoder's reading of it. It decodes the tools this project's encoder uses:
+CAVLC, I and P slices, and in a Main-profile stream explicit weighted prediction with a
+reference list modification (the encoder's fades).
 
 Only the decoder's C interface is used: ``WelsCreateDecoder``, then the object's virtual
-methods ``Initialize``, ``DecodeFrameNoDelay`` and ``Uninitialize`` (slots 0, 3 and 1 of its
-table), ``WelsDestroyDecoder``. Error concealment is off, so a damaged stream is an error, not
-a guessed picture.
+methods ``Initialize``, ``DecodeFrameNoDelay``, ``FlushFrame`` and ``Uninitialize`` (slots 0,
+3, 5 and 1 of its table), ``WelsDestroyDecoder``. A Main-profile stream comes out one
+picture late (the decoder keeps a picture back for reordering, though this encoder never
+reorders), and its last picture only when flushed. Error concealment is off, so a damaged
+stream is an error, not a guessed picture.
 """
 from __future__ import annotations
 
@@ -57,6 +60,9 @@ _UNINITIALIZE = (1, ctypes.CFUNCTYPE(ctypes.c_long, _P))
 _DECODE_NO_DELAY = (3, ctypes.CFUNCTYPE(ctypes.c_int, _P, ctypes.c_char_p, ctypes.c_int,
                                         ctypes.POINTER(ctypes.POINTER(ctypes.c_ubyte)),
                                         ctypes.POINTER(_BufferInfo)))
+_FLUSH_FRAME = (5, ctypes.CFUNCTYPE(ctypes.c_int, _P,
+                                    ctypes.POINTER(ctypes.POINTER(ctypes.c_ubyte)),
+                                    ctypes.POINTER(_BufferInfo)))
 
 
 @lru_cache(maxsize=1)
@@ -135,8 +141,18 @@ def decode_annexb(access_units) -> list[tuple]:
             state = decode(decoder, data, len(data), dst, ctypes.byref(info))
             if state != 0:
                 raise OpenH264Error(f"picture {number}: DECODING_STATE 0x{state:x}")
-            if info.iBufferStatus != 1:
+            if info.iBufferStatus == 1:
+                pictures.append(_planes(info))
+            elif number - len(pictures) > 0:   # more than the one picture kept back
                 raise OpenH264Error(f"picture {number}: no picture came out")
+        flush = _method(decoder, _FLUSH_FRAME)
+        while len(pictures) < len(access_units):
+            dst = (ctypes.POINTER(ctypes.c_ubyte) * 3)()
+            info = _BufferInfo()
+            state = flush(decoder, dst, ctypes.byref(info))
+            if state != 0 or info.iBufferStatus != 1:
+                raise OpenH264Error(f"picture {len(pictures)}: none came out when flushed "
+                                    f"(DECODING_STATE 0x{state:x})")
             pictures.append(_planes(info))
         return pictures
     finally:

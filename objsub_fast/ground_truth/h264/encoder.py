@@ -1,10 +1,11 @@
 """The H.264 encoder of the project's ground-truth videos (:class:`H264Encoder`).
 
 One IDR picture, then P pictures; one slice per picture; fixed QPs (:class:`EncoderSettings`);
-Constrained Baseline profile, CAVLC, deblocking off. The caller says which rectangles changed
-since the previous picture: macroblocks outside them are skipped without looking at their
-pixels. Every decision is integer arithmetic, so the bytes are the same on every machine and
-with Numba's JIT off.
+Constrained Baseline profile (Main with explicit weighted prediction for a video that fades:
+:meth:`H264Encoder.use_weighted_prediction`), CAVLC, deblocking off. The caller says which
+rectangles changed since the previous picture: macroblocks outside them are skipped without
+looking at their pixels. Every decision is integer arithmetic, so the bytes are the same on
+every machine and with Numba's JIT off.
 
 Examples
 --------
@@ -30,9 +31,9 @@ from ...runtime.errors import ParameterError
 from .bitstream import nal_unit, written
 from .cavlc import N_STATS, STAT_NAMES
 from .cavlc_tables import CHROMA_QP
-from .macroblock import NO_WEIGHTS, code_picture
-from .params import (CONSTRAINED_BASELINE_FLAGS, LOG2_MAX_FRAME_NUM, PROFILE_BASELINE, Layout,
-                     pps_rbsp, sps_rbsp)
+from .macroblock import code_picture
+from .params import (CONSTRAINED_BASELINE_FLAGS, LOG2_MAX_FRAME_NUM, MAIN_FLAGS, PROFILE_BASELINE,
+                     PROFILE_MAIN, WEIGHTS_IDENTITY, WEIGHTS_NONE, Layout, pps_rbsp, sps_rbsp)
 
 #: Lagrange multiplier of the SAD-based decisions by QP: round(2 ** ((qp - 12) / 6)), at least 1.
 LAMBDA = (1,) * 16 + (2, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 6, 6, 7, 8, 9, 10, 11, 13, 14, 16, 18,
@@ -68,7 +69,9 @@ class EncoderSettings:
 
     def as_dict(self) -> dict:
         """The settings as recorded in a dataset manifest."""
-        return {"name": "objsub-h264", "profile": "constrained baseline", "entropy": "cavlc",
+        return {"name": "objsub-h264",
+                "profile": "constrained baseline; main (weighted prediction) where a video fades",
+                "entropy": "cavlc",
                 "deblocking": "off", **asdict(self)}
 
 
@@ -166,10 +169,9 @@ class H264Encoder:
         self.width, self.height, self.settings = int(width), int(height), settings
         self.layout = Layout.of(self.width, self.height, int(fps))
         mbh, mbw = self.layout.mb_height, self.layout.mb_width
-        self.profile_idc, self.level_idc = PROFILE_BASELINE, self.layout.level_idc
-        self.constraint_flags = CONSTRAINED_BASELINE_FLAGS
-        self.sps = nal_unit(3, NAL_SPS, sps_rbsp(self.width, self.height, self.level_idc))
-        self.pps = nal_unit(3, NAL_PPS, pps_rbsp())
+        self.level_idc = self.layout.level_idc
+        self._weights = np.zeros(8, np.int64)     # this picture's (params.slice_header)
+        self.use_weighted_prediction(False)
         h16, w16 = 16 * mbh, 16 * mbw
         self._src = (np.zeros((h16, w16), np.uint8), np.zeros((h16 // 2, w16 // 2), np.uint8),
                      np.zeros((h16 // 2, w16 // 2), np.uint8))
@@ -192,10 +194,28 @@ class H264Encoder:
 
     def restart(self) -> None:
         """Begin a new video in the same buffers: the next picture is an IDR picture (which
-        writes every sample and vector the later ones read) and the statistics start again."""
+        writes every sample and vector the later ones read) and the statistics start again;
+        the video is Constrained Baseline again (:meth:`use_weighted_prediction`)."""
         self.stats[:] = 0
         self.frame_index = 0
         self.is_keyframe = False
+        self.use_weighted_prediction(False)
+
+    def use_weighted_prediction(self, on: bool) -> None:
+        """Whether this video's P pictures may be predicted with explicit weights (a fade:
+        ``transition_video`` sets them picture by picture). Weighted prediction is a Main
+        profile tool: on, the SPS says Main profile and the PPS sets ``weighted_pred_flag``;
+        off, Constrained Baseline. Only before the video's first picture."""
+        if getattr(self, "frame_index", 0):
+            raise ValueError("use_weighted_prediction: the video has begun")
+        self.weighted = bool(on)
+        self.profile_idc = PROFILE_MAIN if on else PROFILE_BASELINE
+        self.constraint_flags = MAIN_FLAGS if on else CONSTRAINED_BASELINE_FLAGS
+        self.sps = nal_unit(3, NAL_SPS, sps_rbsp(self.width, self.height, self.level_idc,
+                                                 self.profile_idc, self.constraint_flags))
+        self.pps = nal_unit(3, NAL_PPS, pps_rbsp(weighted_pred=self.weighted))
+        self._weights[:] = 0
+        self._weights[0] = WEIGHTS_IDENTITY if on else WEIGHTS_NONE
 
     def stats_dict(self) -> dict:
         """What the encoder used so far (coeff_token tables, escapes, macroblock types, ...)."""
@@ -220,13 +240,17 @@ class H264Encoder:
         rects = np.array(changed, np.int64).reshape(-1, 4)
         load_changed(*planes, *self._src, rects, self._code)
 
-    def encode(self, y, u, v, changed=None, motion=None) -> list:
+    def encode(self, y, u, v, changed=None, motion=None, weights=None) -> list:
         """Encode one picture; returns its NAL units (header byte, escaped, no start code).
 
         ``motion``: the (dx, dy) pixel displacements of everything that moved since the
         previous picture, when the caller knows them (``[]``: nothing moved); the motion search
-        then tries only the zero vector and those. None: search."""
+        then tries only the zero vector and those. None: search. ``weights``: this P
+        picture's ``params.slice_header`` weights (a fade's, ``transition_video.fade_weights``)
+        in a video that uses weighted prediction (:meth:`use_weighted_prediction`); None:
+        none."""
         idr = self.frame_index == 0
+        self._set_weights(weights)
         self._load((y, u, v), None if idr else changed)
         code_picture(self._src, self._ref, self._cur, self._code, idr,
                      self.frame_index % (1 << LOG2_MAX_FRAME_NUM), *self.quantisers(idr),
@@ -234,6 +258,18 @@ class H264Encoder:
         nal = nal_unit(3, NAL_IDR if idr else NAL_SLICE, written(self._buf, self._st))
         self.picture_coded()
         return [nal]
+
+    def _set_weights(self, weights) -> None:
+        """This picture's weights (:meth:`encode`); ValueError for weights in a video
+        without weighted prediction."""
+        self._weights[:] = 0
+        if weights is not None and weights[0] != WEIGHTS_NONE:
+            if not self.weighted:
+                raise ValueError("weights given to a video without weighted prediction "
+                                 "(use_weighted_prediction(True) before its first picture)")
+            self._weights[:] = weights
+        if self.weighted and self._weights[0] == WEIGHTS_NONE:
+            self._weights[0] = WEIGHTS_IDENTITY
 
     def picture_coded(self) -> bool:
         """Count one more picture of the video as coded (by :meth:`encode`, or by a compiled
@@ -263,7 +299,7 @@ class H264Encoder:
     def state(self) -> tuple:
         """The arguments of ``code_picture`` after the quantisers: the encoder's state."""
         return (self.settings.intra4x4, self._mv, self._refidx, self._prev_mv, self._rows,
-                self._common, self._nz, self._i4m, NO_WEIGHTS, self._buf, self._st, self.stats)
+                self._common, self._nz, self._i4m, self._weights, self._buf, self._st, self.stats)
 
     def reconstruction(self):
         """Copies of the decoder-side Y, U, V of the last picture (cropped)."""

@@ -12,20 +12,24 @@ import numpy as np
 
 from ...runtime._numba import kernel, noalloc_kernel
 from .bitstream import put_bits, put_se, put_ue, trailing_bits
-from .cavlc import S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MV_ODD_CHROMA, S_MV_OUTSIDE
+from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MB_WEIGHTED, S_MV_ODD_CHROMA,
+                    S_MV_OUTSIDE)
 from .cavlc_tables import CBP_INTER_CODE_NUM
-from .inter import common_vectors, predict_chroma, predict_luma, predict_mv, skip_mv
+from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors,
+                    predict_chroma, predict_luma,
+                    predict_mv, skip_mv, weighted_fit)
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
-from .params import slice_header
+from .params import WEIGHTS_SECOND_REF, slice_header
 from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, same_block, write_chroma,
                         write_luma)
-from .transform import INTER_ROUNDING, dequant_idct_add, transform_quant4x4
+from .transform import INTER_ROUNDING, ZERO_MAX, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
 #: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
 INTRA_TRY_SAD = 0
-#: Weighted-prediction parameters: on, logWD, luma w, o, Cb w, o, Cr w, o.
+#: Weighted-prediction parameters (``params.slice_header``): kind, logWD, luma w, o, Cb w, o,
+#: Cr w, o.
 NO_WEIGHTS = np.zeros(8, np.int64)
 
 
@@ -202,8 +206,10 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     unknown = np.full(3, -1, np.int64)
     words = (as_words(sy), as_words(su), as_words(sv))
     ref_words = (as_words(ru), as_words(rv))
+    ref_luma_words = as_words(ry)
     last_x = last_y = 0
-    two_refs = weights[0] != 0
+    two_refs = weights[0] == WEIGHTS_SECOND_REF
+    limit_y, limit_c = ZERO_MAX[qp], ZERO_MAX[qpc]
     skip_run = 0
     for mby in range(mbh):
         if not is_idr:   # a row with nothing to code is all P_Skip with the zero vector
@@ -244,7 +250,27 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MB_P16X16] += 1
                 stats[S_MB_P16X16_ZERO_MV] += 1
                 continue
-            if not is_idr:
+            fit = FIT_NONE
+            if two_refs and not is_idr:   # a fade: the picture as it was, or weighted
+                if same_block(sy, words[0], ref_luma_words, y0, x0, 16) \
+                        and same_block(su, words[1], ref_words[0], yc, xc, 8) \
+                        and same_block(sv, words[2], ref_words[1], yc, xc, 8):
+                    fit, sad_same, sad_weighted = FIT_SAME, 0, 0
+                else:
+                    fit, sad_same, sad_weighted = weighted_fit(
+                        sy, su, sv, ry, ru, rv, y0, x0, weights, limit_y, limit_c, pred,
+                        pred_u, pred_v)
+                if fit == FIT_SAME:
+                    best_sad = 0
+                elif fit == FIT_WEIGHTED:
+                    ref_idx = 1
+                else:   # the residual of the closer prediction, without a search
+                    fit = FIT_RESIDUAL
+                    if sad_weighted <= sad_same:
+                        ref_idx, best_sad = 1, sad_weighted
+                    else:
+                        best_sad = sad_same
+            if not is_idr and fit == FIT_NONE:
                 mvx, mvy, best_cost, best_sad = motion_search(
                     sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
                     hints)
@@ -280,7 +306,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                      and same_block(sv, words[2], ref_words[1], yc, xc, 8))
             # unchanged here: the reconstruction (cur = ref outside what this picture coded
             # so far) is already the prediction, and every level is zero
-            if not exact:
+            if fit == FIT_WEIGHTED:   # no residual: the weighted prediction is the picture
+                _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0)
+                exact = True
+            elif ref_idx == 1:        # the weighted prediction is in pred, pred_u, pred_v
+                exact = False
+            elif not exact:
                 _predict_inter(ry, ru, rv, y0, x0, mvx, mvy, pred, pred_u, pred_v)
                 exact = best_sad == 0 and _chroma_exact(su, sv, yc, xc, pred_u, pred_v)
                 if exact and (mvx != 0 or mvy != 0):   # the prediction is the source
@@ -317,6 +348,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             cbp = cbp_luma + 16 * cbp_chroma
             _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp)
             stats[S_MB_P16X16] += 1
+            stats[S_MB_WEIGHTED] += ref_idx
             if (y0 + (mvy >> 2) < 0 or x0 + (mvx >> 2) < 0 or y0 + (mvy >> 2) + 16 > sy.shape[0]
                     or x0 + (mvx >> 2) + 16 > sy.shape[1]):
                 stats[S_MV_OUTSIDE] += 1

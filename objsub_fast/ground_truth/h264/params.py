@@ -42,6 +42,12 @@ SMPTE170M = 6
 PROFILE_BASELINE, PROFILE_MAIN = 66, 77
 #: constraint_set0_flag and constraint_set1_flag: Constrained Baseline (A.2.1.1).
 CONSTRAINED_BASELINE_FLAGS = 0xC0
+#: constraint_set1_flag alone: a Main profile stream (A.2.2) that is not Baseline (it uses
+#: weighted prediction).
+MAIN_FLAGS = 0x40
+#: ``weights[0]`` of :func:`slice_header`: no pred_weight_table (a PPS without weighted
+#: prediction); a table of one reference index at the default weights; two reference indices.
+WEIGHTS_NONE, WEIGHTS_IDENTITY, WEIGHTS_SECOND_REF = 0, 1, 2
 
 
 @dataclass(frozen=True)
@@ -177,9 +183,13 @@ def pps_rbsp(weighted_pred: bool = False) -> bytes:
 def slice_header(buf, st, idr, frame_num, qp, idr_pic_id, weights):  # pragma: no cover
     """Write slice_header() of an I (IDR) or P slice covering the whole picture.
 
-    ``weights``: int64 array; ``weights[0] == 0`` for none, else for a P slice with explicit
-    weighted prediction ``weights[1:4]`` = (logWD, weight, offset) of luma reference index 1
-    (a second entry for the same picture; index 0 and chroma keep the default weights).
+    ``weights``: int64 array (:data:`WEIGHTS_NONE`, :data:`WEIGHTS_IDENTITY` or
+    :data:`WEIGHTS_SECOND_REF` in ``weights[0]``, then logWD and the luma, Cb and Cr weight
+    and offset). With a PPS of ``weighted_pred_flag`` 0 it must be WEIGHTS_NONE. With a
+    weighted PPS every P slice has a pred_weight_table: WEIGHTS_IDENTITY gives one reference
+    index with the default weights; WEIGHTS_SECOND_REF gives two, both the previous picture
+    (a reference list modification), index 1 with ``weights[2:8]`` at denominator
+    ``2 ** weights[1]`` for luma and chroma alike.
     """
     put_ue(buf, st, 0)                            # first_mb_in_slice
     put_ue(buf, st, 7 if idr else 5)              # slice_type: I or P (all slices alike)
@@ -188,7 +198,7 @@ def slice_header(buf, st, idr, frame_num, qp, idr_pic_id, weights):  # pragma: n
     if idr:
         put_ue(buf, st, idr_pic_id)
     else:
-        two_refs = weights[0] != 0
+        two_refs = weights[0] == WEIGHTS_SECOND_REF
         put_bits(buf, st, 1 if two_refs else 0, 1)   # num_ref_idx_active_override_flag
         if two_refs:
             put_ue(buf, st, 1)                    # num_ref_idx_l0_active_minus1
@@ -199,15 +209,18 @@ def slice_header(buf, st, idr, frame_num, qp, idr_pic_id, weights):  # pragma: n
             put_ue(buf, st, 0)
             put_ue(buf, st, (1 << LOG2_MAX_FRAME_NUM) - 1)  # minus MaxPicNum: same picture
             put_ue(buf, st, 3)
-            log_wd, weight, offset = weights[1], weights[2], weights[3]
-            put_ue(buf, st, log_wd)               # luma_log2_weight_denom
-            put_ue(buf, st, 0)                    # chroma_log2_weight_denom
+        if weights[0] != WEIGHTS_NONE:            # pred_weight_table()
+            put_ue(buf, st, weights[1])           # luma_log2_weight_denom
+            put_ue(buf, st, weights[1])           # chroma_log2_weight_denom
             put_bits(buf, st, 0, 1)               # ref 0: luma_weight_l0_flag
             put_bits(buf, st, 0, 1)               # ref 0: chroma_weight_l0_flag
-            put_bits(buf, st, 1, 1)               # ref 1: luma_weight_l0_flag
-            put_se(buf, st, weight)
-            put_se(buf, st, offset)
-            put_bits(buf, st, 0, 1)               # ref 1: chroma_weight_l0_flag
+            if two_refs:
+                put_bits(buf, st, 1, 1)           # ref 1: luma_weight_l0_flag
+                put_se(buf, st, weights[2])
+                put_se(buf, st, weights[3])
+                put_bits(buf, st, 1, 1)           # ref 1: chroma_weight_l0_flag
+                for k in range(4, 8):             # Cb weight, offset, Cr weight, offset
+                    put_se(buf, st, weights[k])
     if idr:
         put_bits(buf, st, 0, 1)                   # no_output_of_prior_pics_flag
         put_bits(buf, st, 0, 1)                   # long_term_reference_flag

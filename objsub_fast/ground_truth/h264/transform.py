@@ -85,6 +85,34 @@ def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
 ZERO_SAD = zero_sad_bounds()
 
 
+#: Largest sum of |Cf[i, r]| over r: a coefficient of a residual bounded by m is at most
+#: ``ROW_SUM[i] * ROW_SUM[j] * m``.
+ROW_SUM = np.array([4, 6, 4, 6])
+
+
+def zero_max_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
+    """``[qp]``: the largest m such that every 4x4 residual with all samples in [-m, m]
+    quantises to zero levels at every position (``rounding`` in 1/6, :func:`quantize`).
+
+    Examples
+    --------
+    >>> bounds = zero_max_bounds()
+    >>> int(bounds[28]), int(bounds[22])   # (2**19 - 2**19 // 3 - 1) // (16 * 8192)
+    (2, 1)
+    """
+    gain = (ROW_SUM[:, None] * ROW_SUM[None, :]).reshape(16)
+    out = np.zeros(52, np.int64)
+    for qp in range(52):
+        qbits = 15 + qp // 6
+        room = (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
+        out[qp] = room // (gain * mf[qp % 6].astype(np.int64)).max()
+    return out
+
+
+#: :func:`zero_max_bounds` of the quantiser's multipliers, at the inter rounding.
+ZERO_MAX = zero_max_bounds(rounding=INTER_ROUNDING)
+
+
 @noalloc_kernel(inline="always")
 def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
     """Forward transform and quantise the 4x4 residual block at (y, x) of ``a`` into ``lev``

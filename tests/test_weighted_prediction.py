@@ -1,0 +1,74 @@
+"""A fade's weighted prediction (``transition_video.fade_weights``): its weights predict each
+drawn picture from the one before within a sample or two wherever the fade changed it, and a
+residual within ``transform.ZERO_MAX`` quantises to nothing (what lets a macroblock go
+without one)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from objsub_fast import generate_batch
+from objsub_fast.ground_truth.h264.params import WEIGHTS_SECOND_REF
+from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, ZERO_MAX,
+                                                     transform_quant4x4)
+from objsub_fast.ground_truth.h264.encoder import H264Encoder
+from objsub_fast.ground_truth.transition_video import pack_plan
+from objsub_fast.ground_truth.transitions import plan_transition, task_arrays, transition_frames
+from objsub_fast.ground_truth.yuv import YuvPicture
+
+
+def weighted(plane, weights, k):
+    """The explicit weighted prediction (8.4.2.3.2) of plane k (0 Y, 1 Cb, 2 Cr)."""
+    log_wd, weight, offset = weights[1], weights[2 + 2 * k], weights[3 + 2 * k]
+    return np.clip(((plane.astype(np.int64) * weight + (1 << (log_wd - 1))) >> log_wd)
+                   + offset, 0, 255)
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), look=st.sampled_from(["flat", "solid"]),
+       frames=st.integers(9, 61))
+def test_fade_weights_predict_each_picture_from_the_one_before(seed, look, frames):
+    batch = generate_batch([seed], level="L3", look=look)
+    first = batch.first_frames[0]
+    packed = pack_plan(plan_transition(first, style="fade", num_frames=frames,
+                                       **task_arrays(batch, 0)))
+    assert packed.weighted
+    picture, planes = YuvPicture(256, 256), []
+    for frame in transition_frames(first, style="fade", num_frames=frames,
+                                   **task_arrays(batch, 0)):
+        picture.update(frame, None)
+        planes.append([p.astype(np.int64) for p in picture.planes])
+    weighted_pictures = 0
+    for f, weights in enumerate(packed.weights):
+        if weights[0] != WEIGHTS_SECOND_REF:
+            continue
+        weighted_pictures += 1
+        for k in range(3):
+            changed = planes[f][k] != planes[f - 1][k]
+            error = np.abs(weighted(planes[f - 1][k], weights, k) - planes[f][k])[changed]
+            assert error.max(initial=0) <= 2, (f, k)
+    assert weighted_pictures >= frames - 2 * max(1, frames // 8) - 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(qp=st.integers(10, 51), seed=st.integers(0, 2 ** 32 - 1))
+def test_a_residual_within_zero_max_quantises_to_nothing(qp, seed):
+    bound = int(ZERO_MAX[qp])
+    rng = np.random.default_rng(seed)
+    block = rng.choice([-bound, bound], (4, 4)) if rng.integers(0, 2) else \
+        rng.integers(-bound, bound + 1, (4, 4))
+    levels = np.zeros((4, 4), np.int64)
+    assert transform_quant4x4(block.astype(np.int64), levels, 0, 0, qp, INTER_ROUNDING, 0) == 0
+    worse = np.full((4, 4), bound + 1, np.int64)   # just past it, some level is not zero
+    assert transform_quant4x4(worse, levels, 0, 0, qp, INTER_ROUNDING, 0) > 0 or bound == 0
+
+
+def test_weights_only_in_a_video_that_uses_them():
+    enc = H264Encoder(32, 32)
+    y = np.full((32, 32), 235, np.uint8)
+    u = v = np.full((16, 16), 128, np.uint8)
+    enc.encode(y, u, v)
+    weights = np.array([WEIGHTS_SECOND_REF, 7, 120, 15, 120, 8, 120, 8])
+    with pytest.raises(ValueError, match="use_weighted_prediction"):
+        enc.encode(y, u, v, changed=[], weights=weights)
+    with pytest.raises(ValueError, match="has begun"):
+        enc.use_weighted_prediction(True)
