@@ -219,19 +219,18 @@ def common_vectors(mv, ref, out, used):  # pragma: no cover - compiled
     return count
 
 
-#: :func:`weighted_fit`'s answers: the source equals the reference here; the weighted
-#: prediction is within the limits everywhere; neither. FIT_NONE is also what a picture
-#: without weights starts from (search), FIT_RESIDUAL what a fade does with the third answer
-#: (the residual of the better of the two predictions, coded).
+#: :func:`weighted_fit`'s answers: the weighted prediction is within the limits everywhere; it
+#: is not. FIT_SAME (the source equals the reference, found by ``macroblock`` before the fit)
+#: and FIT_RESIDUAL (the residual of the closer of the two predictions, coded) are what a fade
+#: then does; FIT_NONE is also what a picture without weights starts from (search).
 FIT_SAME, FIT_WEIGHTED, FIT_RESIDUAL, FIT_NONE = 0, 1, 2, 3
 
 
 @noalloc_kernel(inline="always")
 def _weighted_rows(src, refpic, y0, x0, n, log_wd, weight, offset, pred):  # pragma: no cover
-    """The n x n block at (y0, x0), inside the picture: its weighted prediction (zero vector)
-    into ``pred``; returns (SAD of source and reference, SAD of source and prediction, largest
-    |source - prediction|)."""
-    half = 1 << (log_wd - 1)
+    """The n x n block at (y0, x0), inside the picture: its weighted prediction (zero vector,
+    :func:`_weigh`) into ``pred``; returns (SAD of source and reference, SAD of source and
+    prediction, largest |source - prediction|)."""
     sad_same = sad_weighted = worst = 0
     for r in range(n):
         s_row, r_row, p_row = src[y0 + r, x0:x0 + n], refpic[y0 + r, x0:x0 + n], pred[r]
@@ -239,8 +238,7 @@ def _weighted_rows(src, refpic, y0, x0, n, log_wd, weight, offset, pred):  # pra
             s, v = np.int64(s_row[c]), np.int64(r_row[c])
             d = s - v
             sad_same += d if d >= 0 else -d
-            p = ((v * weight + half) >> log_wd) + offset
-            p = 0 if p < 0 else (255 if p > 255 else p)
+            p = _weigh(v, log_wd, weight, offset)
             p_row[c] = p
             d = s - p
             d = d if d >= 0 else -d
@@ -252,22 +250,19 @@ def _weighted_rows(src, refpic, y0, x0, n, log_wd, weight, offset, pred):  # pra
 @noalloc_kernel
 def weighted_fit(sy, su, sv, ry, ru, rv, y0, x0, weights, limit_y, limit_c, pred, pred_u,
                  pred_v):  # pragma: no cover - compiled
-    """How the macroblock at (y0, x0) follows from the reference with the zero vector, and the
-    luma SADs of the reference and of its explicit weighted prediction (``weights``, left in
-    ``pred``, ``pred_u``, ``pred_v``): :data:`FIT_SAME` (source = reference in Y, Cb and Cr),
-    :data:`FIT_WEIGHTED` (the weighted prediction is within ``limit_y`` of every luma and
-    ``limit_c`` of every chroma sample: a residual that would quantise to nothing) or
-    :data:`FIT_NONE`."""
+    """Whether the macroblock at (y0, x0) follows from the reference's explicit weighted
+    prediction with the zero vector (``weights``, left in ``pred``, ``pred_u``, ``pred_v``):
+    :data:`FIT_WEIGHTED` when it is within ``limit_y`` of every luma and ``limit_c`` of every
+    chroma sample (a residual that would quantise to nothing), else :data:`FIT_NONE`; and the
+    luma SADs of the reference and of the weighted prediction."""
     log_wd = weights[1]
     same_y, sad_y, worst_y = _weighted_rows(sy, ry, y0, x0, 16, log_wd, weights[2], weights[3],
                                             pred)
-    same_u, sad_u, worst_u = _weighted_rows(su, ru, y0 // 2, x0 // 2, 8, log_wd, weights[4],
-                                            weights[5], pred_u)
-    same_v, sad_v, worst_v = _weighted_rows(sv, rv, y0 // 2, x0 // 2, 8, log_wd, weights[6],
-                                            weights[7], pred_v)
+    _, _, worst_u = _weighted_rows(su, ru, y0 // 2, x0 // 2, 8, log_wd, weights[4], weights[5],
+                                   pred_u)
+    _, _, worst_v = _weighted_rows(sv, rv, y0 // 2, x0 // 2, 8, log_wd, weights[6], weights[7],
+                                   pred_v)
     fit = FIT_NONE
-    if same_y + same_u + same_v == 0:
-        fit = FIT_SAME
-    elif worst_y <= limit_y and worst_u <= limit_c and worst_v <= limit_c:
+    if worst_y <= limit_y and worst_u <= limit_c and worst_v <= limit_c:
         fit = FIT_WEIGHTED
     return fit, same_y, sad_y
