@@ -252,7 +252,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     saved = np.zeros_like(stats)              # counters while two intra codings are tried
     kept = np.zeros(stats.shape[0] + 27, np.int64)   # Intra 16x16's while 4x4 is tried
     kept_bytes = np.zeros(384 + 8192, np.uint8)
-    i4s = np.zeros((5, 16), np.int64)         # code_i4's edges, modes and counts
+    i4s = np.zeros((6, 48), np.int64)         # code_i4's edges, modes, counts, samples
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, diff8, lev_u, lev_v = m8[0], m8[1], m8[2], m8[3], m8[4]
     dclev_u, dclev_v, dc8 = v4[0], v4[1], v4[2]
