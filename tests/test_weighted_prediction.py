@@ -7,12 +7,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.ground_truth.h264.params import WEIGHTS_SECOND_REF
+from objsub_fast.ground_truth.h264.params import (WEIGHTS_IDENTITY, WEIGHTS_NONE,
+                                                 WEIGHTS_SECOND_REF)
 from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, ZERO_MAX,
                                                      transform_quant4x4)
 from objsub_fast.ground_truth.h264.encoder import H264Encoder
 from objsub_fast.ground_truth.h264.inter import weighted_row_fit
-from objsub_fast.ground_truth.transition_video import pack_plan
+from objsub_fast.ground_truth.transition_video import (FROM_PREVIOUS, LOG_WD, WHITE_YUV,
+                                                       fade_weights, pack_plan)
 from objsub_fast.ground_truth.transitions import plan_transition, task_arrays, transition_frames
 from objsub_fast.ground_truth.yuv import YuvPicture
 
@@ -22,6 +24,41 @@ def weighted(plane, weights, k):
     log_wd, weight, offset = weights[1], weights[2 + 2 * k], weights[3 + 2 * k]
     return np.clip(((plane.astype(np.int64) * weight + (1 << (log_wd - 1))) >> log_wd)
                    + offset, 0, 255)
+
+
+def weights_step_by_step(keep, start):
+    """``fade_weights`` the plain way, one step of the transition at a time."""
+    out = np.zeros((len(keep), 8), np.int64)
+    for f in range(1, len(keep)):
+        changed = keep[f] != keep[f - 1]
+        pairs = {(int(a), int(b)) for a, b in zip(keep[f - 1][changed], keep[f][changed])}
+        if start[f] != FROM_PREVIOUS or len(pairs) != 1:
+            continue
+        (before, after), = pairs
+        if before <= 0:
+            continue
+        weight = min((256 * after + before) // (2 * before), 127)
+        offsets = [w - ((w * weight + (1 << (LOG_WD - 1))) >> LOG_WD) for w in WHITE_YUV]
+        if weight >= 0 and all(-128 <= o <= 127 for o in offsets):
+            out[f] = (WEIGHTS_SECOND_REF, LOG_WD, weight, offsets[0], weight, offsets[1],
+                      weight, offsets[2])
+    if (out[:, 0] == WEIGHTS_SECOND_REF).any():
+        out[out[:, 0] == WEIGHTS_NONE, 0] = WEIGHTS_IDENTITY
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), frames=st.integers(0, 12), objects=st.integers(0, 4))
+def test_fade_weights_as_step_by_step(data, frames, objects):
+    """The vectorised weights equal the step-by-step rule on any keep table: one ratio, two,
+    none, an object faded from 0, a step that starts afresh."""
+    values = st.sampled_from([0, 1, 64, 128, 192, 255, 256])
+    keep = np.array(data.draw(st.lists(st.lists(values, min_size=objects, max_size=objects),
+                                       min_size=frames, max_size=frames)),
+                    np.int64).reshape(frames, objects)
+    start = np.array(data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 2]), min_size=frames,
+                                        max_size=frames)), np.int64)
+    assert fade_weights(keep, start).tolist() == weights_step_by_step(keep, start).tolist()
 
 
 @settings(max_examples=8, deadline=None)
