@@ -20,7 +20,7 @@ from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN
 from .intra import predict_chroma8, predict_luma16
 from .intra4 import N_MODES, edge_samples, load_edges, mode4x4_ok, mode_sad, predict4x4_from
 from .mb_common import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
-                        nc_of, write_chroma, write_luma)
+                        nc_of, put_block, write_chroma, write_luma)
 from .transform import (INTRA_ROUNDING, dequant_idct_add, luma_dc_forward, luma_dc_inverse,
                         transform_quant4x4)
 
@@ -40,9 +40,14 @@ def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, pred_u, pred_v, diff, lev
     if cbp_chroma < 2:
         lev_u[:, :] = 0
         lev_v[:, :] = 0
+    if cbp_chroma == 0:   # every level zero: the reconstruction is the prediction
+        put_block(pred_u, cu, yc, xc, 8)
+        put_block(pred_v, cv, yc, xc, 8)
+        return 0
     chroma_reconstruct(lev_u, dclev_u, qpc, pred_u, cu, yc, xc, dc)
     chroma_reconstruct(lev_v, dclev_v, qpc, pred_v, cv, yc, xc, dc)
     return cbp_chroma
+
 
 
 @noalloc_kernel(inline="always")

@@ -21,8 +21,8 @@ from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vecto
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import WEIGHTS_SECOND_REF, slice_header
-from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, same_block, write_chroma,
-                        write_luma)
+from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, put_block, same_block,
+                        write_chroma, write_luma)
 from .transform import INTER_ROUNDING, ZERO_MAX, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -392,9 +392,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                             lev[BLK_Y[b]:BLK_Y[b] + 4, BLK_X[b]:BLK_X[b] + 4] = 0
                 cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, pred_u,
                                          pred_v, diff8, lev_u, lev_v, dclev_u, dclev_v, dc8)
-                for b in range(16):
-                    dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
-                                     y0 + BLK_Y[b], x0 + BLK_X[b])
+                if cbp_luma == 0:   # every level zero: the prediction is the picture
+                    put_block(pred, cy_, y0, x0, 16)
+                else:
+                    for b in range(16):
+                        dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
+                                         y0 + BLK_Y[b], x0 + BLK_X[b])
             # ---------------------------------------------------------- skip?
             if cbp_luma == 0 and cbp_chroma == 0 and ref_idx == 0:
                 sx_, sy_ = skip_mv(mv, ref, mby, mbx)
