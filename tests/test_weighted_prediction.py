@@ -7,11 +7,14 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from objsub_fast import generate_batch
-from objsub_fast.ground_truth.h264.params import WEIGHTS_SECOND_REF
+from objsub_fast.ground_truth.h264.params import (WEIGHTS_IDENTITY, WEIGHTS_NONE,
+                                                 WEIGHTS_SECOND_REF)
 from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, ZERO_MAX,
                                                      transform_quant4x4)
 from objsub_fast.ground_truth.h264.encoder import H264Encoder
-from objsub_fast.ground_truth.transition_video import pack_plan
+from objsub_fast.ground_truth.h264.inter import weighted_row_fit
+from objsub_fast.ground_truth.transition_video import (FROM_PREVIOUS, LOG_WD, WHITE_YUV,
+                                                       fade_weights, pack_plan)
 from objsub_fast.ground_truth.transitions import plan_transition, task_arrays, transition_frames
 from objsub_fast.ground_truth.yuv import YuvPicture
 
@@ -21,6 +24,41 @@ def weighted(plane, weights, k):
     log_wd, weight, offset = weights[1], weights[2 + 2 * k], weights[3 + 2 * k]
     return np.clip(((plane.astype(np.int64) * weight + (1 << (log_wd - 1))) >> log_wd)
                    + offset, 0, 255)
+
+
+def weights_step_by_step(keep, start):
+    """``fade_weights`` the plain way, one step of the transition at a time."""
+    out = np.zeros((len(keep), 8), np.int64)
+    for f in range(1, len(keep)):
+        changed = keep[f] != keep[f - 1]
+        pairs = {(int(a), int(b)) for a, b in zip(keep[f - 1][changed], keep[f][changed])}
+        if start[f] != FROM_PREVIOUS or len(pairs) != 1:
+            continue
+        (before, after), = pairs
+        if before <= 0:
+            continue
+        weight = min((256 * after + before) // (2 * before), 127)
+        offsets = [w - ((w * weight + (1 << (LOG_WD - 1))) >> LOG_WD) for w in WHITE_YUV]
+        if weight >= 0 and all(-128 <= o <= 127 for o in offsets):
+            out[f] = (WEIGHTS_SECOND_REF, LOG_WD, weight, offsets[0], weight, offsets[1],
+                      weight, offsets[2])
+    if (out[:, 0] == WEIGHTS_SECOND_REF).any():
+        out[out[:, 0] == WEIGHTS_NONE, 0] = WEIGHTS_IDENTITY
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(data=st.data(), frames=st.integers(0, 12), objects=st.integers(0, 4))
+def test_fade_weights_as_step_by_step(data, frames, objects):
+    """The vectorised weights equal the step-by-step rule on any keep table: one ratio, two,
+    none, an object faded from 0, a step that starts afresh."""
+    values = st.sampled_from([0, 1, 64, 128, 192, 255, 256])
+    keep = np.array(data.draw(st.lists(st.lists(values, min_size=objects, max_size=objects),
+                                       min_size=frames, max_size=frames)),
+                    np.int64).reshape(frames, objects)
+    start = np.array(data.draw(st.lists(st.sampled_from([0, 0, 0, 1, 2]), min_size=frames,
+                                        max_size=frames)), np.int64)
+    assert fade_weights(keep, start).tolist() == weights_step_by_step(keep, start).tolist()
 
 
 @settings(max_examples=8, deadline=None)
@@ -47,6 +85,43 @@ def test_fade_weights_predict_each_picture_from_the_one_before(seed, look, frame
             error = np.abs(weighted(planes[f - 1][k], weights, k) - planes[f][k])[changed]
             assert error.max(initial=0) <= 2, (f, k)
     assert weighted_pictures >= frames - 2 * max(1, frames // 8) - 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.sampled_from([8, 16]), log_wd=st.integers(0, 7),
+       weight=st.integers(-128, 127), offset=st.integers(-128, 127), limit=st.integers(0, 8),
+       run=st.tuples(st.integers(0, 5), st.integers(1, 6)))
+def test_the_row_pass_predicts_and_flags_as_the_standard_says(seed, n, log_wd, weight, offset,
+                                                              limit, run):
+    """``inter.weighted_row_fit`` (32-bit lanes over whole rows) against the standard's
+    formula in 64-bit numpy: the same predictions in the run's columns, nothing written
+    outside them, and a macroblock flagged exactly when one of its samples is more than
+    ``limit`` from its prediction (sources near the prediction, so both answers occur)."""
+    rng = np.random.default_rng(seed)
+    mbw = 6
+    begin, end = min(run[0], mbw - 1), min(run[0] + run[1], mbw)
+    ref = rng.integers(0, 256, (2 * n, n * mbw), dtype=np.uint8)
+    weights = np.array([WEIGHTS_SECOND_REF, log_wd, weight, offset, weight, offset, weight,
+                        offset])
+    if log_wd == 0:
+        expected = np.clip(ref.astype(np.int64) * weight + offset, 0, 255)
+    else:
+        expected = weighted(ref, weights, 0)
+    src = np.clip(expected + rng.integers(-limit - 2, limit + 3, ref.shape) *
+                  (rng.random(ref.shape) < 0.02), 0, 255).astype(np.uint8)
+    out = np.full((n, n * mbw), 7, np.uint8)
+    flags = np.zeros(n * mbw, np.uint8)
+    bad = np.full(mbw, 9, np.uint8)
+    bad[begin:end] = 0
+    weighted_row_fit(src, ref, out, flags, flags.view(np.uint64), n, n, begin, end, log_wd,
+                     weight, offset, limit, bad)
+    columns = slice(n * begin, n * end)
+    assert (out[:, columns] == expected[n:, columns]).all()
+    assert (np.delete(out, np.s_[columns], axis=1) == 7).all()
+    miss = np.abs(src[n:].astype(np.int64) - expected[n:]) > limit
+    want = miss.reshape(n, mbw, n).any(axis=(0, 2)).astype(np.uint8)
+    assert bad[begin:end].tolist() == want[begin:end].tolist()
+    assert (bad[:begin] == 9).all() and (bad[end:] == 9).all()
 
 
 @settings(max_examples=60, deadline=None)

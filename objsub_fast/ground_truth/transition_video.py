@@ -136,27 +136,30 @@ def fade_weights(keep, start) -> np.ndarray:
     >>> fade_weights(keep, np.array([1, 0, 0, 0, 0]))[:, [0, 2, 3, 5]].tolist()
     [[1, 0, 0, 0], [1, 0, 0, 0], [2, 96, 59, 32], [2, 85, 79, 43], [1, 0, 0, 0]]
     """
+    keep, start = np.asarray(keep, np.int64), np.asarray(start)
     frames = keep.shape[0]
     out = np.zeros((frames, 8), np.int64)
-    for f in range(1, frames):
-        changed = keep[f] != keep[f - 1]
-        if start[f] != FROM_PREVIOUS or not changed.any():
-            continue
-        pairs = {(int(a), int(b)) for a, b in zip(keep[f - 1][changed], keep[f][changed])}
-        if len(pairs) != 1:
-            continue
-        (before, after), = pairs
-        if before <= 0:
-            continue
-        weight = min((256 * after + before) // (2 * before), 127)
-        offsets = [white - ((white * weight + (1 << (LOG_WD - 1))) >> LOG_WD)
-                   for white in WHITE_YUV]
-        if weight < 0 or not all(-128 <= o <= 127 for o in offsets):
-            continue
-        out[f] = (WEIGHTS_SECOND_REF, LOG_WD, weight, offsets[0], weight, offsets[1], weight,
-                  offsets[2])
-    if (out[:, 0] == WEIGHTS_SECOND_REF).any():
-        out[out[:, 0] == WEIGHTS_NONE, 0] = WEIGHTS_IDENTITY
+    if frames < 2 or keep.shape[1] == 0:
+        return out
+    before_all, after_all = keep[:-1], keep[1:]
+    changed = before_all != after_all                     # (F - 1, K)
+    rows = np.arange(frames - 1)
+    first = changed.argmax(axis=1)                        # one changed object of each step
+    before, after = before_all[rows, first], after_all[rows, first]
+    same_pair = (before_all == before[:, None]) & (after_all == after[:, None])
+    one_ratio = (~changed | same_pair).all(axis=1)
+    ok = changed.any(1) & one_ratio & (start[1:] == FROM_PREVIOUS) & (before > 0)
+    weight = np.minimum((256 * after + before) // (2 * np.maximum(before, 1)), 127)
+    white = np.array(WHITE_YUV, np.int64)
+    offsets = white - ((white * weight[:, None] + (1 << (LOG_WD - 1))) >> LOG_WD)
+    ok &= (weight >= 0) & ((offsets >= -128) & (offsets <= 127)).all(axis=1)
+    f = np.flatnonzero(ok) + 1
+    if not len(f):
+        return out
+    w, o = weight[ok], offsets[ok]
+    out[f] = np.column_stack([np.full(len(f), WEIGHTS_SECOND_REF), np.full(len(f), LOG_WD),
+                              w, o[:, 0], w, o[:, 1], w, o[:, 2]])
+    out[out[:, 0] == WEIGHTS_NONE, 0] = WEIGHTS_IDENTITY
     return out
 
 

@@ -23,6 +23,7 @@ Examples
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -122,6 +123,23 @@ def pad_edges(plane, height, width):  # pragma: no cover - compiled
             plane[r, c] = plane[r, width - 1]
 
 
+@lru_cache(maxsize=64)
+def parameter_sets(width: int, height: int, level_idc: int, weighted: bool) -> tuple:
+    """The SPS and PPS NAL units of a video (Constrained Baseline, or Main with weighted
+    prediction), kept: an encoder restarted for every video asks again and again.
+
+    Examples
+    --------
+    >>> sps, pps = parameter_sets(64, 64, 10, False)
+    >>> sps[0] & 31, sps[1], pps[0] & 31
+    (7, 66, 8)
+    """
+    profile, flags = ((PROFILE_MAIN, MAIN_FLAGS) if weighted
+                      else (PROFILE_BASELINE, CONSTRAINED_BASELINE_FLAGS))
+    return (nal_unit(3, NAL_SPS, sps_rbsp(width, height, level_idc, profile, flags)),
+            nal_unit(3, NAL_PPS, pps_rbsp(weighted_pred=weighted)))
+
+
 def motion_hints(motion) -> np.ndarray:
     """The motion search's hints ((n, 2) int32 quarter-pel vectors: the zero vector, then one
     per displacement) for pixel displacements ``motion`` (None: no hints, an empty array).
@@ -211,9 +229,8 @@ class H264Encoder:
         self.weighted = bool(on)
         self.profile_idc = PROFILE_MAIN if on else PROFILE_BASELINE
         self.constraint_flags = MAIN_FLAGS if on else CONSTRAINED_BASELINE_FLAGS
-        self.sps = nal_unit(3, NAL_SPS, sps_rbsp(self.width, self.height, self.level_idc,
-                                                 self.profile_idc, self.constraint_flags))
-        self.pps = nal_unit(3, NAL_PPS, pps_rbsp(weighted_pred=self.weighted))
+        self.sps, self.pps = parameter_sets(self.width, self.height, self.level_idc,
+                                            self.weighted)
         self._weights[:] = 0
         self._weights[0] = WEIGHTS_IDENTITY if on else WEIGHTS_NONE
 

@@ -219,50 +219,60 @@ def common_vectors(mv, ref, out, used):  # pragma: no cover - compiled
     return count
 
 
-#: :func:`weighted_fit`'s answers: the weighted prediction is within the limits everywhere; it
-#: is not. FIT_SAME (the source equals the reference, found by ``macroblock`` before the fit)
-#: and FIT_RESIDUAL (the residual of the closer of the two predictions, coded) are what a fade
-#: then does; FIT_NONE is also what a picture without weights starts from (search).
+#: How a fade's macroblock is coded (``macroblock.encode_picture``): as the reference (the
+#: source equals it), as its weighted prediction (:func:`weighted_row_fit` found it within the
+#: limits everywhere), with the residual of the closer of the two (:func:`weighted_sads`);
+#: FIT_NONE: a picture without weights (search).
 FIT_SAME, FIT_WEIGHTED, FIT_RESIDUAL, FIT_NONE = 0, 1, 2, 3
 
 
-@noalloc_kernel(inline="always")
-def _weighted_rows(src, refpic, y0, x0, n, log_wd, weight, offset, pred):  # pragma: no cover
-    """The n x n block at (y0, x0), inside the picture: its weighted prediction (zero vector,
-    :func:`_weigh`) into ``pred``; returns (SAD of source and reference, SAD of source and
-    prediction, largest |source - prediction|)."""
-    sad_same = sad_weighted = worst = 0
-    for r in range(n):
-        s_row, r_row, p_row = src[y0 + r, x0:x0 + n], refpic[y0 + r, x0:x0 + n], pred[r]
-        for c in range(n):
-            s, v = np.int64(s_row[c]), np.int64(r_row[c])
-            d = s - v
+@noalloc_kernel
+def weighted_sads(sy, ry, weighted_y, y0, x0):  # pragma: no cover - compiled
+    """The luma SADs of the source macroblock at (y0, x0) against the reference (zero vector)
+    and against its weighted prediction (:func:`weighted_row_fit`'s rows, at its columns):
+    which of the two a fade's residual is coded against."""
+    sad_same = sad_weighted = 0
+    for r in range(16):
+        s_row, r_row = sy[y0 + r, x0:x0 + 16], ry[y0 + r, x0:x0 + 16]
+        w_row = weighted_y[r, x0:x0 + 16]
+        for c in range(16):
+            s = np.int64(s_row[c])
+            d = s - np.int64(r_row[c])
             sad_same += d if d >= 0 else -d
-            p = _weigh(v, log_wd, weight, offset)
-            p_row[c] = p
-            d = s - p
-            d = d if d >= 0 else -d
-            sad_weighted += d
-            worst = d if d > worst else worst
-    return sad_same, sad_weighted, worst
+            d = s - np.int64(w_row[c])
+            sad_weighted += d if d >= 0 else -d
+    return sad_same, sad_weighted
 
 
 @noalloc_kernel
-def weighted_fit(sy, su, sv, ry, ru, rv, y0, x0, weights, limit_y, limit_c, pred, pred_u,
-                 pred_v):  # pragma: no cover - compiled
-    """Whether the macroblock at (y0, x0) follows from the reference's explicit weighted
-    prediction with the zero vector (``weights``, left in ``pred``, ``pred_u``, ``pred_v``):
-    :data:`FIT_WEIGHTED` when it is within ``limit_y`` of every luma and ``limit_c`` of every
-    chroma sample (a residual that would quantise to nothing), else :data:`FIT_NONE`; and the
-    luma SADs of the reference and of the weighted prediction."""
-    log_wd = weights[1]
-    same_y, sad_y, worst_y = _weighted_rows(sy, ry, y0, x0, 16, log_wd, weights[2], weights[3],
-                                            pred)
-    _, _, worst_u = _weighted_rows(su, ru, y0 // 2, x0 // 2, 8, log_wd, weights[4], weights[5],
-                                   pred_u)
-    _, _, worst_v = _weighted_rows(sv, rv, y0 // 2, x0 // 2, 8, log_wd, weights[6], weights[7],
-                                   pred_v)
-    fit = FIT_NONE
-    if worst_y <= limit_y and worst_u <= limit_c and worst_v <= limit_c:
-        fit = FIT_WEIGHTED
-    return fit, same_y, sad_y
+def weighted_row_fit(src, refpic, weighted, flags, flag_words, y0, n, mb_begin, mb_end, log_wd,
+                     weight, offset, limit, bad):  # pragma: no cover - compiled
+    """Whether the macroblocks ``mb_begin``..``mb_end`` of one macroblock row of one plane (n x
+    n samples each, the row at y0) follow from the reference's explicit weighted prediction
+    with the zero vector: that prediction (:func:`_weigh`) goes into ``weighted[:n]`` at the
+    run's columns, and ``bad[mbx]`` becomes 1 where a sample of the source is more than
+    ``limit`` from it (a residual that might not quantise to nothing; else ``bad`` is left as
+    it was). ``flags``: a row of uint8 scratch as wide as the plane, ``flag_words`` the same
+    as uint64 words (``mb_common.as_words``).
+
+    One pass over rows as long as the run, in 32-bit lanes (|sample x weight| < 2 ** 15):
+    the compiler vectorises it, where 16 samples at a time in 64-bit lanes it did not,
+    and a fade checks every macroblock of every fading object in every picture."""
+    x0, x1 = n * mb_begin, n * mb_end
+    half = np.int32((1 << (log_wd - 1)) if log_wd >= 1 else 0)
+    w, o, sh, lim = np.int32(weight), np.int32(offset), np.int32(log_wd), np.int32(limit)
+    zero, top = np.int32(0), np.int32(255)
+    f_row = flags[x0:x1]
+    for r in range(n):
+        s_row, r_row, p_row = src[y0 + r, x0:x1], refpic[y0 + r, x0:x1], weighted[r, x0:x1]
+        for c in range(x1 - x0):
+            p = np.int32(np.int32(np.int32(np.int32(r_row[c]) * w) + half) >> sh)
+            p = np.int32(min(max(np.int32(p + o), zero), top))
+            p_row[c] = np.uint8(p)
+            d = np.int32(np.int32(s_row[c]) - p)
+            f_row[c] = np.uint8(np.int32(abs(d)) > lim)
+        for m in range(mb_begin, mb_end):
+            for k in range(m * n // 8, (m + 1) * n // 8):
+                if flag_words[k]:
+                    bad[m] = 1
+

@@ -18,9 +18,9 @@ from .cavlc import (S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, coeff_
 from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN,
                            ZIGZAG_4X4 as ZIGZAG)
 from .intra import predict_chroma8, predict_luma16
-from .intra4 import N_MODES, load_edges, mode4x4_ok, predict4x4_from
+from .intra4 import N_MODES, edge_samples, load_edges, mode4x4_ok, mode_sad, predict4x4_from
 from .mb_common import (BLK_X, BLK_Y, best_intra, chroma_reconstruct, chroma_residual,
-                        nc_of, write_chroma, write_luma)
+                        nc_of, put_block, write_chroma, write_luma)
 from .transform import (INTRA_ROUNDING, dequant_idct_add, luma_dc_forward, luma_dc_inverse,
                         transform_quant4x4)
 
@@ -40,9 +40,14 @@ def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, pred_u, pred_v, diff, lev
     if cbp_chroma < 2:
         lev_u[:, :] = 0
         lev_v[:, :] = 0
+    if cbp_chroma == 0:   # every level zero: the reconstruction is the prediction
+        put_block(pred_u, cu, yc, xc, 8)
+        put_block(pred_v, cv, yc, xc, 8)
+        return 0
     chroma_reconstruct(lev_u, dclev_u, qpc, pred_u, cu, yc, xc, dc)
     chroma_reconstruct(lev_v, dclev_v, qpc, pred_v, cv, yc, xc, dc)
     return cbp_chroma
+
 
 
 @noalloc_kernel(inline="always")
@@ -143,15 +148,14 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
 def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
             nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, i4s):
     """Code the macroblock at (y0, x0) as Intra 4x4: each block's mode by SAD + lambda * mode
-    bits, predicted and reconstructed in decoding order. ``i4s``: (5, 16) int64 scratch (edges,
-    modes, predicted modes, level counts); ``m4[0]`` holds the candidate predictions."""
+    bits, predicted and reconstructed in decoding order. ``i4s``: (6, 48) int64 scratch (edges,
+    modes, predicted modes, level counts, ``intra4.edge_samples``)."""
     pred, diff, lev = m16[0], m16[1], m16[2]  # pragma: no cover - compiled
     left_mb, top_mb = x0 > 0, y0 > 0
     yc, xc = y0 // 2, x0 // 2
     width = cy_.shape[1]
     t, lf = i4s[0, :9], i4s[1, :5]
-    cand = m4[0]
-    modes, predicted, counts = i4s[2], i4s[3], i4s[4]
+    modes, predicted, counts, samples = i4s[2, :16], i4s[3, :16], i4s[4, :16], i4s[5]
     _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, False)
     for b in range(16):
         bx, by = BLK_X[b], BLK_Y[b]
@@ -165,22 +169,17 @@ def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode,
                 top_right = BLK_OF_RASTER[(by // 4 - 1) * 4 + bx // 4 + 1] < b
         pm = min(i4m[gy, gx - 1], i4m[gy - 1, gx]) if left and top else 2
         load_edges(cy_, y0 + by, x0 + bx, left, top, top_right, t, lf)
+        edge_samples(t, lf, left, top, samples)
         best, best_cost = 2, 1 << 40
         for m in range(N_MODES):
             if not mode4x4_ok(m, left, top):
                 continue
-            predict4x4_from(t, lf, m, left, top, cand, 0, 0)
-            sad = 0
-            for r in range(4):
-                for c in range(4):
-                    d = np.int64(sy[y0 + by + r, x0 + bx + c]) - cand[r, c]
-                    sad += d if d >= 0 else -d
-            cost = sad + lam * (1 if m == pm else 4)
+            cost = mode_sad(samples, m, sy, y0 + by, x0 + bx) + lam * (1 if m == pm else 4)
             if cost < best_cost:
                 best, best_cost = m, cost
         modes[b], predicted[b] = best, pm
         i4m[gy, gx] = best
-        predict4x4_from(t, lf, best, left, top, pred, by, bx)
+        predict4x4_from(samples, best, pred, by, bx)
         for r in range(4):
             for c in range(4):
                 diff[by + r, bx + c] = np.int64(sy[y0 + by + r, x0 + bx + c]) - pred[by + r, bx + c]

@@ -17,12 +17,12 @@ from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MB_WEIGHTED, 
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors,
                     predict_chroma, predict_luma,
-                    predict_mv, skip_mv, weighted_fit)
+                    predict_mv, skip_mv, weighted_row_fit, weighted_sads)
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import WEIGHTS_SECOND_REF, slice_header
-from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, same_block, write_chroma,
-                        write_luma)
+from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, put_block, same_block,
+                        write_chroma, write_luma)
 from .transform import INTER_ROUNDING, ZERO_MAX, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
@@ -161,6 +161,61 @@ def _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0):  # pragma: no cover - c
 
 
 @noalloc_kernel
+def _fit_weighted_row(code, mby, planes, refs, weighted, flags, flag_words, weights, limit_y,
+                      limit_c, bad):  # pragma: no cover - compiled
+    """``bad[mbx]`` for the macroblocks row ``mby`` codes (``code``): 0 where the explicit
+    weighted prediction with the zero vector, left in ``weighted`` (Y, U, V rows of the
+    macroblock row) at the macroblock's columns, is within ``limit_y`` of every luma and
+    ``limit_c`` of every chroma sample of the source ``planes``; else 1
+    (``inter.weighted_row_fit`` over each run of them)."""
+    mbw = code.shape[1]
+    mbx = 0
+    while mbx < mbw:
+        if code[mby, mbx] == 0:
+            mbx += 1
+            continue
+        end = mbx + 1
+        while end < mbw and code[mby, end]:
+            end += 1
+        for m in range(mbx, end):
+            bad[m] = 0
+        for k in range(3):
+            n = 16 if k == 0 else 8
+            weighted_row_fit(planes[k], refs[k], weighted[k], flags, flag_words, n * mby, n, mbx,
+                             end, weights[1], weights[2 + 2 * k], weights[3 + 2 * k],
+                             limit_y if k == 0 else limit_c, bad)
+        mbx = end
+
+
+@noalloc_kernel
+def _copy_weighted(weighted, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
+    """Write the macroblock's weighted prediction (``_fit_weighted_row``'s rows, at its
+    columns) into the reconstruction at (y0, x0)."""
+    wy, wu, wv = weighted
+    for r in range(16):
+        for c in range(16):
+            cy_[y0 + r, x0 + c] = wy[r, x0 + c]
+    for r in range(8):
+        for c in range(8):
+            cu[y0 // 2 + r, x0 // 2 + c] = wu[r, x0 // 2 + c]
+            cv[y0 // 2 + r, x0 // 2 + c] = wv[r, x0 // 2 + c]
+
+
+@noalloc_kernel
+def _load_weighted(weighted, x0, pred, pred_u, pred_v):  # pragma: no cover - compiled
+    """The macroblock's weighted prediction (``_fit_weighted_row``'s rows, at its columns x0)
+    into ``pred``, ``pred_u``, ``pred_v``."""
+    wy, wu, wv = weighted
+    for r in range(16):
+        for c in range(16):
+            pred[r, c] = wy[r, x0 + c]
+    for r in range(8):
+        for c in range(8):
+            pred_u[r, c] = wu[r, x0 // 2 + c]
+            pred_v[r, c] = wv[r, x0 // 2 + c]
+
+
+@noalloc_kernel
 def _write_inter_header(buf, st, mv, ref, mby, mbx, mvx, mvy, ref_idx, two_refs, cbp):
     """mb_type P_L0_16x16, ref_idx_l0 (te(v) of range 1 when two are active), the vector's
     difference from its prediction, coded_block_pattern me(v)."""  # pragma: no cover
@@ -197,7 +252,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     saved = np.zeros_like(stats)              # counters while two intra codings are tried
     kept = np.zeros(stats.shape[0] + 27, np.int64)   # Intra 16x16's while 4x4 is tried
     kept_bytes = np.zeros(384 + 8192, np.uint8)
-    i4s = np.zeros((5, 16), np.int64)         # code_i4's edges, modes and counts
+    i4s = np.zeros((6, 48), np.int64)         # code_i4's edges, modes, counts, samples
     pred, diff, lev = m16[0], m16[1], m16[2]
     pred_u, pred_v, diff8, lev_u, lev_v = m8[0], m8[1], m8[2], m8[3], m8[4]
     dclev_u, dclev_v, dc8 = v4[0], v4[1], v4[2]
@@ -210,6 +265,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     last_x = last_y = 0
     two_refs = weights[0] == WEIGHTS_SECOND_REF
     limit_y, limit_c = ZERO_MAX[qp], ZERO_MAX[qpc]
+    # a fade's weighted predictions of one macroblock row, and which of them miss the source
+    weighted = (np.zeros((16, sy.shape[1]), np.uint8), np.zeros((8, su.shape[1]), np.uint8),
+                np.zeros((8, sv.shape[1]), np.uint8))
+    flags = np.zeros(sy.shape[1], np.uint8)
+    flag_words = flags.view(np.uint64)
+    bad = np.zeros(mbw, np.uint8)
     skip_run = 0
     for mby in range(mbh):
         if not is_idr:   # a row with nothing to code is all P_Skip with the zero vector
@@ -222,6 +283,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 skip_run += mbw
                 stats[S_MB_SKIP] += mbw
                 continue
+            if two_refs:
+                _fit_weighted_row(code, mby, (sy, su, sv), (ry, ru, rv), weighted, flags,
+                                  flag_words, weights, limit_y, limit_c, bad)
         skip_until = 0
         for mbx in range(mbw):
             if mbx < skip_until:
@@ -255,17 +319,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 if same_block(sy, words[0], ref_luma_words, y0, x0, 16) \
                         and same_block(su, words[1], ref_words[0], yc, xc, 8) \
                         and same_block(sv, words[2], ref_words[1], yc, xc, 8):
-                    fit, sad_same, sad_weighted = FIT_SAME, 0, 0
-                else:
-                    fit, sad_same, sad_weighted = weighted_fit(
-                        sy, su, sv, ry, ru, rv, y0, x0, weights, limit_y, limit_c, pred,
-                        pred_u, pred_v)
-                if fit == FIT_SAME:
-                    best_sad = 0
-                elif fit == FIT_WEIGHTED:
-                    ref_idx = 1
+                    fit, best_sad = FIT_SAME, 0
+                elif bad[mbx] == 0:
+                    fit, ref_idx = FIT_WEIGHTED, 1
                 else:   # the residual of the closer prediction, without a search
                     fit = FIT_RESIDUAL
+                    sad_same, sad_weighted = weighted_sads(sy, ry, weighted[0], y0, x0)
                     if sad_weighted <= sad_same:
                         ref_idx, best_sad = 1, sad_weighted
                     else:
@@ -307,9 +366,10 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             # unchanged here: the reconstruction (cur = ref outside what this picture coded
             # so far) is already the prediction, and every level is zero
             if fit == FIT_WEIGHTED:   # no residual: the weighted prediction is the picture
-                _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0)
+                _copy_weighted(weighted, cy_, cu, cv, y0, x0)
                 exact = True
-            elif ref_idx == 1:        # the weighted prediction is in pred, pred_u, pred_v
+            elif ref_idx == 1:        # the residual against the weighted prediction
+                _load_weighted(weighted, x0, pred, pred_u, pred_v)
                 exact = False
             elif not exact:
                 _predict_inter(ry, ru, rv, y0, x0, mvx, mvy, pred, pred_u, pred_v)
@@ -332,9 +392,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                             lev[BLK_Y[b]:BLK_Y[b] + 4, BLK_X[b]:BLK_X[b] + 4] = 0
                 cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTER_ROUNDING, pred_u,
                                          pred_v, diff8, lev_u, lev_v, dclev_u, dclev_v, dc8)
-                for b in range(16):
-                    dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
-                                     y0 + BLK_Y[b], x0 + BLK_X[b])
+                if cbp_luma == 0:   # every level zero: the prediction is the picture
+                    put_block(pred, cy_, y0, x0, 16)
+                else:
+                    for b in range(16):
+                        dequant_idct_add(lev, BLK_Y[b], BLK_X[b], qp, 0, False, pred, cy_,
+                                         y0 + BLK_Y[b], x0 + BLK_X[b])
             # ---------------------------------------------------------- skip?
             if cbp_luma == 0 and cbp_chroma == 0 and ref_idx == 0:
                 sx_, sy_ = skip_mv(mv, ref, mby, mbx)

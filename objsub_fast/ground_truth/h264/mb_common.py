@@ -74,6 +74,16 @@ def same_block(plane, words, other, y0, x0, n):  # pragma: no cover - compiled
 
 
 @noalloc_kernel(inline="always")
+def put_block(pred, plane, y0, x0, n):  # pragma: no cover - compiled
+    """Write the n x n prediction ``pred`` (values in 0..255) into ``plane`` at (y0, x0): the
+    reconstruction of a block whose levels are all zero."""
+    for r in range(n):
+        row = plane[y0 + r, x0:x0 + n]
+        for c in range(n):
+            row[c] = pred[r, c]
+
+
+@noalloc_kernel(inline="always")
 def as_words(plane):  # pragma: no cover - compiled
     """A C-contiguous uint8 plane whose width is a multiple of 8 as one row of uint64 words."""
     return plane.reshape(-1).view(np.uint64)
