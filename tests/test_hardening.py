@@ -142,7 +142,7 @@ def test_scheduler_that_never_answers_fails_in_bounded_time_with_one_line(tmp_pa
     try:
         proc = subprocess.run(CLI + ["generate", "--out", str(tmp_path / "out"), "--count", "4",
                                      "--backend", "dask", "--scheduler", address,
-                                     "--scheduler-timeout", "2"],
+                                     "--scheduler-timeout", "1"],
                               capture_output=True, text=True, timeout=90)
     finally:
         server.close()

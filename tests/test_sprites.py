@@ -21,6 +21,42 @@ def test_distance_transform_outline_equals_the_erosion(shape, size, outline):
     np.testing.assert_array_equal(sprite(shape, size, outline), eroded(shape, size, outline))
 
 
+def test_the_outline_is_the_exact_distance_transforms_at_every_size_and_radius():
+    """The fill is the pixels farther than ``outline`` from the outside by the exact Euclidean
+    distance transform (how sprites were drawn before scipy.ndimage left the drawing code)."""
+    from scipy.ndimage import distance_transform_edt
+
+    for shape in range(8):
+        for size in [*range(1, 41), 61, 97]:
+            filled = silhouette(shape, size)
+            for outline in (0, 1, 2, 3, 5, 8) + ((13, 16, 32) if size > 60 else ()):
+                inner = distance_transform_edt(np.pad(filled, 1))[1:-1, 1:-1] > outline
+                expected = np.where(inner, FILL, np.where(filled, OUTLINE, 0)).astype(np.uint8)
+                np.testing.assert_array_equal(sprite(shape, size, outline), expected,
+                                              err_msg=f"shape {shape} size {size} r {outline}")
+
+
+def test_making_a_dataset_does_not_import_scipy_ndimage(tmp_path):
+    """scipy.ndimage costs each process 0.36 CPU-s to import; generate (with videos too) and
+    verify, at both looks and 1024 px, do without it (the scorer needs it)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "from objsub_fast.cli import main\n"
+            "for look in ('flat', 'solid'):\n"
+            "    out = sys.argv[1] + '/' + look\n"
+            "    videos = ['--videos'] if look == 'solid' else []\n"
+            "    assert main(['generate', '--out', out, '--count', '2', '--canvas-size', '1024',"
+            " '--look', look, '--workers', '1', '--quiet', *videos]) == 0\n"
+            "    assert main(['verify', out, '--quiet']) == 0\n"
+            "print(sorted(m for m in sys.modules if m.startswith('scipy.ndimage')))\n")
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout
+
+
 @pytest.mark.parametrize("side", [2048, 4096])
 def test_a_large_canvas_draws_only_the_sprites_its_objects_use(side):
     batch = generate_batch([3], level="L1", canvas_size=side, render=False)

@@ -77,3 +77,18 @@ def test_the_kernel_warm_up_says_what_it_is_doing(monkeypatch):
     assert said[1].startswith("objsub-fast: kernels ready in ") and len(said) == 2
     conftest.pytest_sessionstart(type("Session", (), {"config": config})())
     assert len(said) == 2  # warmed: nothing more to say
+
+
+def test_the_packages_bytecode_is_written_when_python_is_told_not_to(monkeypatch):
+    """With PYTHONDONTWRITEBYTECODE (CI's machine), each process of the run would compile the
+    package's sources again; the controller writes their .pyc files first, which Python reads."""
+    import importlib.util
+
+    import conftest
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    conftest._compile_bytecode()
+    for module in ("cli.py", "draw/render.py", "dataset/run/pipeline.py"):
+        source = ROOT / "objsub_fast" / module
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, module

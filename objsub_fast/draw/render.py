@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import threading
 from functools import lru_cache
+from math import isqrt
 
 import numpy as np
-from scipy.ndimage import distance_transform_edt
 from skimage.draw import disk, polygon
 
 from ..runtime._numba import kernel
@@ -65,9 +65,8 @@ def sprite(shape: int, size: int, outline: int = OUTLINE_WIDTH) -> np.ndarray:
 
     The shape is filled where a pixel's centre lies inside it; the outline is every filled
     pixel within ``outline`` px (Euclidean, pixel centre to pixel centre) of a pixel outside it
-    (2 at 256 px, scaled with the canvas). That is the grey erosion by a disk of radius
-    ``outline``, found from the exact Euclidean distance transform: the cost grows with the
-    sprite's area, not with its area times the outline's.
+    (2 at 256 px, scaled with the canvas): a pixel is fill where the disk of radius ``outline``
+    around it is all inside the shape (:func:`_inner`).
 
     Examples
     --------
@@ -80,13 +79,40 @@ def sprite(shape: int, size: int, outline: int = OUTLINE_WIDTH) -> np.ndarray:
            [1, 1, 1, 1, 1, 1]], dtype=uint8)
     """
     filled = silhouette(shape, size)
-    # one ring of outside pixels suffices: it is nearer to every pixel of the square than
-    # anything farther out
-    inner = distance_transform_edt(np.pad(filled, 1))[1:-1, 1:-1] > outline
+    inner = _inner(filled, outline)
     mask = np.where(filled, OUTLINE, TRANSPARENT).astype(np.uint8)
     mask[inner] = FILL
     mask.flags.writeable = False
     return mask
+
+
+def _inner(filled: np.ndarray, radius: int) -> np.ndarray:
+    """The pixels of ``filled`` farther than ``radius`` px (Euclidean, pixel centre to pixel
+    centre) from every pixel outside it, beyond the array's edges included: the erosion by a
+    disk of radius ``radius``, one row of the disk at a time.
+
+    For each row offset ``dy`` of the disk (half-width ``isqrt(radius**2 - dy**2)``), a pixel
+    stays when the row ``dy`` away holds no outside pixel within that half-width, counted from
+    the row's running count of outside pixels: 2 * radius + 1 comparisons of the sprite's area.
+    The same pixels as the exact Euclidean distance transform's ``> radius`` (scipy's
+    ``distance_transform_edt``, which this replaced so that making a dataset does not import
+    scipy.ndimage: 0.36 CPU-s a process), checked for every shape at sizes 1-640 and radii 0-32
+    (tests/test_sprites.py keeps a sample of them); as fast or faster at those radii.
+    """
+    h, w = filled.shape
+    r = int(radius)
+    # running counts of outside pixels along each row, the rows framed by r outside pixels
+    # at each end and r outside rows above and below; column 0 is the count before any pixel
+    outside = np.ones((h + 2 * r, w + 2 * r + 1), np.int32)
+    outside[:, 0] = 0
+    outside[r:r + h, r + 1:r + 1 + w] = ~filled
+    np.cumsum(outside, axis=1, out=outside)
+    inner = filled.copy()
+    for dy in range(-r, r + 1):
+        half = isqrt(r * r - dy * dy)
+        counts = outside[r + dy:r + dy + h]
+        inner &= counts[:, r + half + 1:r + half + 1 + w] == counts[:, r - half:r - half + w]
+    return inner
 
 
 def silhouette(shape: int, size: int) -> np.ndarray:

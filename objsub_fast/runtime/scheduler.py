@@ -4,8 +4,11 @@ Connecting a ``distributed.Client`` to something that is not a scheduler can han
 (a port that accepts and never answers, an HTTP server) or fail deep inside the wire protocol
 (a service that speaks first is read as a frame length of exabytes). So the first contact
 happens in a child process with a hard time limit: it connects, asks the scheduler for its
-identity and prints the number of workers. Whatever goes wrong there, the caller gets one line
-that names the address.
+identity and prints the number of workers. The limit counts from the end of the child's import
+of ``distributed`` (seconds on a loaded machine): the child ends itself one second after the
+timeout (exit status 3), so a port that accepts and stays silent fails after the timeout and a
+second, not the timeout and the 10 s the parent allows for the import. Whatever goes wrong
+there, the caller gets one line that names the address.
 
 Examples
 --------
@@ -33,12 +36,19 @@ DEFAULT_TIMEOUT = 30.0
 _ADDRESS = re.compile(r"^(?:(tcp|tls|ucx)://)?[^\s/]+:\d{1,5}$")
 
 _PROBE = """
-import sys
+import os, sys, threading
 from distributed import Client
+limit = threading.Timer(float(sys.argv[2]) + 1, os._exit, (3,))
+limit.daemon = True
+limit.start()
 with Client(sys.argv[1], timeout=sys.argv[2] + "s", set_as_default=False) as c:
     info = c.scheduler_info()
+    limit.cancel()
     print(len(info.get("workers", {})))
 """
+
+#: The probe's exit status when its own time limit ended it.
+_NO_ANSWER = 3
 
 
 class SchedulerUnreachable(UsageError):
@@ -87,6 +97,8 @@ def check_scheduler(address: str, timeout: float = DEFAULT_TIMEOUT) -> int:
         done = subprocess.run([sys.executable, "-c", _PROBE, address, str(timeout)],
                               capture_output=True, text=True, timeout=timeout + 10)
     except subprocess.TimeoutExpired:
+        done = None
+    if done is None or done.returncode == _NO_ANSWER:
         raise SchedulerUnreachable(f"--scheduler {address}: no answer from a Dask scheduler "
                                    f"within {timeout:g} s (--scheduler-timeout)") from None
     if done.returncode != 0:
