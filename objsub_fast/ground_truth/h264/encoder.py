@@ -123,6 +123,11 @@ def pad_edges(plane, height, width):  # pragma: no cover - compiled
             plane[r, c] = plane[r, width - 1]
 
 
+#: (profile_idc, constraint flags) of a video without and with weighted prediction.
+PROFILES = {False: (PROFILE_BASELINE, CONSTRAINED_BASELINE_FLAGS),
+            True: (PROFILE_MAIN, MAIN_FLAGS)}
+
+
 @lru_cache(maxsize=64)
 def parameter_sets(width: int, height: int, level_idc: int, weighted: bool) -> tuple:
     """The SPS and PPS NAL units of a video (Constrained Baseline, or Main with weighted
@@ -134,8 +139,7 @@ def parameter_sets(width: int, height: int, level_idc: int, weighted: bool) -> t
     >>> sps[0] & 31, sps[1], pps[0] & 31
     (7, 66, 8)
     """
-    profile, flags = ((PROFILE_MAIN, MAIN_FLAGS) if weighted
-                      else (PROFILE_BASELINE, CONSTRAINED_BASELINE_FLAGS))
+    profile, flags = PROFILES[bool(weighted)]
     return (nal_unit(3, NAL_SPS, sps_rbsp(width, height, level_idc, profile, flags)),
             nal_unit(3, NAL_PPS, pps_rbsp(weighted_pred=weighted)))
 
@@ -227,8 +231,7 @@ class H264Encoder:
         if getattr(self, "frame_index", 0):
             raise ValueError("use_weighted_prediction: the video has begun")
         self.weighted = bool(on)
-        self.profile_idc = PROFILE_MAIN if on else PROFILE_BASELINE
-        self.constraint_flags = MAIN_FLAGS if on else CONSTRAINED_BASELINE_FLAGS
+        self.profile_idc, self.constraint_flags = PROFILES[self.weighted]
         self.sps, self.pps = parameter_sets(self.width, self.height, self.level_idc,
                                             self.weighted)
         self._weights[:] = 0

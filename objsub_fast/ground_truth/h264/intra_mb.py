@@ -49,7 +49,6 @@ def code_chroma(su, sv, cu, cv, yc, xc, qpc, rounding, pred_u, pred_v, diff, lev
     return cbp_chroma
 
 
-
 @noalloc_kernel(inline="always")
 def _fill(plane, y0, x0, n, value):  # pragma: no cover - compiled
     for r in range(n):

@@ -16,8 +16,8 @@ from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MB_WEIGHTED, 
                     S_MV_OUTSIDE)
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors,
-                    predict_chroma, predict_luma,
-                    predict_mv, skip_mv, weighted_row_fit, weighted_sads)
+                    predict_chroma, predict_luma, predict_mv, skip_mv, weighted_row_fit,
+                    weighted_sads)
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import WEIGHTS_SECOND_REF, slice_header
@@ -28,9 +28,6 @@ from .transform import INTER_ROUNDING, ZERO_MAX, dequant_idct_add, transform_qua
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
 #: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
 INTRA_TRY_SAD = 0
-#: Weighted-prediction parameters (``params.slice_header``): kind, logWD, luma w, o, Cb w, o,
-#: Cr w, o.
-NO_WEIGHTS = np.zeros(8, np.int64)
 
 
 @noalloc_kernel
@@ -151,13 +148,9 @@ def _predict_inter(ry, ru, rv, y0, x0, mvx, mvy, pred, pred_u, pred_v):  # pragm
 @noalloc_kernel
 def _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0):  # pragma: no cover - compiled
     """Write the macroblock's predictions at (y0, x0) into the reconstruction."""
-    for r in range(16):
-        for c in range(16):
-            cy_[y0 + r, x0 + c] = pred[r, c]
-    for r in range(8):
-        for c in range(8):
-            cu[y0 // 2 + r, x0 // 2 + c] = pred_u[r, c]
-            cv[y0 // 2 + r, x0 // 2 + c] = pred_v[r, c]
+    put_block(pred, cy_, y0, x0, 16)
+    put_block(pred_u, cu, y0 // 2, x0 // 2, 8)
+    put_block(pred_v, cv, y0 // 2, x0 // 2, 8)
 
 
 @noalloc_kernel
@@ -192,13 +185,8 @@ def _copy_weighted(weighted, cy_, cu, cv, y0, x0):  # pragma: no cover - compile
     """Write the macroblock's weighted prediction (``_fit_weighted_row``'s rows, at its
     columns) into the reconstruction at (y0, x0)."""
     wy, wu, wv = weighted
-    for r in range(16):
-        for c in range(16):
-            cy_[y0 + r, x0 + c] = wy[r, x0 + c]
-    for r in range(8):
-        for c in range(8):
-            cu[y0 // 2 + r, x0 // 2 + c] = wu[r, x0 // 2 + c]
-            cv[y0 // 2 + r, x0 // 2 + c] = wv[r, x0 // 2 + c]
+    _copy_mb(wy[:, x0:x0 + 16], wu[:, x0 // 2:x0 // 2 + 8], wv[:, x0 // 2:x0 // 2 + 8], cy_, cu,
+             cv, y0, x0)
 
 
 @noalloc_kernel
@@ -206,13 +194,9 @@ def _load_weighted(weighted, x0, pred, pred_u, pred_v):  # pragma: no cover - co
     """The macroblock's weighted prediction (``_fit_weighted_row``'s rows, at its columns x0)
     into ``pred``, ``pred_u``, ``pred_v``."""
     wy, wu, wv = weighted
-    for r in range(16):
-        for c in range(16):
-            pred[r, c] = wy[r, x0 + c]
-    for r in range(8):
-        for c in range(8):
-            pred_u[r, c] = wu[r, x0 // 2 + c]
-            pred_v[r, c] = wv[r, x0 // 2 + c]
+    _copy_block(wy, 0, x0, 16, pred)
+    _copy_block(wu, 0, x0 // 2, 8, pred_u)
+    _copy_block(wv, 0, x0 // 2, 8, pred_v)
 
 
 @noalloc_kernel
@@ -239,9 +223,10 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     previous picture on entry. ``code[mby, mbx]``: the macroblock may differ from the previous
     picture. ``common``: (K, 2) candidate vectors (the previous picture's commonest).
     mv, ref, nzy, nzu, nzv: this picture's vectors, reference indices and TotalCoeff
-    counts, zeroed by the caller (ref -1 for an IDR). ``weights``: :data:`NO_WEIGHTS` or the
-    explicit weights of reference index 1 (then two reference indices are coded). ``hints``: the
-    motion search's told vectors (``motion.motion_search``; empty: search).
+    counts, zeroed by the caller (ref -1 for an IDR). ``weights``: the picture's
+    ``params.slice_header`` weights (kind, logWD, then weight and offset of Y, Cb, Cr); kind
+    WEIGHTS_SECOND_REF: those of reference index 1 (then two reference indices are coded).
+    ``hints``: the motion search's told vectors (``motion.motion_search``; empty: search).
     """  # pragma: no cover - compiled
     mbh, mbw = code.shape
     m16 = np.zeros((3, 16, 16), np.int64)     # prediction, residual, levels
