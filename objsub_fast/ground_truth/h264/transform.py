@@ -57,6 +57,13 @@ def quantize(value, mf, qbits, rounding):  # pragma: no cover - compiled
 ROW_GAIN = np.array([1, 2, 1, 2])
 
 
+def _zero_room(qp: int, rounding: int) -> int:
+    """The largest ``|W| * mf`` whose level is zero at this QP and rounding (in 1/6):
+    ``|W| * mf + offset < 2**qbits`` (:func:`quantize`)."""
+    qbits = 15 + qp // 6
+    return (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
+
+
 def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
     """``[qp, rounding, start]``: the largest SAD of a 4x4 residual for which every level of
     raster positions ``start``..15 is zero whatever the residual (rounding in 1/6, 0..5).
@@ -72,9 +79,8 @@ def zero_sad_bounds(mf=QUANT_MF) -> np.ndarray:
     gain = (ROW_GAIN[:, None] * ROW_GAIN[None, :]).reshape(16)
     out = np.zeros((52, 6, 2), np.int64)
     for qp in range(52):
-        qbits = 15 + qp // 6
         for rounding in range(6):
-            room = (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
+            room = _zero_room(qp, rounding)
             for start in range(2):
                 worst = (gain[start:] * mf[qp % 6, start:].astype(np.int64)).max()
                 out[qp, rounding, start] = room // worst
@@ -103,9 +109,7 @@ def zero_max_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
     gain = (ROW_SUM[:, None] * ROW_SUM[None, :]).reshape(16)
     out = np.zeros(52, np.int64)
     for qp in range(52):
-        qbits = 15 + qp // 6
-        room = (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
-        out[qp] = room // (gain * mf[qp % 6].astype(np.int64)).max()
+        out[qp] = _zero_room(qp, rounding) // (gain * mf[qp % 6].astype(np.int64)).max()
     return out
 
 
