@@ -16,8 +16,8 @@ from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MB_WEIGHTED, 
                     S_MV_OUTSIDE)
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors,
-                    predict_chroma, predict_luma, predict_mv, skip_mv, weighted_row_fit,
-                    weighted_sads)
+                    predict_chroma, predict_luma, predict_mv, skip_mv, weighted_residual,
+                    weighted_row_fit)
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import WEIGHTS_SECOND_REF, slice_header
@@ -308,12 +308,14 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 elif bad[mbx] == 0:
                     fit, ref_idx = FIT_WEIGHTED, 1
                 else:   # the residual of the closer prediction, without a search
-                    fit = FIT_RESIDUAL
-                    sad_same, sad_weighted = weighted_sads(sy, ry, weighted[0], y0, x0)
-                    if sad_weighted <= sad_same:
-                        ref_idx, best_sad = 1, sad_weighted
+                    sad_same, sad_weighted, zero = weighted_residual((sy, su, sv), ry, weighted,
+                                                                     y0, x0, qp, qpc)
+                    if zero:    # a residual without levels: as the weighted prediction
+                        fit, ref_idx = FIT_WEIGHTED, 1
+                    elif sad_weighted <= sad_same:
+                        fit, ref_idx, best_sad = FIT_RESIDUAL, 1, sad_weighted
                     else:
-                        best_sad = sad_same
+                        fit, best_sad = FIT_RESIDUAL, sad_same
             if not is_idr and fit == FIT_NONE:
                 mvx, mvy, best_cost, best_sad = motion_search(
                     sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
