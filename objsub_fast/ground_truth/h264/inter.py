@@ -281,12 +281,15 @@ def weighted_row_fit(src, refpic, weighted, flags, flag_words, y0, n, mb_begin, 
 
     One pass over rows as long as the run, in 32-bit lanes (|sample x weight| < 2 ** 15):
     the compiler vectorises it, where 16 samples at a time in 64-bit lanes it did not,
-    and a fade checks every macroblock of every fading object in every picture."""
+    and a fade checks every macroblock of every fading object in every picture. A column's
+    flag gathers its rows, and the macroblocks' flags are read once, after the last row."""
     x0, x1 = n * mb_begin, n * mb_end
     half = np.int32((1 << (log_wd - 1)) if log_wd >= 1 else 0)
     w, o, sh, lim = np.int32(weight), np.int32(offset), np.int32(log_wd), np.int32(limit)
     zero, top = np.int32(0), np.int32(255)
     f_row = flags[x0:x1]
+    for c in range(x1 - x0):
+        f_row[c] = 0
     for r in range(n):
         s_row, r_row, p_row = src[y0 + r, x0:x1], refpic[y0 + r, x0:x1], weighted[r, x0:x1]
         for c in range(x1 - x0):
@@ -294,9 +297,9 @@ def weighted_row_fit(src, refpic, weighted, flags, flag_words, y0, n, mb_begin, 
             p = np.int32(min(max(np.int32(p + o), zero), top))
             p_row[c] = np.uint8(p)
             d = np.int32(np.int32(s_row[c]) - p)
-            f_row[c] = np.uint8(np.int32(abs(d)) > lim)
-        for m in range(mb_begin, mb_end):
-            for k in range(m * n // 8, (m + 1) * n // 8):
-                if flag_words[k]:
-                    bad[m] = 1
+            f_row[c] |= np.uint8(np.int32(abs(d)) > lim)
+    for m in range(mb_begin, mb_end):
+        for k in range(m * n // 8, (m + 1) * n // 8):
+            if flag_words[k]:
+                bad[m] = 1
 
