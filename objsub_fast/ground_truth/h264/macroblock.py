@@ -76,22 +76,36 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     return best
 
 
+@noalloc_kernel(inline="always")
+def _copy_rows(src, dst, y0, x0, x1, n):  # pragma: no cover - compiled
+    """``dst[y0:y0 + n, x0:x1] = src[...]``, a row at a time (a plain loop the compiler
+    vectorises; a slice assignment checks for overlap and may copy through a new array)."""
+    for r in range(y0, y0 + n):
+        row_src, row_dst = src[r, x0:x1], dst[r, x0:x1]
+        for c in range(x1 - x0):
+            row_dst[c] = row_src[c]
+
+
 @noalloc_kernel
 def copy_coded(code, cy_, cu, cv, ry, ru, rv, used):  # pragma: no cover - compiled
     """Copy the macroblocks marked in ``code`` from the reconstruction to the reference
-    (``used[mby]``: row mby has one)."""
+    (``used[mby]``: row mby has one), each run of them in a row as whole rows of samples."""
+    mbw = code.shape[1]
     for mby in range(code.shape[0]):
         if not used[mby]:
             continue
-        for mbx in range(code.shape[1]):
-            if code[mby, mbx]:
-                for r in range(16):
-                    for c in range(16):
-                        ry[16 * mby + r, 16 * mbx + c] = cy_[16 * mby + r, 16 * mbx + c]
-                for r in range(8):
-                    for c in range(8):
-                        ru[8 * mby + r, 8 * mbx + c] = cu[8 * mby + r, 8 * mbx + c]
-                        rv[8 * mby + r, 8 * mbx + c] = cv[8 * mby + r, 8 * mbx + c]
+        mbx = 0
+        while mbx < mbw:
+            if code[mby, mbx] == 0:
+                mbx += 1
+                continue
+            end = mbx + 1
+            while end < mbw and code[mby, end]:
+                end += 1
+            _copy_rows(cy_, ry, 16 * mby, 16 * mbx, 16 * end, 16)
+            _copy_rows(cu, ru, 8 * mby, 8 * mbx, 8 * end, 8)
+            _copy_rows(cv, rv, 8 * mby, 8 * mbx, 8 * end, 8)
+            mbx = end
 
 
 @noalloc_kernel
