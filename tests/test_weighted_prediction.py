@@ -9,10 +9,13 @@ from hypothesis import given, settings, strategies as st
 from objsub_fast import generate_batch
 from objsub_fast.ground_truth.h264.params import (WEIGHTS_IDENTITY, WEIGHTS_NONE,
                                                  WEIGHTS_SECOND_REF)
-from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, ZERO_MAX,
+from objsub_fast.ground_truth.h264.mb_common import chroma_residual
+from objsub_fast.ground_truth.h264.cavlc_tables import QUANT_MF
+from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, ZERO_CHROMA_DC, ZERO_LEVEL,
+                                                     ZERO_MAX, ZERO_SAD, quantize,
                                                      transform_quant4x4)
 from objsub_fast.ground_truth.h264.encoder import H264Encoder
-from objsub_fast.ground_truth.h264.inter import weighted_row_fit
+from objsub_fast.ground_truth.h264.inter import weighted_residual, weighted_row_fit
 from objsub_fast.ground_truth.transition_video import (FROM_PREVIOUS, LOG_WD, WHITE_YUV,
                                                        fade_weights, pack_plan)
 from objsub_fast.ground_truth.transitions import plan_transition, task_arrays, transition_frames
@@ -135,6 +138,99 @@ def test_a_residual_within_zero_max_quantises_to_nothing(qp, seed):
     assert transform_quant4x4(block.astype(np.int64), levels, 0, 0, qp, INTER_ROUNDING, 0) == 0
     worse = np.full((4, 4), bound + 1, np.int64)   # just past it, some level is not zero
     assert transform_quant4x4(worse, levels, 0, 0, qp, INTER_ROUNDING, 0) > 0 or bound == 0
+
+
+def levels_of_residual(src, pred, qp, qpc):
+    """(luma levels, chroma cbp classes) of coding the macroblock's residual against ``pred``
+    (Y, U, V) the way ``encode_picture`` does: each luma 4x4 block from position 0, each
+    chroma component through ``mb_common.chroma_residual``, at the inter rounding."""
+    diff = src[0].astype(np.int64) - pred[0]
+    levels = np.zeros((16, 16), np.int64)
+    luma = sum(transform_quant4x4(diff, levels, y, x, qp, INTER_ROUNDING, 0)
+               for y in range(0, 16, 4) for x in range(0, 16, 4))
+    classes = []
+    for k in (1, 2):
+        scratch, lev = np.zeros((8, 8), np.int64), np.zeros((8, 8), np.int64)
+        classes.append(chroma_residual(src[k], 0, 0, pred[k].astype(np.int64), qpc,
+                                       INTER_ROUNDING, scratch, lev, np.zeros(4, np.int64)))
+    return luma, classes
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), qp=st.integers(10, 51), spread=st.integers(0, 12),
+       density=st.sampled_from([0.02, 0.1, 0.5, 1.0]))
+def test_a_weighted_residual_codes_alone_exactly_when_it_has_no_level(seed, qp, spread,
+                                                                      density):
+    """``inter.weighted_residual``: both SADs as numpy counts them, and "codes as the weighted
+    prediction alone" exactly when the weighted prediction is the closer one and coding its
+    residual the way the picture kernel does gives no level at all (luma, both chroma
+    components, their DCs)."""
+    rng = np.random.default_rng(seed)
+    qpc = max(0, qp - int(rng.integers(0, 4)))
+    pred = [rng.integers(0, 256, (16, 16)), rng.integers(0, 256, (8, 8)),
+            rng.integers(0, 256, (8, 8))]
+    noise = [rng.integers(-spread, spread + 1, p.shape) * (rng.random(p.shape) < density)
+             for p in pred]
+    if rng.integers(0, 2):    # a drift: every sample one off
+        noise = [e - 1 for e in noise]
+    src = [np.clip(p + e, 0, 255).astype(np.uint8) for p, e in zip(pred, noise)]
+    ref = np.clip(pred[0] + rng.integers(-20, 21, (16, 16)), 0, 255).astype(np.uint8)
+    sad_same, sad_weighted, alone = weighted_residual(
+        tuple(src), ref, tuple(p.astype(np.uint8) for p in pred), 0, 0, qp, qpc)
+    assert sad_same == np.abs(src[0].astype(np.int64) - ref).sum()
+    assert sad_weighted == np.abs(src[0].astype(np.int64) - pred[0]).sum()
+    no_level = levels_of_residual(src, pred, qp, qpc) == (0, [0, 0])
+    assert alone == (sad_weighted <= sad_same and no_level)
+
+
+def test_the_zero_bounds_are_the_quantisers_last_zero():
+    """``ZERO_LEVEL[qp, k]`` is the largest coefficient whose level is zero at position k,
+    ``ZERO_CHROMA_DC[qp]`` the largest chroma DC (quantised with one more bit), at every QP
+    and sign."""
+    for qp in range(52):
+        qbits = 15 + qp // 6
+        for k in range(16):
+            bound, mf = int(ZERO_LEVEL[qp, k]), int(QUANT_MF[qp % 6, k])
+            for sign in (1, -1):
+                assert quantize(sign * bound, mf, qbits, INTER_ROUNDING) == 0
+                assert quantize(sign * (bound + 1), mf, qbits, INTER_ROUNDING) != 0
+        bound = int(ZERO_CHROMA_DC[qp])
+        assert quantize(bound, int(QUANT_MF[qp % 6, 0]), qbits + 1, INTER_ROUNDING) == 0
+        assert quantize(bound + 1, int(QUANT_MF[qp % 6, 0]), qbits + 1, INTER_ROUNDING) != 0
+
+
+def test_a_weighted_residual_codes_alone_up_to_its_first_level():
+    """Cases on either side of a level at QP 28: a luma block whose SAD is past
+    ``ZERO_SAD`` but whose coefficients all quantise to zero, and one more sample that makes
+    a level; a chroma 8x8 whose 4x4 blocks have no AC level but whose DCs together make one
+    (SAD 88 > ``ZERO_CHROMA_DC``, 85), and one just within it (84)."""
+    qp = qpc = 28
+    assert (ZERO_SAD[qp, INTER_ROUNDING, 0], ZERO_CHROMA_DC[qpc]) == (26, 85)
+    pred = [np.full((16, 16), 100, np.uint8), np.full((8, 8), 100, np.uint8),
+            np.full((8, 8), 100, np.uint8)]
+    ref = np.zeros((16, 16), np.uint8)
+
+    def alone(src):
+        return weighted_residual(tuple(src), ref, tuple(pred), 0, 0, qp, qpc)[2]
+
+    src = [p.copy() for p in pred]
+    src[0][0:4, 0:4] += np.array([[2, 0, 0, 2], [0, 2, 2, 0], [0, 2, 2, 0], [2, 0, 0, 2]],
+                                 np.uint8) * 2   # SAD 32, no level
+    assert alone(src) and levels_of_residual(src, pred, qp, qpc) == (0, [0, 0])
+    src[0][0:4, 0:4] += np.uint8(2)              # and a DC of 32 more: a level
+    assert not alone(src) and levels_of_residual(src, pred, qp, qpc)[0] > 0
+
+    def chroma_blocks(twos):   # each 4x4 block: `twos` samples of +2, the rest +1
+        block = np.ones(16, np.int64)
+        block[:twos] = 2
+        return (pred[1] + np.tile(block.reshape(4, 4), (2, 2))).astype(np.uint8)
+
+    src = [p.copy() for p in pred]
+    src[1] = chroma_blocks(6)      # 4 x 22 = 88
+    assert not alone(src)
+    assert levels_of_residual(src, pred, qp, qpc)[1][0] == 1   # a DC level only
+    src[1] = chroma_blocks(5)      # 4 x 21 = 84
+    assert alone(src) and levels_of_residual(src, pred, qp, qpc) == (0, [0, 0])
 
 
 def test_weights_only_in_a_video_that_uses_them():

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime._numba import kernel, noalloc_kernel
+from .transform import ZERO_CHROMA_DC, inter_block_is_zero
 
 
 @noalloc_kernel(inline="always")
@@ -221,27 +222,50 @@ def common_vectors(mv, ref, out, used):  # pragma: no cover - compiled
 
 #: How a fade's macroblock is coded (``macroblock.encode_picture``): as the reference (the
 #: source equals it), as its weighted prediction (:func:`weighted_row_fit` found it within the
-#: limits everywhere), with the residual of the closer of the two (:func:`weighted_sads`);
+#: limits everywhere), with the residual of the closer of the two (:func:`weighted_residual`);
 #: FIT_NONE: a picture without weights (search).
 FIT_SAME, FIT_WEIGHTED, FIT_RESIDUAL, FIT_NONE = 0, 1, 2, 3
 
 
 @noalloc_kernel
-def weighted_sads(sy, ry, weighted_y, y0, x0):  # pragma: no cover - compiled
-    """The luma SADs of the source macroblock at (y0, x0) against the reference (zero vector)
-    and against its weighted prediction (:func:`weighted_row_fit`'s rows, at its columns):
-    which of the two a fade's residual is coded against."""
+def weighted_residual(planes, ry, weighted, y0, x0, qp, qpc):  # pragma: no cover - compiled
+    """How to code a fade's macroblock at (y0, x0) that :func:`weighted_row_fit` found outside
+    the limits: (luma SAD of the source against the reference with the zero vector, against the
+    weighted prediction (``weighted``: Y, U, V rows at its columns), and whether it codes as the
+    weighted prediction alone). The last holds when the weighted prediction is the closer and
+    every level of its residual quantises to zero, luma at ``qp`` and chroma at ``qpc``
+    (``transform.inter_block_is_zero``; the chroma DCs' 2x2 Hadamard against
+    ``transform.ZERO_CHROMA_DC``): the residual coded would have had no level, and the bytes
+    are the same."""
+    sy = planes[0]
+    wy = weighted[0]
     sad_same = sad_weighted = 0
     for r in range(16):
-        s_row, r_row = sy[y0 + r, x0:x0 + 16], ry[y0 + r, x0:x0 + 16]
-        w_row = weighted_y[r, x0:x0 + 16]
+        s_row, r_row, w_row = sy[y0 + r, x0:x0 + 16], ry[y0 + r, x0:x0 + 16], wy[r, x0:x0 + 16]
         for c in range(16):
-            s = np.int64(s_row[c])
-            d = s - np.int64(r_row[c])
+            s = np.int32(s_row[c])
+            d = s - np.int32(r_row[c])
             sad_same += d if d >= 0 else -d
-            d = s - np.int64(w_row[c])
+            d = s - np.int32(w_row[c])
             sad_weighted += d if d >= 0 else -d
-    return sad_same, sad_weighted
+    if sad_weighted > sad_same:
+        return sad_same, sad_weighted, False
+    for b in range(16):
+        by, bx = 4 * (b >> 2), 4 * (b & 3)
+        if not inter_block_is_zero(sy, y0 + by, x0 + bx, wy, by, x0 + bx, qp, 0)[0]:
+            return sad_same, sad_weighted, False
+    yc, xc = y0 // 2, x0 // 2
+    for k in (1, 2):
+        zero0, a = inter_block_is_zero(planes[k], yc, xc, weighted[k], 0, xc, qpc, 1)
+        zero1, b = inter_block_is_zero(planes[k], yc, xc + 4, weighted[k], 0, xc + 4, qpc, 1)
+        zero2, c = inter_block_is_zero(planes[k], yc + 4, xc, weighted[k], 4, xc, qpc, 1)
+        zero3, d = inter_block_is_zero(planes[k], yc + 4, xc + 4, weighted[k], 4, xc + 4, qpc, 1)
+        bound = ZERO_CHROMA_DC[qpc]
+        if not (zero0 and zero1 and zero2 and zero3) or abs(a + b + c + d) > bound \
+                or abs(a - b + c - d) > bound or abs(a + b - c - d) > bound \
+                or abs(a - b - c + d) > bound:
+            return sad_same, sad_weighted, False
+    return sad_same, sad_weighted, True
 
 
 @noalloc_kernel
@@ -257,12 +281,15 @@ def weighted_row_fit(src, refpic, weighted, flags, flag_words, y0, n, mb_begin, 
 
     One pass over rows as long as the run, in 32-bit lanes (|sample x weight| < 2 ** 15):
     the compiler vectorises it, where 16 samples at a time in 64-bit lanes it did not,
-    and a fade checks every macroblock of every fading object in every picture."""
+    and a fade checks every macroblock of every fading object in every picture. A column's
+    flag gathers its rows, and the macroblocks' flags are read once, after the last row."""
     x0, x1 = n * mb_begin, n * mb_end
     half = np.int32((1 << (log_wd - 1)) if log_wd >= 1 else 0)
     w, o, sh, lim = np.int32(weight), np.int32(offset), np.int32(log_wd), np.int32(limit)
     zero, top = np.int32(0), np.int32(255)
     f_row = flags[x0:x1]
+    for c in range(x1 - x0):
+        f_row[c] = 0
     for r in range(n):
         s_row, r_row, p_row = src[y0 + r, x0:x1], refpic[y0 + r, x0:x1], weighted[r, x0:x1]
         for c in range(x1 - x0):
@@ -270,9 +297,9 @@ def weighted_row_fit(src, refpic, weighted, flags, flag_words, y0, n, mb_begin, 
             p = np.int32(min(max(np.int32(p + o), zero), top))
             p_row[c] = np.uint8(p)
             d = np.int32(np.int32(s_row[c]) - p)
-            f_row[c] = np.uint8(np.int32(abs(d)) > lim)
-        for m in range(mb_begin, mb_end):
-            for k in range(m * n // 8, (m + 1) * n // 8):
-                if flag_words[k]:
-                    bad[m] = 1
+            f_row[c] |= np.uint8(np.int32(abs(d)) > lim)
+    for m in range(mb_begin, mb_end):
+        for k in range(m * n // 8, (m + 1) * n // 8):
+            if flag_words[k]:
+                bad[m] = 1
 

@@ -16,8 +16,8 @@ from .cavlc import (S_MB_P16X16, S_MB_P16X16_ZERO_MV, S_MB_SKIP, S_MB_WEIGHTED, 
                     S_MV_OUTSIDE)
 from .cavlc_tables import CBP_INTER_CODE_NUM
 from .inter import (FIT_NONE, FIT_RESIDUAL, FIT_SAME, FIT_WEIGHTED, common_vectors,
-                    predict_chroma, predict_luma, predict_mv, skip_mv, weighted_row_fit,
-                    weighted_sads)
+                    predict_chroma, predict_luma, predict_mv, skip_mv, weighted_residual,
+                    weighted_row_fit)
 from .intra_mb import code_chroma, code_flat_i16, code_intra
 from .motion import motion_search
 from .params import WEIGHTS_SECOND_REF, slice_header
@@ -76,22 +76,36 @@ def edge_intra_sad(sy, cy_, y0, x0, limit, sads):  # pragma: no cover - compiled
     return best
 
 
+@noalloc_kernel(inline="always")
+def _copy_rows(src, dst, y0, x0, x1, n):  # pragma: no cover - compiled
+    """``dst[y0:y0 + n, x0:x1] = src[...]``, a row at a time (a plain loop the compiler
+    vectorises; a slice assignment checks for overlap and may copy through a new array)."""
+    for r in range(y0, y0 + n):
+        row_src, row_dst = src[r, x0:x1], dst[r, x0:x1]
+        for c in range(x1 - x0):
+            row_dst[c] = row_src[c]
+
+
 @noalloc_kernel
 def copy_coded(code, cy_, cu, cv, ry, ru, rv, used):  # pragma: no cover - compiled
     """Copy the macroblocks marked in ``code`` from the reconstruction to the reference
-    (``used[mby]``: row mby has one)."""
+    (``used[mby]``: row mby has one), each run of them in a row as whole rows of samples."""
+    mbw = code.shape[1]
     for mby in range(code.shape[0]):
         if not used[mby]:
             continue
-        for mbx in range(code.shape[1]):
-            if code[mby, mbx]:
-                for r in range(16):
-                    for c in range(16):
-                        ry[16 * mby + r, 16 * mbx + c] = cy_[16 * mby + r, 16 * mbx + c]
-                for r in range(8):
-                    for c in range(8):
-                        ru[8 * mby + r, 8 * mbx + c] = cu[8 * mby + r, 8 * mbx + c]
-                        rv[8 * mby + r, 8 * mbx + c] = cv[8 * mby + r, 8 * mbx + c]
+        mbx = 0
+        while mbx < mbw:
+            if code[mby, mbx] == 0:
+                mbx += 1
+                continue
+            end = mbx + 1
+            while end < mbw and code[mby, end]:
+                end += 1
+            _copy_rows(cy_, ry, 16 * mby, 16 * mbx, 16 * end, 16)
+            _copy_rows(cu, ru, 8 * mby, 8 * mbx, 8 * end, 8)
+            _copy_rows(cv, rv, 8 * mby, 8 * mbx, 8 * end, 8)
+            mbx = end
 
 
 @noalloc_kernel
@@ -153,22 +167,34 @@ def _copy_mb(pred, pred_u, pred_v, cy_, cu, cv, y0, x0):  # pragma: no cover - c
     put_block(pred_v, cv, y0 // 2, x0 // 2, 8)
 
 
+@noalloc_kernel(inline="always")
+def _same_mb(planes, words, ref_words, y0, x0):  # pragma: no cover - compiled
+    """Whether the macroblock at (y0, x0) of the source ``planes`` equals the reference's
+    (``words``, ``ref_words``: Y, U, V of each as ``mb_common.as_words``)."""
+    return (same_block(planes[0], words[0], ref_words[0], y0, x0, 16)
+            and same_block(planes[1], words[1], ref_words[1], y0 // 2, x0 // 2, 8)
+            and same_block(planes[2], words[2], ref_words[2], y0 // 2, x0 // 2, 8))
+
+
 @noalloc_kernel
-def _fit_weighted_row(code, mby, planes, refs, weighted, flags, flag_words, weights, limit_y,
-                      limit_c, bad):  # pragma: no cover - compiled
-    """``bad[mbx]`` for the macroblocks row ``mby`` codes (``code``): 0 where the explicit
-    weighted prediction with the zero vector, left in ``weighted`` (Y, U, V rows of the
-    macroblock row) at the macroblock's columns, is within ``limit_y`` of every luma and
-    ``limit_c`` of every chroma sample of the source ``planes``; else 1
-    (``inter.weighted_row_fit`` over each run of them)."""
+def _fit_weighted_row(code, mby, planes, refs, words, ref_words, weighted, flags, flag_words,
+                      weights, limit_y, limit_c, same, bad):  # pragma: no cover - compiled
+    """For the macroblocks row ``mby`` codes (``code``): ``same[mbx]`` 1 where the source
+    ``planes`` equal the reference ``refs`` (:func:`_same_mb`), else 0 and ``bad[mbx]`` 0
+    where the explicit weighted prediction with the zero vector, left in ``weighted`` (Y, U,
+    V rows of the macroblock row) at the macroblock's columns, is within ``limit_y`` of every
+    luma and ``limit_c`` of every chroma sample of the source, else 1
+    (``inter.weighted_row_fit`` over each run of them; the equal ones are left out)."""
     mbw = code.shape[1]
+    for m in range(mbw):
+        same[m] = code[mby, m] != 0 and _same_mb(planes, words, ref_words, 16 * mby, 16 * m)
     mbx = 0
     while mbx < mbw:
-        if code[mby, mbx] == 0:
+        if code[mby, mbx] == 0 or same[mbx]:
             mbx += 1
             continue
         end = mbx + 1
-        while end < mbw and code[mby, end]:
+        while end < mbw and code[mby, end] and not same[end]:
             end += 1
         for m in range(mbx, end):
             bad[m] = 0
@@ -245,8 +271,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     edge_sads = np.zeros(3, np.int64)      # V, H, DC SADs of edge_intra_sad
     unknown = np.full(3, -1, np.int64)
     words = (as_words(sy), as_words(su), as_words(sv))
-    ref_words = (as_words(ru), as_words(rv))
-    ref_luma_words = as_words(ry)
+    ref_words = (as_words(ry), as_words(ru), as_words(rv))
     last_x = last_y = 0
     two_refs = weights[0] == WEIGHTS_SECOND_REF
     limit_y, limit_c = ZERO_MAX[qp], ZERO_MAX[qpc]
@@ -255,6 +280,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 np.zeros((8, sv.shape[1]), np.uint8))
     flags = np.zeros(sy.shape[1], np.uint8)
     flag_words = flags.view(np.uint64)
+    same = np.zeros(mbw, np.uint8)
     bad = np.zeros(mbw, np.uint8)
     skip_run = 0
     for mby in range(mbh):
@@ -269,8 +295,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 stats[S_MB_SKIP] += mbw
                 continue
             if two_refs:
-                _fit_weighted_row(code, mby, (sy, su, sv), (ry, ru, rv), weighted, flags,
-                                  flag_words, weights, limit_y, limit_c, bad)
+                _fit_weighted_row(code, mby, (sy, su, sv), (ry, ru, rv), words, ref_words,
+                                  weighted, flags, flag_words, weights, limit_y, limit_c, same,
+                                  bad)
         skip_until = 0
         for mbx in range(mbw):
             if mbx < skip_until:
@@ -301,19 +328,19 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 continue
             fit = FIT_NONE
             if two_refs and not is_idr:   # a fade: the picture as it was, or weighted
-                if same_block(sy, words[0], ref_luma_words, y0, x0, 16) \
-                        and same_block(su, words[1], ref_words[0], yc, xc, 8) \
-                        and same_block(sv, words[2], ref_words[1], yc, xc, 8):
+                if same[mbx]:
                     fit, best_sad = FIT_SAME, 0
                 elif bad[mbx] == 0:
                     fit, ref_idx = FIT_WEIGHTED, 1
                 else:   # the residual of the closer prediction, without a search
-                    fit = FIT_RESIDUAL
-                    sad_same, sad_weighted = weighted_sads(sy, ry, weighted[0], y0, x0)
-                    if sad_weighted <= sad_same:
-                        ref_idx, best_sad = 1, sad_weighted
+                    sad_same, sad_weighted, zero = weighted_residual((sy, su, sv), ry, weighted,
+                                                                     y0, x0, qp, qpc)
+                    if zero:    # a residual without levels: as the weighted prediction
+                        fit, ref_idx = FIT_WEIGHTED, 1
+                    elif sad_weighted <= sad_same:
+                        fit, ref_idx, best_sad = FIT_RESIDUAL, 1, sad_weighted
                     else:
-                        best_sad = sad_same
+                        fit, best_sad = FIT_RESIDUAL, sad_same
             if not is_idr and fit == FIT_NONE:
                 mvx, mvy, best_cost, best_sad = motion_search(
                     sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, last_y, lam, tried,
@@ -346,8 +373,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             # ---------------------------------------------------------- inter residual
             cbp_luma = cbp_chroma = 0
             exact = (best_sad == 0 and mvx == 0 and mvy == 0
-                     and same_block(su, words[1], ref_words[0], yc, xc, 8)
-                     and same_block(sv, words[2], ref_words[1], yc, xc, 8))
+                     and same_block(su, words[1], ref_words[1], yc, xc, 8)
+                     and same_block(sv, words[2], ref_words[2], yc, xc, 8))
             # unchanged here: the reconstruction (cur = ref outside what this picture coded
             # so far) is already the prediction, and every level is zero
             if fit == FIT_WEIGHTED:   # no residual: the weighted prediction is the picture

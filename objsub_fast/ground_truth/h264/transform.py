@@ -117,6 +117,83 @@ def zero_max_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
 ZERO_MAX = zero_max_bounds(rounding=INTER_ROUNDING)
 
 
+def zero_chroma_dc_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
+    """``[qp]``: the largest SAD of an 8x8 chroma residual for which its four DC levels
+    (``chroma_dc_forward``: the 2x2 Hadamard of the 4x4 blocks' sums, quantised with one more
+    bit) are zero whatever the residual: each Hadamard output is at most the SAD in magnitude.
+
+    Examples
+    --------
+    >>> int(zero_chroma_dc_bounds()[28])   # (2**20 - 2**20 // 3 - 1) // 8192
+    85
+    """
+    out = np.zeros(52, np.int64)
+    for qp in range(52):
+        qbits = 16 + qp // 6
+        room = (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
+        out[qp] = room // int(mf[qp % 6, 0])
+    return out
+
+
+#: :func:`zero_chroma_dc_bounds` of the quantiser's multipliers, at the inter rounding.
+ZERO_CHROMA_DC = zero_chroma_dc_bounds(rounding=INTER_ROUNDING)
+
+
+def zero_level_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
+    """``[qp, k]``: the largest coefficient magnitude at raster position k of a 4x4 block
+    whose level is zero (:func:`quantize`: ``|W| * mf + offset < 2**qbits``).
+
+    Examples
+    --------
+    >>> int(zero_level_bounds()[28, 0])   # (2**19 - 2**19 // 3 - 1) // 8192
+    42
+    """
+    return np.array([[_zero_room(qp, rounding) // int(mf[qp % 6, k]) for k in range(16)]
+                     for qp in range(52)], np.int64)
+
+
+#: :func:`zero_level_bounds` of the quantiser's multipliers, at the inter rounding.
+ZERO_LEVEL = zero_level_bounds(rounding=INTER_ROUNDING)
+
+
+@noalloc_kernel(inline="always")
+def _forward_row(src, y, x, pred, py, px):  # pragma: no cover - compiled
+    """The forward transform of one row of the residual ``src[y, x..] - pred[py, px..]``."""
+    return _forward_1d(np.int32(src[y, x]) - np.int32(pred[py, px]),
+                       np.int32(src[y, x + 1]) - np.int32(pred[py, px + 1]),
+                       np.int32(src[y, x + 2]) - np.int32(pred[py, px + 2]),
+                       np.int32(src[y, x + 3]) - np.int32(pred[py, px + 3]))
+
+
+@noalloc_kernel(inline="always")
+def inter_block_is_zero(src, y0, x0, pred, py, px, qp, start):  # pragma: no cover - compiled
+    """(zero, dc): whether every level from raster position ``start`` of the 4x4 residual
+    ``src[y0.., x0..] - pred[py.., px..]`` is zero at the inter rounding, as
+    :func:`transform_quant4x4` would quantise it (a SAD within :data:`ZERO_SAD`, else the
+    coefficients against :data:`ZERO_LEVEL`); and the residual's sum, its DC coefficient."""
+    sad = np.int32(0)
+    total = np.int32(0)
+    for r in range(4):
+        for c in range(4):
+            d = np.int32(src[y0 + r, x0 + c]) - np.int32(pred[py + r, px + c])
+            total += d
+            sad += d if d >= 0 else -d
+    if sad <= ZERO_SAD[qp, INTER_ROUNDING, start]:
+        return True, total
+    r0 = _forward_row(src, y0, x0, pred, py, px)
+    r1 = _forward_row(src, y0 + 1, x0, pred, py + 1, px)
+    r2 = _forward_row(src, y0 + 2, x0, pred, py + 2, px)
+    r3 = _forward_row(src, y0 + 3, x0, pred, py + 3, px)
+    bound = ZERO_LEVEL[qp]
+    for c in range(4):
+        column = _forward_1d(r0[c], r1[c], r2[c], r3[c])
+        for r in range(4):
+            k = 4 * r + c
+            if k >= start and abs(column[r]) > bound[k]:
+                return False, total
+    return True, total
+
+
 @noalloc_kernel(inline="always")
 def transform_quant4x4(a, lev, y, x, qp, rounding, start):  # pragma: no cover - compiled
     """Forward transform and quantise the 4x4 residual block at (y, x) of ``a`` into ``lev``
