@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from inprocess import run_cli
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Subprocesses import this checkout's package, whatever their working folder.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -47,10 +49,14 @@ def _commands(block: str) -> list[list[str]]:
 
 
 def _run(argv, cwd):
-    exe = {"objsub-fast": [sys.executable, "-m", "objsub_fast.cli"],
-           "python": [sys.executable]}[argv[0]]
-    proc = subprocess.run(exe + argv[1:], cwd=cwd, capture_output=True, text=True, timeout=900,
-                          env=ENV)
+    """A page's command, run from ``cwd``: ``objsub-fast`` in this process (what the command
+    does and prints is tested here; its console script by tests/test_cli.py), ``python`` as a
+    subprocess."""
+    if argv[0] == "objsub-fast":
+        proc = run_cli(argv[1:], cwd=cwd)
+    else:
+        proc = subprocess.run([sys.executable, *argv[1:]], cwd=cwd, capture_output=True,
+                              text=True, timeout=900, env=ENV)
     assert proc.returncode == 0, f"{argv}: {proc.stderr}"
     return proc
 

@@ -1,0 +1,55 @@
+"""The ``objsub-fast`` command run in the test's own process, for tests of what a command does
+and says rather than of its process (a kill, a signal, a memory limit, a fresh interpreter).
+
+A subprocess imports NumPy, Numba and the package and loads the compiled kernels again (1-3
+CPU-s each), and starts its own pool of workers; in this process all of that is done once.
+:func:`run_cli` calls :func:`objsub_fast.cli.main` as the console script does (its exit
+status from the return value or ``SystemExit``) and returns what ``subprocess.run`` would:
+the status, and stdout and stderr as text.
+"""
+import contextlib
+import io
+import os
+import signal
+import subprocess
+import threading
+
+
+def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
+    """``objsub-fast *argv`` in this process, from folder ``cwd``, with ``env`` added to the
+    environment for the call (both restored after it, as are the signal handlers the command
+    line installs)."""
+    from objsub_fast.cli import main
+
+    argv = [str(a) for a in argv]
+    out, err = io.StringIO(), io.StringIO()
+    saved_env = {k: os.environ.get(k) for k in (env or {})}
+    in_main = threading.current_thread() is threading.main_thread()
+    handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if in_main \
+        else {}
+    before = os.getcwd()
+    try:
+        os.environ.update({k: str(v) for k, v in (env or {}).items()})
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as e:
+                code = e.code
+    finally:
+        os.chdir(before)
+        for k, v in saved_env.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+        for s, handler in handlers.items():
+            signal.signal(s, handler)
+    if code is None:
+        code = 0
+    elif not isinstance(code, int):  # SystemExit("message"): printed, status 1
+        err.write(f"{code}\n")
+        code = 1
+    return subprocess.CompletedProcess(["objsub-fast", *argv], code, out.getvalue(),
+                                       err.getvalue())
