@@ -5,7 +5,8 @@ A subprocess imports NumPy, Numba and the package and loads the compiled kernels
 CPU-s each), and starts its own pool of workers; in this process all of that is done once.
 :func:`run_cli` calls :func:`objsub_fast.cli.main` as the console script does (its exit
 status from the return value or ``SystemExit``) and returns what ``subprocess.run`` would:
-the status, and stdout and stderr as text.
+the status, and stdout and stderr as text. fsspec's cached file systems are dropped before
+and after, as a new process would not have them.
 """
 import contextlib
 import io
@@ -13,6 +14,19 @@ import os
 import signal
 import subprocess
 import threading
+
+
+def _forget_filesystems() -> None:
+    """Drop fsspec's cached file-system objects: a fresh process would make its own, from the
+    environment of its call (an object store's endpoint and keys)."""
+    import sys
+
+    spec = sys.modules.get("fsspec.spec")
+    classes = [spec.AbstractFileSystem] if spec is not None else []
+    while classes:  # each class keeps its own instances
+        cls = classes.pop()
+        cls.clear_instance_cache()
+        classes.extend(cls.__subclasses__())
 
 
 def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
@@ -28,6 +42,7 @@ def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
     handlers = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)} if in_main \
         else {}
     before = os.getcwd()
+    _forget_filesystems()
     try:
         os.environ.update({k: str(v) for k, v in (env or {}).items()})
         if cwd is not None:
@@ -46,6 +61,7 @@ def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
                 os.environ[k] = v
         for s, handler in handlers.items():
             signal.signal(s, handler)
+        _forget_filesystems()
     if code is None:
         code = 0
     elif not isinstance(code, int):  # SystemExit("message"): printed, status 1
