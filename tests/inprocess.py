@@ -6,7 +6,8 @@ CPU-s each), and starts its own pool of workers; in this process all of that is 
 :func:`run_cli` calls :func:`objsub_fast.cli.main` as the console script does (its exit
 status from the return value or ``SystemExit``) and returns what ``subprocess.run`` would:
 the status, and stdout and stderr as text. fsspec's cached file systems are dropped before
-and after, as a new process would not have them.
+and after, as a new process would not have them; with ``env``, so is the pool of workers
+(whose processes keep the environment they started with).
 """
 import contextlib
 import io
@@ -29,6 +30,21 @@ def _forget_filesystems() -> None:
         classes.extend(cls.__subclasses__())
 
 
+def _stop_worker_pool() -> None:
+    """Stop joblib's reusable pool of local workers, if this process has one: its workers
+    hold the environment they were started with, and a run given ``env`` needs a pool that
+    sees it (as a new process's pool would)."""
+    import sys
+
+    pools = sys.modules.get("joblib.externals.loky.reusable_executor")
+    if pools is None:
+        return
+    with pools._executor_lock:
+        executor, pools._executor = pools._executor, None
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
+
+
 def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
     """``objsub-fast *argv`` in this process, from folder ``cwd``, with ``env`` added to the
     environment for the call (both restored after it, as are the signal handlers the command
@@ -43,6 +59,8 @@ def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
         else {}
     before = os.getcwd()
     _forget_filesystems()
+    if env:
+        _stop_worker_pool()
     try:
         os.environ.update({k: str(v) for k, v in (env or {}).items()})
         if cwd is not None:
@@ -62,6 +80,8 @@ def run_cli(argv, cwd=None, env=None) -> subprocess.CompletedProcess:
         for s, handler in handlers.items():
             signal.signal(s, handler)
         _forget_filesystems()
+        if env:
+            _stop_worker_pool()
     if code is None:
         code = 0
     elif not isinstance(code, int):  # SystemExit("message"): printed, status 1
