@@ -20,9 +20,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("s3fs", reason="the [s3] extra (s3fs) is not installed")
-pytest.importorskip("moto.server", reason="moto's S3 server (moto[s3], flask, flask-cors: test "
-                    "dependencies) is not installed")
+from installed import skip_unless_installed  # noqa: E402
+
+skip_unless_installed("s3fs", reason="the [s3] extra (s3fs) is not installed")
+skip_unless_installed("moto", "flask", "flask_cors", reason="moto's S3 server (moto[s3], flask, "
+                      "flask-cors: test dependencies) is not installed")
 
 from objsub_fast.dataset.run.run_config import RunConfig  # noqa: E402
 from objsub_fast.dataset.content.manifest import PROGRESS_DIR  # noqa: E402
