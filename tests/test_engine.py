@@ -6,7 +6,6 @@ import sys
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings, strategies as st
-from scipy.stats import chisquare
 
 from objsub_fast import generate_batch
 from objsub_fast.draw.render import sprite
@@ -130,6 +129,8 @@ def test_same_bytes_in_another_process():
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_kinds_within_a_level_are_balanced(level):
+    from scipy.stats import chisquare  # here: only the worker that runs this file imports it
+
     batch = generate_batch(range(3000), level=level, render=False)
     codes = LEVEL_KINDS[level]
     counts = [int((batch.kind == c).sum()) for c in codes]

@@ -3,8 +3,6 @@ never echoed, malformed URLs and option types are one line with exit 2, a full d
 final path (and says when it is the inodes that ran out), and leaves no temp file."""
 import errno
 import os
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
@@ -13,10 +11,12 @@ from objsub_fast.dataset.run import pipeline
 from objsub_fast.runtime import atomic
 from objsub_fast.runtime.atomic import TMP_PREFIX, atomic_write_bytes
 
+from inprocess import run_cli
+
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "objsub_fast.cli", *args], capture_output=True,
-                          text=True, timeout=120)
+    """The command in this process: its exit status and error line are what is tested."""
+    return run_cli(args)
 
 
 @pytest.mark.parametrize("args, says", [

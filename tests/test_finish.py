@@ -19,6 +19,8 @@ from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime import crashpoint
 from objsub_fast.runtime.errors import OutputError
 
+from inprocess import run_cli
+
 CLI = [sys.executable, "-m", "objsub_fast.cli"]
 
 
@@ -96,14 +98,13 @@ def test_verify_counts_agree_and_the_finish_command_finishes(killed_run, tmp_pat
     for option in ("--videos", "--vocabulary", "--shape-names", "--prompt-variants",
                    "--num-objects", "--fps", "--video-frames", "--video-style"):
         assert option in finish
-    proc = subprocess.run(CLI + finish[1:] + ["--quiet", "--workers", "1"],
-                          capture_output=True, text=True)
+    proc = run_cli(finish[1:] + ["--quiet", "--workers", "1"])   # in this process
     assert proc.returncode == 0, proc.stderr
     assert verify(out, workers=1).ok
     reference = tmp_path / "reference"
-    cmd = killed_run[1]
-    subprocess.run(cmd[:cmd.index("--out") + 1] + [str(reference)]
-                   + cmd[cmd.index("--out") + 2:], check=True)
+    cmd = killed_run[1][len(CLI):]
+    assert run_cli(cmd[:cmd.index("--out") + 1] + [str(reference)]
+                   + cmd[cmd.index("--out") + 2:]).returncode == 0
     assert (json.loads((out / "manifest.json").read_text())
             == json.loads((reference / "manifest.json").read_text()))
 

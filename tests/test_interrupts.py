@@ -11,6 +11,8 @@ import pytest
 
 from objsub_fast.dataset.check.verify import verify
 
+from inprocess import run_cli
+
 pytestmark = pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux /proc")
 
 
@@ -75,9 +77,8 @@ def test_sigterm_says_how_to_resume_and_the_rerun_finishes(tmp_path):
                                             "same command to resume")
     assert "leaked" not in err and "Traceback" not in err
     assert _gone_within(workers, 15)
-    rerun = subprocess.run([sys.executable, "-m", "objsub_fast.cli", "generate", "--out",
-                            str(out), "--count", "3000", "--shard-size", "250", "--workers", "2",
-                            "--no-space-check", "--quiet"], capture_output=True, text=True)
+    rerun = run_cli(["generate", "--out", out, "--count", "3000", "--shard-size", "250",
+                     "--workers", "2", "--no-space-check", "--quiet"])   # in this process
     assert rerun.returncode == 0, rerun.stderr
     assert verify(out, workers=2).ok
 

@@ -164,6 +164,8 @@ def test_an_interrupted_score_resumes_to_the_same_bytes(batch, tmp_path):
     import sys
     import time
 
+    from inprocess import run_cli
+
     videos = render_transition(batch, "fade", 12)
     questions, outputs = tmp_path / "q", tmp_path / "o"
     for model in ("a", "b"):
@@ -178,8 +180,8 @@ def test_an_interrupted_score_resumes_to_the_same_bytes(batch, tmp_path):
         return [sys.executable, "-m", "objsub_fast.cli", "score", "--questions", str(questions),
                 "--outputs", str(outputs), "--out", str(out), "--workers", "1"]
 
-    whole = tmp_path / "whole" / "s.jsonl"
-    subprocess.run(command(whole), check=True, capture_output=True, timeout=600)
+    whole = tmp_path / "whole" / "s.jsonl"   # uninterrupted, in this process
+    assert run_cli(command(whole)[3:]).returncode == 0
     out = tmp_path / "cut" / "s.jsonl"
     journal = out.with_name("s.jsonl.partial")
     proc = subprocess.Popen(command(out), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -192,7 +194,7 @@ def test_an_interrupted_score_resumes_to_the_same_bytes(batch, tmp_path):
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, "the run ended before it could be killed"
     assert not out.exists()
-    rerun = subprocess.run(command(out), capture_output=True, text=True, timeout=600)
+    rerun = run_cli(command(out)[3:])   # the same command, in this process
     assert rerun.returncode == 0, rerun.stderr
     assert "resuming: " in rerun.stderr
     assert out.read_bytes() == whole.read_bytes()

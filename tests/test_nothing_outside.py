@@ -25,14 +25,16 @@ from objsub_fast.runtime.errors import OutputError
 from objsub_fast.runtime.lock import LOCK_FILE
 
 from filetree import tree
+from inprocess import run_cli
 
 WDS = RunConfig(count=6, shard_size=2, seed=5)
 VBVR = RunConfig(count=6, shard_size=2, seed=5, format="vbvr")
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "objsub_fast.cli", *args], capture_output=True,
-                          text=True, timeout=300)
+    """The command in this process (its exit status and one-line errors are what is tested;
+    the kills that leave the states it resumes from are subprocesses: ``killed_run``)."""
+    return run_cli(args)
 
 
 def options(config) -> list[str]:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from inprocess import run_cli
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Subprocesses import this checkout's package, whatever their working folder.
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
@@ -47,10 +49,14 @@ def _commands(block: str) -> list[list[str]]:
 
 
 def _run(argv, cwd):
-    exe = {"objsub-fast": [sys.executable, "-m", "objsub_fast.cli"],
-           "python": [sys.executable]}[argv[0]]
-    proc = subprocess.run(exe + argv[1:], cwd=cwd, capture_output=True, text=True, timeout=900,
-                          env=ENV)
+    """A page's command, run from ``cwd``: ``objsub-fast`` in this process (what the command
+    does and prints is tested here; its console script by tests/test_cli.py), ``python`` as a
+    subprocess."""
+    if argv[0] == "objsub-fast":
+        proc = run_cli(argv[1:], cwd=cwd)
+    else:
+        proc = subprocess.run([sys.executable, *argv[1:]], cwd=cwd, capture_output=True,
+                              text=True, timeout=900, env=ENV)
     assert proc.returncode == 0, f"{argv}: {proc.stderr}"
     return proc
 
@@ -148,8 +154,9 @@ def test_generate_verify_and_read_with_webdataset(tmp_path):
     out = _run(commands[0], tmp_path).stdout
     printed = re.search(r"shards: (\S+)", out).group(1)
     _run(commands[1], tmp_path)
-    for page in ("README.md", "docs/reading.md"):
-        loader = _block_with("python", "first, final, prompt, task = ", page)
+    loaders = {_block_with("python", "first, final, prompt, task = ", page)
+               for page in ("README.md", "docs/reading.md")}
+    for loader in loaders:  # each different snippet once (the pages show the same one today)
         assert f'"{printed}"' in loader  # the page's pattern is the printed one
         _python(loader + (
             "\nn = sum(1 for _ in ds)\n"

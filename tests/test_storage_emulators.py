@@ -23,9 +23,11 @@ from objsub_fast.storage.local_gcs import NO_GCE_ENV, ZB_HNS_ENV  # noqa: E402
 # call against an emulator); and no Compute Engine metadata server is looked for
 for _name, _value in {**ZB_HNS_ENV, **NO_GCE_ENV}.items():
     os.environ.setdefault(_name, _value)
-pytest.importorskip("gcsfs", reason="the [gcs] extra (gcsfs) is not installed")
-pytest.importorskip("adlfs", reason="the [azure] extra (adlfs) is not installed")
-pytest.importorskip("gcp_storage_emulator", reason="gcp-storage-emulator is not installed")
+from installed import skip_unless_installed  # noqa: E402
+
+skip_unless_installed("gcsfs", reason="the [gcs] extra (gcsfs) is not installed")
+skip_unless_installed("adlfs", reason="the [azure] extra (adlfs) is not installed")
+skip_unless_installed("gcp_storage_emulator", reason="gcp-storage-emulator is not installed")
 if shutil.which("azurite-blob") is None:
     pytest.skip("Azurite (npm install -g azurite) is not installed", allow_module_level=True)
 

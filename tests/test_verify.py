@@ -314,8 +314,10 @@ def test_interrupted_run_is_summarised_with_the_command_that_finishes_it(tmp_pat
                          f"{name(3)}: tasks 30-39 missing (shard not finished)"]
     finish = shlex.split(lines[0].split("finish it with: ")[1])
     assert finish[0] == "objsub-fast"
-    subprocess.run([sys.executable, "-m", "objsub_fast.cli", *finish[1:], "--quiet"],
-                   check=True, capture_output=True)
+    from inprocess import run_cli
+
+    finished = run_cli([*finish[1:], "--quiet"])   # in this process
+    assert finished.returncode == 0, finished.stderr
     assert verify(out, workers=1).ok
 
 
