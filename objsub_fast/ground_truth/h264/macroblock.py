@@ -440,12 +440,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
 
 @noalloc_kernel
 def _copy_plane(src, dst):  # pragma: no cover - compiled
-    """``dst[:, :] = src`` for two distinct 2-D arrays of one shape, a row at a time (a slice
-    assignment between arrays first checks for overlap and may copy through a new array)."""
-    for r in range(src.shape[0]):
-        row_src, row_dst = src[r], dst[r]
-        for c in range(row_src.shape[0]):
-            row_dst[c] = row_src[c]
+    """``dst[:, :] = src`` for two distinct 2-D arrays of one shape (:func:`_copy_rows`)."""
+    _copy_rows(src, dst, 0, 0, src.shape[1], src.shape[0])
 
 
 @noalloc_kernel
