@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime._numba import kernel, noalloc_kernel
-from .transform import ZERO_CHROMA_DC, inter_block_is_zero
+from .transform import ZERO_CHROMA_DC, hadamard2x2, inter_block_is_zero
 
 
 @noalloc_kernel(inline="always")
@@ -260,11 +260,11 @@ def weighted_residual(planes, ry, weighted, y0, x0, qp, qpc):  # pragma: no cove
         zero1, b = inter_block_is_zero(planes[k], yc, xc + 4, weighted[k], 0, xc + 4, qpc, 1)
         zero2, c = inter_block_is_zero(planes[k], yc + 4, xc, weighted[k], 4, xc, qpc, 1)
         zero3, d = inter_block_is_zero(planes[k], yc + 4, xc + 4, weighted[k], 4, xc + 4, qpc, 1)
-        bound = ZERO_CHROMA_DC[qpc]
-        if not (zero0 and zero1 and zero2 and zero3) or abs(a + b + c + d) > bound \
-                or abs(a - b + c - d) > bound or abs(a + b - c - d) > bound \
-                or abs(a - b - c + d) > bound:
+        if not (zero0 and zero1 and zero2 and zero3):
             return sad_same, sad_weighted, False
+        for dc in hadamard2x2(a, b, c, d):
+            if abs(dc) > ZERO_CHROMA_DC[qpc]:
+                return sad_same, sad_weighted, False
     return sad_same, sad_weighted, True
 
 

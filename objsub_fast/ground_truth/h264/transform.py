@@ -57,10 +57,11 @@ def quantize(value, mf, qbits, rounding):  # pragma: no cover - compiled
 ROW_GAIN = np.array([1, 2, 1, 2])
 
 
-def _zero_room(qp: int, rounding: int) -> int:
+def _zero_room(qp: int, rounding: int, extra_bits: int = 0) -> int:
     """The largest ``|W| * mf`` whose level is zero at this QP and rounding (in 1/6):
-    ``|W| * mf + offset < 2**qbits`` (:func:`quantize`)."""
-    qbits = 15 + qp // 6
+    ``|W| * mf + offset < 2**qbits`` (:func:`quantize`; ``extra_bits`` 1 for the DC
+    transforms' quantiser, one bit more)."""
+    qbits = 15 + qp // 6 + extra_bits
     return (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
 
 
@@ -127,12 +128,8 @@ def zero_chroma_dc_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
     >>> int(zero_chroma_dc_bounds()[28])   # (2**20 - 2**20 // 3 - 1) // 8192
     85
     """
-    out = np.zeros(52, np.int64)
-    for qp in range(52):
-        qbits = 16 + qp // 6
-        room = (1 << qbits) - ((1 << qbits) * rounding) // 6 - 1
-        out[qp] = room // int(mf[qp % 6, 0])
-    return out
+    return np.array([_zero_room(qp, rounding, 1) // int(mf[qp % 6, 0]) for qp in range(52)],
+                    np.int64)
 
 
 #: :func:`zero_chroma_dc_bounds` of the quantiser's multipliers, at the inter rounding.
@@ -335,12 +332,18 @@ def luma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
                 dc[i, j] = (dc[i, j] * scale + (1 << (5 - qp // 6))) >> (6 - qp // 6)
 
 
+@noalloc_kernel(inline="always")
+def hadamard2x2(a, b, c, d):  # pragma: no cover - compiled
+    """The 2x2 Hadamard transform of a chroma component's four DCs (raster c00 c01 c10 c11),
+    in the order of :func:`chroma_dc_forward`'s levels."""
+    return a + b + c + d, a - b + c - d, a + b - c - d, a - b - c + d
+
+
 @noalloc_kernel
 def chroma_dc_forward(coef, dclev, qp, rounding):  # pragma: no cover - compiled
     """Chroma (4:2:0): 2x2 Hadamard of the 4 blocks' DCs of ``coef`` (8x8), quantised into
     ``dclev`` (4,: raster c00 c01 c10 c11). Returns the number of non-zero levels."""
-    a, b, c, d = coef[0, 0], coef[0, 4], coef[4, 0], coef[4, 4]
-    f = (a + b + c + d, a - b + c - d, a + b - c - d, a - b - c + d)
+    f = hadamard2x2(coef[0, 0], coef[0, 4], coef[4, 0], coef[4, 4])
     qbits = 16 + qp // 6
     count = 0
     for k in range(4):
@@ -354,8 +357,7 @@ def chroma_dc_forward(coef, dclev, qp, rounding):  # pragma: no cover - compiled
 @noalloc_kernel
 def chroma_dc_inverse(dclev, qp, dc):  # pragma: no cover - compiled
     """Decoder's chroma DC (8.5.11.2, 4:2:0): 2x2 Hadamard and scaling into ``dc`` (4,)."""
-    a, b, c, d = dclev[0], dclev[1], dclev[2], dclev[3]
-    f = (a + b + c + d, a - b + c - d, a + b - c - d, a - b - c + d)
+    f = hadamard2x2(dclev[0], dclev[1], dclev[2], dclev[3])
     scale = DEQUANT_V[qp % 6, 0] * 16
     for k in range(4):
         dc[k] = ((f[k] * scale) << (qp // 6)) >> 5
