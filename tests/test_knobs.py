@@ -10,7 +10,6 @@ import pytest
 from PIL import Image
 
 from objsub_fast import generate_batch, iter_samples
-from objsub_fast.cli import main
 from objsub_fast.dataset.formats import vbvr_factory as vbvr
 from objsub_fast.dataset.run.run_config import KNOBS, RunConfig
 from objsub_fast.dataset.run.pipeline import generate
@@ -19,6 +18,7 @@ from objsub_fast.dataset.check.verify import verify
 from objsub_fast.runtime.errors import ParameterError
 
 from filetree import shard_samples
+from inprocess import run_cli
 
 #: Knobs of a run that differ from every default (a dense extended-vocabulary scene).
 DENSE = dict(num_objects=(9, 12), object_size=(12, 24),
@@ -161,22 +161,14 @@ def test_vbvr_parameters_carry_the_knobs_and_param_hash_follows_them():
     assert again["param_hash"] == knobbed["param_hash"]  # the seed is not a parameter
 
 
-def run_cli(argv, capsys):
-    try:
-        code = main(argv)
-    except SystemExit as e:
-        code = e.code
-    return code, capsys.readouterr()
-
-
-def test_cli_generate_records_the_options(tmp_path, capsys):
+def test_cli_generate_records_the_options(tmp_path):
     out = tmp_path / "d"
-    code, _ = run_cli(["generate", "--out", str(out), "--count", "4", "--quiet", "--workers", "1",
-                       "--vocabulary", "extended", "--prompt-variants", "4",
-                       "--num-objects", "5-9", "--object-size", "16-32",
-                       "--kind-weights", "L1:color=2,shape=1;L3:quadrant=0,corner=1",
-                       "--colors", "red,cyan,brown,teal", "--shapes", "cube,diamond,dome",
-                       "--shape-names", "flat", "--look", "solid"], capsys)
+    code = run_cli(["generate", "--out", str(out), "--count", "4", "--quiet", "--workers", "1",
+                   "--vocabulary", "extended", "--prompt-variants", "4",
+                   "--num-objects", "5-9", "--object-size", "16-32",
+                   "--kind-weights", "L1:color=2,shape=1;L3:quadrant=0,corner=1",
+                   "--colors", "red,cyan,brown,teal", "--shapes", "cube,diamond,dome",
+                   "--shape-names", "flat", "--look", "solid"]).returncode
     assert code == 0
     recorded = json.loads((out / "manifest.json").read_text())["config"]
     assert {k: recorded[k] for k in KNOBS} == {
@@ -204,18 +196,17 @@ def test_cli_generate_records_the_options(tmp_path, capsys):
     (["--prompt-variants", "0"], "--prompt-variants: must be an integer in [1, 4]"),
 ])
 @pytest.mark.parametrize("command", ["generate", "preview"])
-def test_cli_bad_option_is_one_line_exit_2_and_writes_nothing(command, argv, message, tmp_path,
-                                                               capsys):
+def test_cli_bad_option_is_one_line_exit_2_and_writes_nothing(command, argv, message, tmp_path):
     out = tmp_path / ("d" if command == "generate" else "sheet.png")
     head = (["generate", "--out", str(out), "--count", "4", "--quiet"] if command == "generate"
             else ["preview", str(out), "--count", "2"])
-    code, captured = run_cli(head + argv, capsys)
-    lines = captured.err.strip().splitlines()
-    assert code == 2 and len(lines) == 1 and message in lines[0], captured.err
+    done = run_cli(head + argv)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and message in lines[0], done.stderr
     assert not out.exists()
 
 
-def test_cli_preview_uses_the_options(tmp_path, capsys, monkeypatch):
+def test_cli_preview_uses_the_options(tmp_path, monkeypatch):
     import objsub_fast.engine as engine
 
     calls = []
@@ -226,9 +217,9 @@ def test_cli_preview_uses_the_options(tmp_path, capsys, monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(engine, "generate_batch", spy)
-    code, _ = run_cli(["preview", str(tmp_path / "s.png"), "--count", "2", "--vocabulary",
-                       "extended", "--shape-names", "flat", "--prompt-variants", "3",
-                       "--num-objects", "6-6", "--object-size", "16-32"], capsys)
+    code = run_cli(["preview", str(tmp_path / "s.png"), "--count", "2", "--vocabulary",
+                   "extended", "--shape-names", "flat", "--prompt-variants", "3",
+                   "--num-objects", "6-6", "--object-size", "16-32"]).returncode
     assert code == 0 and (tmp_path / "s.png").is_file()
     assert calls[-1]["vocabulary"] == "extended" and calls[-1]["shape_names"] == "flat"
     assert calls[-1]["prompt_variants"] == 3 and calls[-1]["num_objects"] == (6, 6)
@@ -246,7 +237,7 @@ def test_cli_preview_uses_the_options(tmp_path, capsys, monkeypatch):
      "--num-objects must lie in [2, 42] for level(s) L3 (at most 42 objects of 12-16 px fit a "
      "256x256 canvas); got (2, 60)"),
 ])
-def test_num_objects_error_says_the_real_range_at_once(argv, message, tmp_path, capsys):
+def test_num_objects_error_says_the_real_range_at_once(argv, message, tmp_path):
     """Issue #20: it said [4, 254] where 15 is the limit."""
-    code, captured = run_cli(["generate", "--out", str(tmp_path / "d"), *argv], capsys)
-    assert code == 2 and captured.err == f"objsub-fast: error: {message}\n"
+    done = run_cli(["generate", "--out", str(tmp_path / "d"), *argv])
+    assert done.returncode == 2 and done.stderr == f"objsub-fast: error: {message}\n"
