@@ -120,3 +120,70 @@ def test_slides_tell_the_encoder_how_far_each_object_moved():
     shrinks = transition_steps(batch.first_frames[0], style="shrink", num_frames=24,
                                **task_arrays(batch, 0))
     assert any(s.motion is None for s in shrinks)           # reshaped: search
+
+
+@settings(max_examples=40, deadline=None)
+@given(mask=st.lists(st.lists(st.integers(0, 2), min_size=7, max_size=7), min_size=7,
+                     max_size=7).map(lambda rows: np.array(rows, np.uint8)),
+       left=st.integers(-8, 12), top=st.integers(-8, 12))
+def test_painting_a_sprite_by_runs_paints_its_mask_and_the_pixels_y(mask, left, top):
+    """The flat look's sprites are painted a run of one label at a time, their Y with them:
+    the same pixels as painting the mask, clipped alike, and the Y a conversion gives."""
+    from objsub_fast.ground_truth.object_look import label_runs
+    from objsub_fast.ground_truth.transitions import _paint_runs, _paint_sprite
+    from objsub_fast.ground_truth.yuv import luma_rect
+
+    runs = label_runs(mask)
+    rebuilt = np.zeros_like(mask)
+    for row, first, end, label in runs:
+        assert label != 0 and (first == 0 or mask[row, first - 1] != label)
+        assert end == mask.shape[1] or mask[row, end] != label
+        rebuilt[row, first:end] = label
+    np.testing.assert_array_equal(rebuilt, mask)
+    fill, line = (200, 30, 40), (10, 90, 250)
+    frame = np.random.default_rng((left + 8) * 31 + top + 8).integers(0, 256, (12, 14, 3), np.uint8)
+    expected = frame.copy()
+    _paint_sprite(expected, mask, left, top, fill, line)
+    luma = np.full((16, 16), 7, np.uint8)
+    _paint_runs(frame, luma, runs, left, top, fill, line)
+    np.testing.assert_array_equal(frame, expected)
+    converted = np.zeros_like(luma)
+    luma_rect(frame, converted, 0, 12, 0, 14)
+    painted = np.zeros(luma.shape, bool)
+    for row, first, end, _ in runs:
+        if 0 <= top + row < 12:
+            painted[top + row, max(left + first, 0):max(min(left + end, 14), 0)] = True
+    np.testing.assert_array_equal(luma[painted], converted[painted])
+    assert (luma[~painted] == 7).all()
+
+
+@settings(max_examples=8, deadline=None)
+@given(seed=st.integers(0, 10_000), style=st.sampled_from(STYLE_NAMES),
+       size=st.sampled_from([(256, 256), (320, 200)]))
+def test_a_flat_step_leaves_the_planes_a_conversion_of_its_frame(seed, style, size):
+    """A flat-look step converts only what it drew (the restored rectangles, the painted
+    runs, the 2x2 blocks they touch), and the planes are then those of converting the whole
+    frame: nothing else changed."""
+    from objsub_fast.ground_truth.transition_video import FROM_PREVIOUS, _draw_step
+    from objsub_fast.ground_truth.yuv import rgb_to_yuv420
+
+    batch = generate_batch([seed], canvas_size=size, level="L4")
+    first, final = batch.first_frames[0], batch.final_frames[0]
+    packed = pack_plan(plan_transition(first, style=style, num_frames=12,
+                                       **task_arrays(batch, 0)))
+    h, w = first.shape[:2]
+    rgb = np.empty_like(first)
+    planes = (np.empty((h, w), np.uint8), np.empty((h // 2, w // 2), np.uint8),
+              np.empty((h // 2, w // 2), np.uint8))
+    whole = tuple(np.empty_like(p) for p in planes)
+    drawn = 0
+    for f in range(len(packed.start)):
+        _draw_step(packed, f, first, final, rgb, planes)
+        if f == 0 or packed.start[f] != FROM_PREVIOUS:
+            rgb_to_yuv420(rgb, *planes)
+            continue
+        drawn += int(packed.paint_at[f + 1] - packed.paint_at[f])
+        rgb_to_yuv420(rgb, *whole)
+        for got, want in zip(planes, whole):
+            np.testing.assert_array_equal(got, want)
+    assert drawn > 0

@@ -97,3 +97,33 @@ def _sprite_mask(shape: int, size: int, outline: int) -> np.ndarray:
     mask = sprite(shape, size, outline)
     mask.flags.writeable = False
     return mask
+
+
+def label_runs(mask: np.ndarray) -> np.ndarray:
+    """(n, 4) int64 rows (row, first column, end column, label): the runs of equal nonzero
+    labels along each row of a sprite ``mask``, row by row, left to right.
+
+    Examples
+    --------
+    >>> label_runs(np.array([[0, 1, 2, 2], [1, 1, 0, 1]], np.uint8)).tolist()
+    [[0, 1, 2, 1], [0, 2, 4, 2], [1, 0, 2, 1], [1, 3, 4, 1]]
+    """
+    rows, width = mask.shape
+    starts = np.ones(mask.shape, bool)
+    starts[:, 1:] = mask[:, 1:] != mask[:, :-1]
+    row, first = np.nonzero(starts)
+    end = np.full(len(first), width)
+    same_row = row[1:] == row[:-1]
+    end[:-1][same_row] = first[1:][same_row]
+    label = mask[row, first].astype(np.int64)
+    out = np.column_stack([row, first, end, label]).astype(np.int64)
+    return out[label != 0]
+
+
+@lru_cache(maxsize=4096)
+def _sprite_runs(shape: int, size: int, outline: int) -> np.ndarray:
+    """:func:`label_runs` of :func:`_sprite_mask`, computed once (read-only)."""
+    runs = label_runs(_sprite_mask(shape, size, outline))
+    runs.flags.writeable = False
+    return runs
+

@@ -30,7 +30,7 @@ import numpy as np
 
 from ..runtime.errors import ParameterError
 from ..task.vocabulary import OUTLINE_RGB
-from .object_look import CLASSIC_LOOK, _solid, _sprite_mask
+from .object_look import CLASSIC_LOOK, _solid, _sprite_mask, _sprite_runs
 
 __all__ = ["STYLE_NAMES", "check_style", "frame_progress", "plan_slides", "Step",
            "TransitionPlan", "plan_transition", "transition_steps"]
@@ -237,6 +237,11 @@ class TransitionPlan:
         if self.look == "solid":
             return _solid(int(self.shape[j]), int(side), tuple(map(int, self.rgb[j])))
         return _sprite_mask(int(self.shape[j]), int(side), self.outline)
+
+    def runs(self, j: int, side: int) -> np.ndarray:
+        """The flat sprite of removed object ``j`` at ``side`` as runs of one label along its
+        rows (``object_look.label_runs``; read-only, cached)."""
+        return _sprite_runs(int(self.shape[j]), int(side), self.outline)
 
     def colours(self, f: int, j: int):
         """(fill, line) of object ``j``'s paint in frame ``f``: its colours (flat), or its

@@ -28,8 +28,8 @@ from .h264.bitstream import _escape_into
 from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM, WEIGHTS_IDENTITY, WEIGHTS_NONE, WEIGHTS_SECOND_REF
-from .transitions import _paint_solid, _paint_sprite
-from .yuv import convert_rects, rgb_to_yuv420_rect
+from .transitions import _paint_runs, _paint_solid
+from .yuv import chroma_rect, convert_rects, luma_rect, rgb_to_yuv420_rect
 
 #: ``PackedSteps.start`` codes: start from the previous frame, the first frame, the final one.
 FROM_PREVIOUS, FROM_FIRST, FROM_FINAL = 0, 1, 2
@@ -46,10 +46,12 @@ class PackedSteps(NamedTuple):
     back from the final frame; paint (m, 9): sprite, left, top, fill RGB, outline RGB (solid:
     keep, then unused); sprites: the sprites' bytes one after another, sprite k at
     ``sprite_at[k]`` with side ``sprite_side[k]`` (flat: its s * s mask; solid: its mask, then
-    its s * s * 3 colours); solid: whether the look is solid; changed (d, 4): the step's changed rectangles (all of the frame when
-    start is not FROM_PREVIOUS); hint (h, 2): the motion search's vectors
+    its s * s * 3 colours); changed (d, 4): the step's changed rectangles (all of the frame
+    when start is not FROM_PREVIOUS); hint (h, 2): the motion search's vectors
     (``h264.encoder.motion_hints`` of the step's motion; none: search); weights (F, 8): each
-    picture's ``params.slice_header`` weights (:func:`fade_weights`).
+    picture's ``params.slice_header`` weights (:func:`fade_weights`); runs: the flat
+    sprites' runs of one label (``object_look.label_runs``), sprite k's from ``run_at[k]``
+    (solid: none); solid: whether the look is solid.
     """
 
     start: np.ndarray
@@ -65,6 +67,8 @@ class PackedSteps(NamedTuple):
     hint_at: np.ndarray
     hint: np.ndarray
     weights: np.ndarray
+    run_at: np.ndarray
+    runs: np.ndarray
     solid: bool = False
 
     @property
@@ -193,10 +197,15 @@ def pack_plan(plan) -> PackedSteps:
         masks = [np.concatenate([m.mask.view(np.uint8).ravel(), m.rgb.ravel()])
                  for m in sprites]
     else:
-        masks = [plan.mask(int(np.flatnonzero(plan.shape == key >> 32)[0]), int(side))
-                 for key, side in zip(keys, sides)]
+        objects = [int(np.flatnonzero(plan.shape == key >> 32)[0]) for key in keys]
+        masks = [plan.mask(j, int(side)) for j, side in zip(objects, sides)]
+        runs = [plan.runs(j, int(side)) for j, side in zip(objects, sides)]
     sprite_at = np.zeros(len(masks) + 1, np.int64)
     sprite_at[1:] = np.cumsum([m.size for m in masks])
+    if solid:
+        runs = []
+    run_at = np.zeros(len(masks) + 1, np.int64)
+    run_at[1:] = np.cumsum([len(r) for r in runs]) if runs else 0
     colours = (np.column_stack([plan.keep[fp, jp], np.zeros((len(fp), 5), np.int64)]) if solid
                else np.column_stack([plan.fill[fp, jp], plan.line[fp, jp]]))
     paint = np.column_stack([which.reshape(-1), plan.left[fp, jp], plan.top[fp, jp],
@@ -207,7 +216,8 @@ def pack_plan(plan) -> PackedSteps:
         _offsets(fp, frames), paint.reshape(-1, 9), sprite_at, sides,
         np.concatenate([m.ravel() for m in masks]) if masks else np.zeros(0, np.uint8),
         _offsets(changed_frames, frames), changed.reshape(-1, 4), hint_at, hint,
-        fade_weights(plan.keep, start), solid)
+        fade_weights(plan.keep, start), run_at,
+        np.concatenate(runs) if runs else np.zeros((0, 4), np.int64), solid)
 
 
 @noalloc_kernel(nogil=True)
@@ -224,26 +234,64 @@ def _copy_rect(dst, src, y0, y1, x0, x1):  # pragma: no cover - compiled
 
 
 @noalloc_kernel(nogil=True)
-def _draw_step(p, f, first, final, rgb):  # pragma: no cover - compiled
-    """Frame f of packed steps ``p`` drawn into ``rgb`` (holding frame f - 1)."""
+def _chroma_of_runs(rgb, u_plane, v_plane, runs, left, top):  # pragma: no cover - compiled
+    """U and V (``yuv.chroma_rect``) of the 2x2 blocks that a flat sprite's ``runs`` painted
+    at (left, top) touch: one span a row of blocks, from its rows' leftmost to rightmost
+    painted pixel, clipped to the (H, W, 3) frame."""
+    h, w = rgb.shape[0], rgb.shape[1]
+    pair, lo, hi = -1, 0, 0
+    for i in range(runs.shape[0] + 1):
+        y = top + runs[i, 0] if i < runs.shape[0] else -2
+        if y >> 1 != pair or i == runs.shape[0]:
+            if pair >= 0 and hi > lo:
+                chroma_rect(rgb, u_plane, v_plane, 2 * pair, 2 * pair + 2, lo & ~1, hi + (hi & 1))
+            if i == runs.shape[0]:
+                break
+            pair, lo, hi = y >> 1, w, 0
+        if 0 <= y < h:
+            lo = min(lo, max(left + runs[i, 1], 0))
+            hi = max(hi, min(left + runs[i, 2], w))
+
+
+@noalloc_kernel(nogil=True)
+def _draw_step(p, f, first, final, rgb, planes):  # pragma: no cover - compiled
+    """Frame f of packed steps ``p`` drawn into ``rgb`` (holding frame f - 1). In the flat
+    look it also converts what it drew into the (Y, U, V) ``planes`` (holding frame f - 1,
+    as ``yuv.convert_rects`` converts it): a restored rectangle as it is copied, a sprite's
+    runs in their colours' Y, then the U and V of the restored rectangles and of the 2x2
+    blocks the sprites painted (:func:`_chroma_of_runs`), so a step needs no conversion of
+    its changed rectangles, whose other pixels are as they were."""
     h, w = rgb.shape[0], rgb.shape[1]
     if p.start[f] == FROM_FIRST:
         _copy_rect(rgb, first, 0, h, 0, w)
     elif p.start[f] == FROM_FINAL:
         _copy_rect(rgb, final, 0, h, 0, w)
     for i in range(p.restore_at[f], p.restore_at[f + 1]):
-        _copy_rect(rgb, final, p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3])
+        y0, y1, x0, x1 = p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3]
+        _copy_rect(rgb, final, y0, y1, x0, x1)
+        if not p.solid:
+            luma_rect(rgb, planes[0], y0, y1, x0, x1)
     for i in range(p.paint_at[f], p.paint_at[f + 1]):
-        k, side = p.paint[i, 0], p.sprite_side[p.paint[i, 0]]
-        at, area = p.sprite_at[k], side * side
-        mask = p.sprites[at:at + area].reshape(side, side)
+        k, left, top = p.paint[i, 0], p.paint[i, 1], p.paint[i, 2]
         if p.solid:
+            side = p.sprite_side[k]
+            at, area = p.sprite_at[k], side * side
+            mask = p.sprites[at:at + area].reshape(side, side)
             colours = p.sprites[at + area:at + 4 * area].reshape(side, side, 3)
-            _paint_solid(rgb, mask, colours, p.paint[i, 1], p.paint[i, 2], p.paint[i, 3])
+            _paint_solid(rgb, mask, colours, left, top, p.paint[i, 3])
         else:
-            _paint_sprite(rgb, mask, p.paint[i, 1], p.paint[i, 2],
-                          (p.paint[i, 3], p.paint[i, 4], p.paint[i, 5]),
-                          (p.paint[i, 6], p.paint[i, 7], p.paint[i, 8]))
+            _paint_runs(rgb, planes[0], p.runs[p.run_at[k]:p.run_at[k + 1]], left, top,
+                        (p.paint[i, 3], p.paint[i, 4], p.paint[i, 5]),
+                        (p.paint[i, 6], p.paint[i, 7], p.paint[i, 8]))
+    if p.solid:
+        return
+    for i in range(p.restore_at[f], p.restore_at[f + 1]):
+        y0, y1, x0, x1 = p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3]
+        chroma_rect(rgb, planes[1], planes[2], y0 & ~1, y1 + (y1 & 1), x0 & ~1, x1 + (x1 & 1))
+    for i in range(p.paint_at[f], p.paint_at[f + 1]):
+        k = p.paint[i, 0]
+        _chroma_of_runs(rgb, planes[1], planes[2], p.runs[p.run_at[k]:p.run_at[k + 1]],
+                        p.paint[i, 1], p.paint[i, 2])
 
 
 @noalloc_kernel(nogil=True)
@@ -264,7 +312,7 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
     pos = 0
     f = begin
     while f < p.start.shape[0] and pos + worst <= out.shape[0]:
-        _draw_step(p, f, first, final, rgb)
+        _draw_step(p, f, first, final, rgb, src)
         idr = frame_index + f - begin == 0
         if idr or p.start[f] != FROM_PREVIOUS:
             rgb_to_yuv420_rect(rgb, src[0], src[1], src[2], 0, height, 0, width)
@@ -274,7 +322,8 @@ def encode_steps(p, begin, first, final, rgb, src, ref, cur, code, frame_index, 
             code[:, :] = 1
         else:
             changed = p.changed[p.changed_at[f]:p.changed_at[f + 1]]
-            convert_rects(rgb, src[0], src[1], src[2], changed)
+            if p.solid:   # the flat look's steps converted what they drew
+                convert_rects(rgb, src[0], src[1], src[2], changed)
             mark_changed(changed, code, height, width)
         qp, qpc, lam, lam2 = quant_i if idr else quant_p
         for k in range(weights.shape[0]):

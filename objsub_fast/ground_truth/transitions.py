@@ -18,6 +18,7 @@ from ..runtime.errors import ParameterError
 from .object_look import CLASSIC_LOOK, ObjectLook, SolidSprite, _solid, _sprite_mask  # noqa: F401
 from .transition_plan import (STYLE_NAMES, Step, TransitionPlan, check_style,  # noqa: F401
                               frame_progress, plan_slides, plan_transition, transition_steps)
+from .yuv import luma
 
 
 @kernel(nogil=True)
@@ -39,6 +40,32 @@ def _paint_sprite(frame, mask, left, top, fill, line):  # pragma: no cover - com
                 i = 3 * (left + c)
                 row[i], row[i + 1], row[i + 2] = colours[3 * label], colours[3 * label + 1], \
                     colours[3 * label + 2]
+
+
+@kernel(nogil=True)
+def _paint_runs(frame, luma_plane, runs, left, top, fill, line):  # pragma: no cover - compiled
+    """Paint a flat sprite given as ``runs`` (``object_look.label_runs``: row, first and end
+    column, label 1 outline or 2 fill) with its top-left corner at (left, top) into the
+    (H, W, 3) ``frame``, clipped to it, and the painted pixels' Y (``yuv.luma``) into
+    ``luma_plane``: the same pixels as :func:`_paint_sprite`, a run at a time."""
+    h, w = frame.shape[0], frame.shape[1]
+    flat = frame.reshape(h, 3 * w)
+    colours = np.empty(8, np.uint8)      # label 1, then 2: red, green, blue, Y
+    for k in range(3):
+        colours[k], colours[4 + k] = line[k], fill[k]
+    colours[3] = luma(np.int32(line[0]), np.int32(line[1]), np.int32(line[2]))
+    colours[7] = luma(np.int32(fill[0]), np.int32(fill[1]), np.int32(fill[2]))
+    for i in range(runs.shape[0]):
+        y = top + runs[i, 0]
+        x0, x1 = max(left + runs[i, 1], 0), min(left + runs[i, 2], w)
+        if y < 0 or y >= h or x1 <= x0:
+            continue
+        at = 4 * (runs[i, 3] - 1)
+        red, green, blue, value = colours[at], colours[at + 1], colours[at + 2], colours[at + 3]
+        row, luma_row = flat[y, 3 * x0:3 * x1], luma_plane[y, x0:x1]
+        for x in range(x1 - x0):
+            row[3 * x], row[3 * x + 1], row[3 * x + 2] = red, green, blue
+            luma_row[x] = value
 
 
 @kernel(nogil=True)

@@ -25,23 +25,34 @@ from ..runtime.errors import ParameterError
 _I32 = np.int32
 
 
+@noalloc_kernel(inline="always")
+def luma(red, green, blue):  # pragma: no cover - compiled
+    """BT.601 limited-range Y of one pixel: ((66 R + 129 G + 25 B + 128) >> 8) + 16."""
+    return np.uint8(((_I32(66) * red + _I32(129) * green + _I32(25) * blue + _I32(128)) >> 8)
+                    + 16)
+
+
 @noalloc_kernel(nogil=True)
-def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
-    """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
-    (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
-    (H/2, >=W/2), (H/2, >=W/2) uint8): Y = ((66 R + 129 G + 25 B + 128) >> 8) + 16 per pixel,
-    U and V from each 2x2 block's RGB sum ((-38 R - 74 G + 112 B + 512) >> 10) + 128 and
-    ((112 R - 94 G - 18 B + 512) >> 10) + 128.
+def luma_rect(rgb, y_plane, y0, y1, x0, x1):  # pragma: no cover - compiled
+    """Y (:func:`luma`) of the rectangle [y0, y1) x [x0, x1) of an (H, W, 3) uint8 frame,
+    written at the same place into the (H, >=W) plane.
 
     Rows are read as flat byte slices indexed from 0 and computed in int32 with no tables, so
-    the compiler can turn the inner loops into vector code (three times faster than table
+    the compiler can turn the inner loop into vector code (three times faster than table
     lookups)."""
     flat = rgb.reshape(rgb.shape[0], 3 * rgb.shape[1])
     for row in range(y0, y1):
         src, dst = flat[row, 3 * x0:3 * x1], y_plane[row, x0:x1]
         for x in range(x1 - x0):
-            dst[x] = np.uint8(((_I32(66) * src[3 * x] + _I32(129) * src[3 * x + 1]
-                                + _I32(25) * src[3 * x + 2] + _I32(128)) >> 8) + 16)
+            dst[x] = luma(_I32(src[3 * x]), _I32(src[3 * x + 1]), _I32(src[3 * x + 2]))
+
+
+@noalloc_kernel(nogil=True)
+def chroma_rect(rgb, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover - compiled
+    """U and V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an (H, W, 3) uint8 frame
+    from each 2x2 block's RGB sum, ((-38 R - 74 G + 112 B + 512) >> 10) + 128 and
+    ((112 R - 94 G - 18 B + 512) >> 10) + 128, into the (H/2, >=W/2) planes."""
+    flat = rgb.reshape(rgb.shape[0], 3 * rgb.shape[1])
     for r in range(y0 // 2, y1 // 2):
         top, bottom = flat[2 * r, 3 * x0:3 * x1], flat[2 * r + 1, 3 * x0:3 * x1]
         u_row, v_row = u_plane[r, x0 // 2:x1 // 2], v_plane[r, x0 // 2:x1 // 2]
@@ -56,6 +67,15 @@ def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragm
                                   + _I32(512)) >> 10) + 128)
             v_row[c] = np.uint8(((_I32(112) * red - _I32(94) * green - _I32(18) * blue
                                   + _I32(512)) >> 10) + 128)
+
+
+@noalloc_kernel(nogil=True)
+def rgb_to_yuv420_rect(rgb, y_plane, u_plane, v_plane, y0, y1, x0, x1):  # pragma: no cover
+    """BT.601 limited-range Y, U, V of the rectangle [y0, y1) x [x0, x1) (even bounds) of an
+    (H, W, 3) uint8 frame, written at the same place into the whole planes ((H, >=W),
+    (H/2, >=W/2), (H/2, >=W/2) uint8): :func:`luma_rect`, then :func:`chroma_rect`."""
+    luma_rect(rgb, y_plane, y0, y1, x0, x1)
+    chroma_rect(rgb, u_plane, v_plane, y0, y1, x0, x1)
 
 
 @noalloc_kernel(nogil=True)

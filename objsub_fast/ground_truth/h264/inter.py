@@ -25,7 +25,8 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime._numba import kernel, noalloc_kernel
-from .transform import ZERO_CHROMA_DC, hadamard2x2, inter_block_is_zero
+from .transform import (INTER_ROUNDING, ZERO_CHROMA_DC, ZERO_SAD, hadamard2x2,
+                        inter_block_is_zero)
 
 
 @noalloc_kernel(inline="always")
@@ -227,6 +228,16 @@ def common_vectors(mv, ref, out, used):  # pragma: no cover - compiled
 FIT_SAME, FIT_WEIGHTED, FIT_RESIDUAL, FIT_NONE = 0, 1, 2, 3
 
 
+@noalloc_kernel(inline="always")
+def _sad4(a, b, c0):  # pragma: no cover - compiled
+    """SAD of samples c0..c0 + 3 of rows a and b."""
+    total = np.int32(0)
+    for c in range(c0, c0 + 4):
+        d = np.int32(a[c]) - np.int32(b[c])
+        total += d if d >= 0 else -d
+    return total
+
+
 @noalloc_kernel
 def weighted_residual(planes, ry, weighted, y0, x0, qp, qpc):  # pragma: no cover - compiled
     """How to code a fade's macroblock at (y0, x0) that :func:`weighted_row_fit` found outside
@@ -236,23 +247,36 @@ def weighted_residual(planes, ry, weighted, y0, x0, qp, qpc):  # pragma: no cove
     every level of its residual quantises to zero, luma at ``qp`` and chroma at ``qpc``
     (``transform.inter_block_is_zero``; the chroma DCs' 2x2 Hadamard against
     ``transform.ZERO_CHROMA_DC``): the residual coded would have had no level, and the bytes
-    are the same."""
+    are the same.
+
+    One pass over the luma gives both SADs and each 4x4 block's: a block within
+    ``transform.ZERO_SAD`` quantises to nothing, and only the others are transformed."""
     sy = planes[0]
     wy = weighted[0]
     sad_same = sad_weighted = 0
-    for r in range(16):
-        s_row, r_row, w_row = sy[y0 + r, x0:x0 + 16], ry[y0 + r, x0:x0 + 16], wy[r, x0:x0 + 16]
-        for c in range(16):
-            s = np.int32(s_row[c])
-            d = s - np.int32(r_row[c])
-            sad_same += d if d >= 0 else -d
-            d = s - np.int32(w_row[c])
-            sad_weighted += d if d >= 0 else -d
+    over = 0                  # bit b: luma block b's SAD is beyond ZERO_SAD
+    bound = ZERO_SAD[qp, INTER_ROUNDING, 0]
+    for band in range(4):
+        b0 = b1 = b2 = b3 = np.int32(0)
+        for r in range(4 * band, 4 * band + 4):
+            s_row, r_row = sy[y0 + r, x0:x0 + 16], ry[y0 + r, x0:x0 + 16]
+            w_row = wy[r, x0:x0 + 16]
+            for c in range(16):
+                d = np.int32(s_row[c]) - np.int32(r_row[c])
+                sad_same += d if d >= 0 else -d
+            b0 += _sad4(s_row, w_row, 0)
+            b1 += _sad4(s_row, w_row, 4)
+            b2 += _sad4(s_row, w_row, 8)
+            b3 += _sad4(s_row, w_row, 12)
+        sad_weighted += b0 + b1 + b2 + b3
+        over |= ((b0 > bound) + 2 * (b1 > bound) + 4 * (b2 > bound) + 8 * (b3 > bound)) \
+            << (4 * band)
     if sad_weighted > sad_same:
         return sad_same, sad_weighted, False
-    for b in range(16):
-        by, bx = 4 * (b >> 2), 4 * (b & 3)
-        if not inter_block_is_zero(sy, y0 + by, x0 + bx, wy, by, x0 + bx, qp, 0)[0]:
+    for k in range(16):       # raster order of the 4x4 blocks
+        if (over >> k) & 1 and not inter_block_is_zero(sy, y0 + 4 * (k >> 2), x0 + 4 * (k & 3),
+                                                       wy, 4 * (k >> 2), x0 + 4 * (k & 3),
+                                                       qp, 0)[0]:
             return sad_same, sad_weighted, False
     yc, xc = y0 // 2, x0 // 2
     for k in (1, 2):
