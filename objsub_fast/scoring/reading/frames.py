@@ -347,8 +347,10 @@ def _preread(yp, up, vp, y, cy0, cy1, lx0, lx1, cx0, cx1):
     return acc
 
 
-#: Stand-in colour table when pixels are not classified while sampled.
+#: Stand-in colour table when pixels are not classified while sampled: read-only like
+#: ``detect.class_lut``'s tables, so that ``_sample_yuv`` compiles once for both.
 _NO_LUT = np.zeros(0, np.uint8)
+_NO_LUT.flags.writeable = False
 
 
 @kernel(nogil=True, inline="always")
