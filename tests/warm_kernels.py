@@ -8,9 +8,9 @@ from this checkout; together they compile what ``objsub-fast warm-up`` does
 (``objsub_fast.warm_up.PARTS``) and the argument types only the tests reach, in an order that
 keeps both cores busy and compiles each kernel once:
 
-- ``video`` codes noise frames whole first (the H.264 encoder's picture kernel, which the
-  transition videos call with the same argument types: over half of all the compile time;
-  no scene kernels needed), then the transition videos (``PARTS["video"]``), whose scene
+- ``video`` is ``PARTS["video"]``: noise frames coded whole first (the H.264 encoder's picture
+  kernel, which the transition videos call with the same argument types: over half of all
+  the compile time; no scene kernels needed), then the transition videos, whose scene
   kernels the ``generate`` half has cached by then;
 - ``generate`` compiles the scene, PNG and scoring kernels (``PARTS["generate"]``), then the
   kernels' other argument types the tests reach and the commands do not
@@ -26,14 +26,6 @@ sys.path.insert(0, str(ROOT))
 import numpy as np  # noqa: E402
 
 from objsub_fast.warm_up import PARTS  # noqa: E402
-
-
-def _warm_video() -> None:
-    from objsub_fast.ground_truth.video import encode_video
-
-    noise = np.random.default_rng(0).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
-    encode_video(np.concatenate([noise, np.roll(noise, 3, axis=2)]))
-    PARTS["video"]()
 
 
 def _warm_tests() -> None:
@@ -73,7 +65,7 @@ def _warm_generate() -> None:
     _warm_tests()
 
 
-WARM = {"generate": _warm_generate, "video": _warm_video}
+WARM = {"generate": _warm_generate, "video": PARTS["video"]}
 
 if __name__ == "__main__":
     WARM[sys.argv[1]]()
