@@ -27,6 +27,7 @@ MODULES = [
     "objsub_fast.scoring.api", "objsub_fast.scoring.tracking.appearance", "objsub_fast.scoring.judging.votes",
     "objsub_fast.scoring.judging.colour_change", "objsub_fast.scoring.judging.final_match",
     "objsub_fast.scoring.judging.metrics", "objsub_fast.scoring.tracking.track", "objsub_fast.scoring.reading.frames",
+    "objsub_fast.scoring.tracking.stored_tables",
 ]
 
 

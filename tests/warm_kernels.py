@@ -8,19 +8,13 @@ from this checkout; together they compile what ``objsub-fast warm-up`` does
 (``objsub_fast.warm_up.PARTS``) and the argument types only the tests reach, in an order that
 keeps both cores busy and compiles each kernel once:
 
-- ``video`` codes noise frames whole first (the H.264 encoder for any frames: with the
-  kernels it shares with the transition videos, over half of all the compile time; no scene
-  kernels needed), then compiles the kernels' other argument types the tests reach and the
-  commands do not (:func:`_warm_tests`), whose scene and scoring kernels the ``generate``
-  half has cached by then;
+- ``video`` is ``PARTS["video"]``: noise frames coded whole first (the H.264 encoder's picture
+  kernel, which the transition videos call with the same argument types: over half of all
+  the compile time; no scene kernels needed), then the transition videos, whose scene
+  kernels the ``generate`` half has cached by then;
 - ``generate`` compiles the scene, PNG and scoring kernels (``PARTS["generate"]``), then the
-  transition videos (``PARTS["video"]``), whose shared H.264 kernels the ``video`` half has
-  cached by the time their compile reaches them.
-
-Measured from a fresh clone on 2 cores (Numba 0.68, load 2-3): the halves end after 170 s
-(video) and 155 s (generate); with the H.264 kernels all in the ``video`` half they ended
-after 206 s and 144 s. Compiled alone, the transition videos' H.264 kernels take 158 s, of
-which those shared with coding frames whole about 70 s; coding frames whole 58 s more.
+  kernels' other argument types the tests reach and the commands do not
+  (:func:`_warm_tests`).
 """
 import sys
 import tempfile
@@ -34,18 +28,12 @@ import numpy as np  # noqa: E402
 from objsub_fast.warm_up import PARTS  # noqa: E402
 
 
-def _warm_video() -> None:
-    from objsub_fast.ground_truth.video import encode_video
-
-    noise = np.random.default_rng(0).integers(0, 256, (3, 64, 64, 3), dtype=np.uint8)
-    encode_video(np.concatenate([noise, np.roll(noise, 3, axis=2)]))
-    _warm_tests()
-
-
 def _warm_tests() -> None:
     """The argument types the tests give the scene, PNG and scoring kernels beyond what the
-    commands do: frames read from images (read-only arrays), a letterboxed video (scaled and
-    cropped frames), the solid look's transitions, a PNG of a read-only view."""
+    commands do: a letterboxed video (the canvas sampled from the video's YUV planes), the
+    solid look's transitions; and frames read from images and a PNG of a read-only view
+    (read-only arrays, which the package copies before its kernels see them: nothing new to
+    compile, checked here since the tests reach them)."""
     from PIL import Image
 
     from objsub_fast.draw.png import encode_png
@@ -74,10 +62,10 @@ def _warm_tests() -> None:
 
 def _warm_generate() -> None:
     PARTS["generate"]()
-    PARTS["video"]()
+    _warm_tests()
 
 
-WARM = {"generate": _warm_generate, "video": _warm_video}
+WARM = {"generate": _warm_generate, "video": PARTS["video"]}
 
 if __name__ == "__main__":
     WARM[sys.argv[1]]()

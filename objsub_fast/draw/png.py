@@ -205,7 +205,9 @@ def encode_batch(images: np.ndarray, filter_type: int = DEFAULT_FILTER,
     n, h, w = images.shape[:3]
     channels = 1 if images.ndim == 3 else 3
     head = png_header(w, h, channels)
-    rows = np.ascontiguousarray(images).reshape(n, h, w * channels)
+    # writeable and C-contiguous (a read-only array is copied): the kernels compile for one
+    # array type, not again for read-only images (about 20 CPU-s each)
+    rows = np.require(images, requirements=("C", "W")).reshape(n, h, w * channels)
     idat = DEFLATE[deflate](h, w * channels, filter_type, channels, level)
     return [head + _chunk(b"IDAT", idat(rows[i])) + _IEND for i in range(n)]
 

@@ -107,7 +107,9 @@ def _hints(plan, frames: int):
     """(offsets, (h, 2) vectors) of the motion search's hints of each frame: none where an
     object was redrawn at another size (search), else the zero vector, then (-4 dx, -4 dy)
     for each distinct displacement (dx, dy) in sorted order (``h264.encoder.motion_hints``
-    of ``TransitionPlan.motion``)."""
+    of ``TransitionPlan.motion``). The vectors are int32 like ``motion_hints``'s, so that
+    ``code_picture`` compiles once for both callers (another type is another compile, about
+    60 CPU-s)."""
     before = plan.before
     reshaped, moved = plan.moves()
     f, j = np.nonzero(moved)
@@ -121,7 +123,7 @@ def _hints(plan, frames: int):
     distinct = np.ones(len(rows), bool)
     distinct[1:] = (rows[1:] != rows[:-1]).any(axis=1)
     rows = rows[distinct]
-    return _offsets(rows[:, 0], frames), -4 * rows[:, 1:]
+    return _offsets(rows[:, 0], frames), (-4 * rows[:, 1:]).astype(np.int32)
 
 
 def fade_weights(keep, start) -> np.ndarray:

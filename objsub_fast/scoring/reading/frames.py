@@ -116,9 +116,11 @@ class CanvasWarp:
         return np.full((ch, cw, 3), 255, np.uint8)
 
     def from_array(self, frame: np.ndarray) -> np.ndarray:
-        """Map one (H, W, 3) uint8 frame onto the canvas."""
+        """Map one (H, W, 3) uint8 frame onto the canvas: a writeable C-contiguous array (a
+        read-only one, as image decoders give, is copied), so that the scorer's kernels
+        compile for one array type."""
         if self.identity:
-            return np.ascontiguousarray(frame)
+            return np.require(frame, requirements=("C", "W"))
         from PIL import Image
 
         m, (u0, v0, u1, v1) = self.mapping, self.rect
@@ -347,8 +349,10 @@ def _preread(yp, up, vp, y, cy0, cy1, lx0, lx1, cx0, cx1):
     return acc
 
 
-#: Stand-in colour table when pixels are not classified while sampled.
+#: Stand-in colour table when pixels are not classified while sampled: read-only like
+#: ``detect.class_lut``'s tables, so that ``_sample_yuv`` compiles once for both.
 _NO_LUT = np.zeros(0, np.uint8)
+_NO_LUT.flags.writeable = False
 
 
 @kernel(nogil=True, inline="always")

@@ -134,7 +134,16 @@ def class_lut(colors_rgb=None, look: str = "flat") -> np.ndarray:
 
 @lru_cache(maxsize=16)
 def _class_lut(colors_rgb, look: str) -> np.ndarray:
-    """:func:`class_lut`, computed once per (colours, look)."""
+    """:func:`class_lut`, computed once per (colours, look) and kept on disk for the next
+    process (``stored_tables``)."""
+    from .stored_tables import stored_table
+
+    key = None if colors_rgb is None else tuple(tuple(int(v) for v in c) for c in colors_rgb)
+    return stored_table(("class_lut", key, look), lambda: _build_class_lut(colors_rgb, look))
+
+
+def _build_class_lut(colors_rgb, look: str) -> np.ndarray:
+    """:func:`class_lut` computed."""
     from skimage.color import deltaE_ciede2000, rgb2lab
 
     colors = tuple(map(tuple, (COLOR_RGB if colors_rgb is None
