@@ -29,7 +29,7 @@ from .h264.encoder import NAL_IDR, NAL_SLICE, mark_changed, pad_edges
 from .h264.macroblock import code_picture
 from .h264.params import LOG2_MAX_FRAME_NUM, WEIGHTS_IDENTITY, WEIGHTS_NONE, WEIGHTS_SECOND_REF
 from .transitions import _paint_runs, _paint_solid
-from .yuv import chroma_rect, convert_rects, luma_rect, rgb_to_yuv420_rect
+from .yuv import _even, chroma_rect, convert_rects, luma_rect, rgb_to_yuv420_rect
 
 #: ``PackedSteps.start`` codes: start from the previous frame, the first frame, the final one.
 FROM_PREVIOUS, FROM_FIRST, FROM_FINAL = 0, 1, 2
@@ -198,14 +198,13 @@ def pack_plan(plan) -> PackedSteps:
         sprites = [plan.mask(int(key >> 32), int(side)) for key, side in zip(keys, sides)]
         masks = [np.concatenate([m.mask.view(np.uint8).ravel(), m.rgb.ravel()])
                  for m in sprites]
+        runs = []
     else:
         objects = [int(np.flatnonzero(plan.shape == key >> 32)[0]) for key in keys]
         masks = [plan.mask(j, int(side)) for j, side in zip(objects, sides)]
         runs = [plan.runs(j, int(side)) for j, side in zip(objects, sides)]
     sprite_at = np.zeros(len(masks) + 1, np.int64)
     sprite_at[1:] = np.cumsum([m.size for m in masks])
-    if solid:
-        runs = []
     run_at = np.zeros(len(masks) + 1, np.int64)
     run_at[1:] = np.cumsum([len(r) for r in runs]) if runs else 0
     colours = (np.column_stack([plan.keep[fp, jp], np.zeros((len(fp), 5), np.int64)]) if solid
@@ -288,8 +287,8 @@ def _draw_step(p, f, first, final, rgb, planes):  # pragma: no cover - compiled
     if p.solid:
         return
     for i in range(p.restore_at[f], p.restore_at[f + 1]):
-        y0, y1, x0, x1 = p.restore[i, 0], p.restore[i, 1], p.restore[i, 2], p.restore[i, 3]
-        chroma_rect(rgb, planes[1], planes[2], y0 & ~1, y1 + (y1 & 1), x0 & ~1, x1 + (x1 & 1))
+        y0, y1, x0, x1 = _even(p.restore, i)
+        chroma_rect(rgb, planes[1], planes[2], y0, y1, x0, x1)
     for i in range(p.paint_at[f], p.paint_at[f + 1]):
         k = p.paint[i, 0]
         _chroma_of_runs(rgb, planes[1], planes[2], p.runs[p.run_at[k]:p.run_at[k + 1]],
