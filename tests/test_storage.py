@@ -286,7 +286,8 @@ def test_a_different_configuration_is_refused_naming_the_url(url):
 @pytest.mark.parametrize("name", [
     "objsub_fast.storage.url", "objsub_fast.storage.store", "objsub_fast.storage.lease",
     "objsub_fast.dataset.run.mirror", "objsub_fast.dataset.run.store_jobs", "objsub_fast.storage.transfer",
-    "objsub_fast.storage.faults", "objsub_fast.storage.local_server"])
+    "objsub_fast.storage.faults", "objsub_fast.storage.local_server",
+    "objsub_fast.storage.serial_moto"])
 def test_examples_run(name):
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
@@ -419,3 +420,30 @@ def test_the_commands_refuse_a_mistyped_url_and_write_nothing(command, text, tmp
 def test_every_store_scheme_is_a_url_and_never_a_local_path(scheme, rest):
     for url in (f"{scheme}://{rest}", f"{scheme.upper()}://{rest}"):
         assert is_url(url) and local_path(url) is None
+
+
+def test_the_serialised_server_application_handles_one_request_at_a_time():
+    import threading
+    import time
+
+    from objsub_fast.storage.serial_moto import serialised
+
+    inside, most = [0], [0]
+
+    def app(environ, start_response):
+        inside[0] += 1
+        most[0] = max(most[0], inside[0])
+        time.sleep(0.01)
+        inside[0] -= 1
+        return iter([environ["PATH_INFO"].encode()])
+
+    served = serialised(app)
+    bodies = []
+    threads = [threading.Thread(target=lambda i=i: bodies.append(served({"PATH_INFO": str(i)},
+                                                                        None)))
+               for i in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert most[0] == 1 and sorted(bodies) == [[str(i).encode()] for i in range(6)]

@@ -163,20 +163,26 @@ def test_a_missing_bucket_is_one_line(s3, tmp_path):
     assert "bucket 'no-such-bucket' does not exist" in done.stderr
 
 
-def test_only_one_of_two_racing_runs_creates_the_lease(s3, url):
+def test_of_eight_racing_creates_exactly_one_succeeds(s3, url):
+    # one conditional PUT each; moto's threaded server checked and wrote in two steps and once
+    # let two racers through (CI, 2026-11-29): LocalS3 serves one request at a time, as S3
+    # makes the check and the write one step
     store = Store(url, s3.options)
-    results, barrier = [], threading.Barrier(8)
+    for round_ in range(4):
+        results, barrier = [], threading.Barrier(8)
 
-    def race(i):
-        barrier.wait()
-        results.append(store.create(LEASE, b"%d" % i))
+        def race(i):
+            barrier.wait()
+            results.append((store.create(f"{LEASE}-{round_}", b"%d" % i), b"%d" % i))
 
-    threads = [threading.Thread(target=race, args=(i,)) for i in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert sorted(results) == [False] * 7 + [True]
+        threads = [threading.Thread(target=race, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        winners = [text for created, text in results if created]
+        assert len(results) == 8 and len(winners) == 1, results
+        assert store.read(f"{LEASE}-{round_}") == winners[0]
 
 
 def test_of_eight_racing_runs_exactly_one_takes_the_lease(s3, url):
