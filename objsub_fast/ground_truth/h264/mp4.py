@@ -183,10 +183,10 @@ class Mp4Muxer:
         """The mp4 file: ftyp, moov, mdat."""
         sizes = [len(s) for s in self._samples]
         head = serialise(_FTYP)
-        moov_size = len(serialise(self._moov(sizes, 0)))
-        mdat = serialise(box("mdat", *self._samples))
-        moov = serialise(self._moov(sizes, len(head) + moov_size + 8))
-        return head + moov + mdat
+        moov = serialise(self._moov(sizes, 0))
+        if sizes:  # stco ends the moov: its one chunk offset, past the mdat's header
+            moov = moov[:-4] + struct.pack(">I", len(head) + len(moov) + 8)
+        return head + moov + serialise(box("mdat", *self._samples))
 
     def _moov(self, sizes, offset) -> tuple:
         return _moov(*self._size, self._fps, self._avcc, self._colour, sizes, self._keyframes,
