@@ -32,6 +32,8 @@ version    configurations whose output it last changed
 0.10.0     objsub videos again: a fade's pictures are predicted from the previous one
            with explicit weights (Main profile, weighted prediction): about half the
            bytes, faster to encode
+0.11.0     objsub videos again: a fading macroblock within half a quantiser step of
+           its weighted prediction is coded as that prediction alone (no residual)
 =========  =======================================================================
 
 A configuration that several changes touched carries the newest of their versions. A future
@@ -48,11 +50,11 @@ Examples
 >>> generator_version(256, classic=False, irregular_plurals=True)  # "hourglasses"
 '0.3.0'
 >>> generator_version(1024, video_encoder="objsub"), generator_version(256, video_encoder="x264")
-('0.10.0', '0.1.0')
+('0.11.0', '0.1.0')
 >>> generator_version(1000), generator_version((1000, 700), video_encoder="objsub")
-('0.8.0', '0.10.0')
+('0.8.0', '0.11.0')
 >>> generator_version(256, look="solid"), generator_version(4096, look="solid", video_encoder="objsub")
-('0.9.0', '0.10.0')
+('0.9.0', '0.11.0')
 """
 from __future__ import annotations
 
@@ -74,8 +76,10 @@ _SIZED_TKHD = "0.7.0"
 WHOLE_PIXEL_GUARANTEES = "0.8.0"
 #: The version that added the solid look (every solid-look configuration carries it).
 SOLID_LOOK = "0.9.0"
+#: The version that weighted-predicted the own encoder's fades.
+_WEIGHTED_FADES = "0.10.0"
 #: The version of the newest change to the own encoder's videos (what objsub runs carry).
-OBJSUB_VIDEOS = "0.10.0"
+OBJSUB_VIDEOS = "0.11.0"
 #: Each generator version and the configurations whose output it last changed (the table
 #: above, as ``--version`` prints it).
 GENERATOR_VERSIONS = (
@@ -90,7 +94,9 @@ GENERATOR_VERSIONS = (
     (WHOLE_PIXEL_GUARANTEES, "canvases whose shorter side is not a multiple of 256 px "
                              "(guarantees in whole pixels)"),
     (SOLID_LOOK, "the solid look (--look solid: objects drawn as lit solids)"),
-    (OBJSUB_VIDEOS, "the own encoder's videos again: fades weighted-predicted (Main profile)"),
+    (_WEIGHTED_FADES, "the own encoder's videos again: fades weighted-predicted (Main profile)"),
+    (OBJSUB_VIDEOS, "the own encoder's videos again: fades within half a quantiser step of "
+                    "the weighted prediction coded without a residual"),
 )
 
 

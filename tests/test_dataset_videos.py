@@ -74,7 +74,7 @@ def test_every_format_holds_the_ground_truth_videos(datasets):
         assert (folders / batch.task(i)["id"] / "ground_truth.mp4").read_bytes() == videos[i]
 
 
-@pytest.mark.parametrize("name, version", [("webdataset", "0.10.0"), ("x264", "0.1.0")])
+@pytest.mark.parametrize("name, version", [("webdataset", "0.11.0"), ("x264", "0.1.0")])
 def test_manifest_records_the_video_settings_and_reads_back(datasets, name, version):
     """The encoder, its settings and build; the generator version (bumped for objsub videos
     only), which the task records carry too."""

@@ -226,7 +226,7 @@ def test_every_format_writes_and_verifies_solid_videos(tmp_path, fmt, capsys):
     assert main(args) == 0
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["config"]["look"] == "solid"
-    assert manifest["config"]["generator_version"] == "0.10.0"   # objsub videos
+    assert manifest["config"]["generator_version"] == "0.11.0"   # objsub videos
     h264 = manifest["config"]["video_encoder"]["settings"]["h264"]
     assert h264 == look_settings("objsub", "solid").as_dict() != EncoderSettings().as_dict()
     assert main(["verify", str(out)]) == 0

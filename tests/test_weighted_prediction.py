@@ -11,10 +11,10 @@ from objsub_fast.ground_truth.h264.params import (WEIGHTS_IDENTITY, WEIGHTS_NONE
                                                  WEIGHTS_SECOND_REF)
 from objsub_fast.ground_truth.h264.mb_common import chroma_residual
 from objsub_fast.ground_truth.h264.cavlc_tables import QUANT_MF
-from objsub_fast.ground_truth.h264.transform import (INTER_ROUNDING, ZERO_CHROMA_DC, ZERO_LEVEL,
-                                                     ZERO_MAX, ZERO_SAD, quantize,
+from objsub_fast.ground_truth.h264.transform import (HALF_STEP, INTER_ROUNDING, ZERO_CHROMA_DC,
+                                                     ZERO_LEVEL, ZERO_MAX, ZERO_SAD, quantize,
                                                      transform_quant4x4)
-from objsub_fast.ground_truth.h264.encoder import H264Encoder
+from objsub_fast.ground_truth.h264.encoder import H264Encoder, annexb
 from objsub_fast.ground_truth.h264.inter import weighted_residual, weighted_row_fit
 from objsub_fast.ground_truth.transition_video import (FROM_PREVIOUS, LOG_WD, WHITE_YUV,
                                                        fade_weights, pack_plan)
@@ -231,6 +231,34 @@ def test_a_weighted_residual_codes_alone_up_to_its_first_level():
     assert levels_of_residual(src, pred, qp, qpc)[1][0] == 1   # a DC level only
     src[1] = chroma_blocks(5)      # 4 x 21 = 84
     assert alone(src) and levels_of_residual(src, pred, qp, qpc) == (0, [0, 0])
+
+
+@pytest.mark.parametrize("past", [0, 1])
+def test_a_fading_macroblock_within_half_a_step_is_its_weighted_prediction(past):
+    """A fading picture within ``HALF_STEP[qp]`` (8 at QP 28) of its weighted prediction in
+    every sample decodes (FFmpeg) as that prediction: no residual, though one of 8 over a
+    whole block quantises to a level; one sample a level further, and the residual is coded."""
+    from h264_streams import decode_annexb
+
+    enc = H264Encoder(32, 32)
+    enc.use_weighted_prediction(True)
+    bound = int(HALF_STEP[enc.settings.qp_p])
+    assert bound == 8 and all(HALF_STEP >= ZERO_MAX)
+    y, chroma = np.full((32, 32), 100, np.uint8), np.full((16, 16), 128, np.uint8)
+    pictures = [enc.encode(y, chroma, chroma)]
+    # weight 64/128, offset 60 (chroma 64): Y 100 -> 50 + 60 = 110, chroma 128 stays 128
+    weights = np.array([WEIGHTS_SECOND_REF, LOG_WD, 64, 60, 64, 64, 64, 64])
+    source = np.full((32, 32), 110, np.uint8)
+    source[:16, :16] += np.uint8(bound)
+    source[5, 5] += np.uint8(past)
+    pictures.append(enc.encode(source, chroma, chroma, changed=[(0, 32, 0, 32)], weights=weights))
+    decoded = decode_annexb(annexb(enc.sps, enc.pps, pictures))[1]
+    assert (decoded[1] == 128).all() and (decoded[2] == 128).all()
+    assert (decoded[0][16:] == 110).all() and (decoded[0][:, 16:] == 110).all()
+    if past:   # the residual brings the macroblock toward the source
+        assert np.abs(decoded[0][:16, :16].astype(int) - source[:16, :16]).max() < bound
+    else:
+        assert (decoded[0][:16, :16] == 110).all()
 
 
 def test_weights_only_in_a_video_that_uses_them():

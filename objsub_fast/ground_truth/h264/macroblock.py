@@ -23,7 +23,7 @@ from .motion import motion_search
 from .params import WEIGHTS_SECOND_REF, slice_header
 from .mb_common import (BLK_X, BLK_Y, as_words, flat_edge_mode, put_block, same_block,
                         write_chroma, write_luma)
-from .transform import INTER_ROUNDING, ZERO_MAX, dequant_idct_add, transform_quant4x4
+from .transform import HALF_STEP, INTER_ROUNDING, dequant_idct_add, transform_quant4x4
 
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
 #: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
@@ -274,7 +274,9 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     ref_words = (as_words(ry), as_words(ru), as_words(rv))
     last_x = last_y = 0
     two_refs = weights[0] == WEIGHTS_SECOND_REF
-    limit_y, limit_c = ZERO_MAX[qp], ZERO_MAX[qpc]
+    # a fade's macroblock within half a quantiser step of its weighted prediction is coded
+    # as that alone: a coded residual would leave an error of about that size itself
+    limit_y, limit_c = HALF_STEP[qp], HALF_STEP[qpc]
     # a fade's weighted predictions of one macroblock row, and which of them miss the source
     weighted = (np.zeros((16, sy.shape[1]), np.uint8), np.zeros((8, su.shape[1]), np.uint8),
                 np.zeros((8, sv.shape[1]), np.uint8))

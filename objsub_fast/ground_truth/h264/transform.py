@@ -117,6 +117,28 @@ def zero_max_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
 #: :func:`zero_max_bounds` of the quantiser's multipliers, at the inter rounding.
 ZERO_MAX = zero_max_bounds(rounding=INTER_ROUNDING)
 
+#: The quantiser step of QP 0..5 in 16ths of a sample value (0.625, 0.6875, 0.8125, 0.875, 1,
+#: 1.125); it doubles with every 6 QP.
+QSTEP_16THS = np.array([10, 11, 13, 14, 16, 18])
+
+
+def half_step_bounds() -> np.ndarray:
+    """``[qp]``: half the quantiser step, rounded down, and at least :data:`ZERO_MAX`: about
+    the error that coding a residual at that QP leaves in a sample itself.
+
+    Examples
+    --------
+    >>> bounds = half_step_bounds()
+    >>> int(bounds[28]), int(bounds[27]), int(bounds[22])   # steps 16, 14, 8
+    (8, 7, 4)
+    """
+    qp = np.arange(52)
+    return np.maximum((QSTEP_16THS[qp % 6] << (qp // 6)) >> 5, ZERO_MAX)
+
+
+#: :func:`half_step_bounds`.
+HALF_STEP = half_step_bounds()
+
 
 def zero_chroma_dc_bounds(mf=QUANT_MF, rounding=2) -> np.ndarray:
     """``[qp]``: the largest SAD of an 8x8 chroma residual for which its four DC levels
