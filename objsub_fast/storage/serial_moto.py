@@ -31,8 +31,13 @@ def serialised(app):
     lock = threading.Lock()
 
     def one_at_a_time(environ, start_response):
-        with lock:
-            return list(app(environ, start_response))  # the body is made under the lock too
+        with lock:   # the body is made under the lock too, and the response closed
+            response = app(environ, start_response)
+            try:
+                return list(response)
+            finally:
+                if hasattr(response, "close"):
+                    response.close()
 
     return one_at_a_time
 
