@@ -126,4 +126,3 @@ def _sprite_runs(shape: int, size: int, outline: int) -> np.ndarray:
     runs = label_runs(_sprite_mask(shape, size, outline))
     runs.flags.writeable = False
     return runs
-
