@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...runtime._numba import noalloc_kernel
-from .bitstream import put_bits, put_se, put_ue
+from .bitstream import put_bits, put_se, put_ue, ue_bits
 from .cavlc import (S_CHROMA_DC, S_I16_V, S_I4_0, S_MB_I16X16, S_MB_I4X4, coeff_token_table,
                     write_block)
 from .cavlc_tables import (CBP_INTRA_CODE_NUM, COEFF_TOKEN_CODE, COEFF_TOKEN_LEN,
@@ -96,17 +96,26 @@ def code_flat_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, imode, nzy
     _fill(cy_, y0, x0, 16, sy[y0, x0])
     _fill(cu, yc, xc, 8, su[yc, xc])
     _fill(cv, yc, xc, 8, sv[yc, xc])
-    _i16_header(buf, st, stats, p_slice, imode, 2 - imode, 0, 0)
-    # an empty Intra16x16DCLevel block: its coeff_token alone (as write_block writes it)
+    # as _i16_header and write_block would write them, in one go (at most 5 + 3 + 1 + 6
+    # bits): mb_type and intra_chroma_pred_mode ue(v), mb_qp_delta se(0) ('1'), then the
+    # coeff_token of an empty Intra16x16DCLevel block
+    mb_type, icmode = 1 + imode + (5 if p_slice else 0), 2 - imode
     table = coeff_token_table(nc_of(nzy, 4 * mby, 4 * mbx))
-    put_bits(buf, st, COEFF_TOKEN_CODE[table, 0, 0], COEFF_TOKEN_LEN[table, 0, 0])
+    n_type, n_mode, n_token = ue_bits(mb_type), ue_bits(icmode), COEFF_TOKEN_LEN[table, 0, 0]
+    code = (((((mb_type + 1) << n_mode) | (icmode + 1)) << 1 | 1) << n_token) | \
+        COEFF_TOKEN_CODE[table, 0, 0]
+    put_bits(buf, st, code, n_type + n_mode + 1 + n_token)
+    stats[S_MB_I16X16] += 1
+    stats[S_I16_V + imode] += 1
+    stats[S_CHROMA_DC + icmode] += 1
     stats[table] += 1
 
 
 @noalloc_kernel
 def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
              nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs):
-    """Code the macroblock at (y0, x0) as Intra 16x16 with these modes."""
+    """Code the macroblock at (y0, x0) as Intra 16x16 with these modes; returns the chroma
+    part of its coded_block_pattern (its chroma levels stay in ``m8`` and ``v4``)."""
     pred, diff, lev = m16[0], m16[1], m16[2]  # pragma: no cover - compiled
     dclev, dc = m4[0], m4[1]
     left, top = x0 > 0, y0 > 0
@@ -141,17 +150,19 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     write_luma(buf, st, lev, cbp_luma, 1, nzy, mby, mbx, coefs, stats)
     write_chroma(buf, st, cbp_chroma, v4[0], v4[1], m8[3], m8[4], nzu, nzv, mby, mbx, coefs,
                  stats)
+    return cbp_chroma
 
 
 @noalloc_kernel
-def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
-            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, i4s):
+def code_i4(sy, cy_, y0, x0, mby, mbx, p_slice, qp, icmode, cbp_chroma, lam, nzy, nzu, nzv,
+            i4m, buf, st, stats, m16, m8, v4, coefs, i4s):
     """Code the macroblock at (y0, x0) as Intra 4x4: each block's mode by SAD + lambda * mode
-    bits, predicted and reconstructed in decoding order. ``i4s``: (6, 48) int64 scratch (edges,
-    modes, predicted modes, level counts, ``intra4.edge_samples``)."""
+    bits, predicted and reconstructed in decoding order. Its chroma is the one :func:`code_i16`
+    coded just before in chroma mode ``icmode`` (the same prediction from the same neighbours:
+    the same levels, left in ``m8`` and ``v4``, and reconstruction; ``cbp_chroma`` its part of
+    coded_block_pattern). ``i4s``: (6, 48) int64 scratch (edges, modes, predicted modes,
+    level counts, ``intra4.edge_samples``)."""
     pred, diff, lev = m16[0], m16[1], m16[2]  # pragma: no cover - compiled
-    left_mb, top_mb = x0 > 0, y0 > 0
-    yc, xc = y0 // 2, x0 // 2
     width = cy_.shape[1]
     t, lf = i4s[0, :9], i4s[1, :5]
     modes, predicted, counts, samples = i4s[2, :16], i4s[3, :16], i4s[4, :16], i4s[5]
@@ -184,10 +195,6 @@ def code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode,
                 diff[by + r, bx + c] = np.int64(sy[y0 + by + r, x0 + bx + c]) - pred[by + r, bx + c]
         counts[b] = transform_quant4x4(diff, lev, by, bx, qp, INTRA_ROUNDING, 0)
         dequant_idct_add(lev, by, bx, qp, 0, False, pred, cy_, y0 + by, x0 + bx)
-    predict_chroma8(cu, yc, xc, icmode, left_mb, top_mb, m8[0])
-    predict_chroma8(cv, yc, xc, icmode, left_mb, top_mb, m8[1])
-    cbp_chroma = code_chroma(su, sv, cu, cv, yc, xc, qpc, INTRA_ROUNDING, m8[0], m8[1], m8[2],
-                             m8[3], m8[4], v4[0], v4[1], v4[2])
     cbp_luma = 0
     for b8 in range(4):
         if counts[4 * b8] + counts[4 * b8 + 1] + counts[4 * b8 + 2] + counts[4 * b8 + 3] > 0:
@@ -310,15 +317,15 @@ def code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, lam,
         return
     pos, acc, nbits = st[0], st[1], st[2]
     _copy_into(stats, saved)
-    code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode, icmode,
-             nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
+    cbp_chroma = code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
+                          icmode, nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs)
     cost16 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
     was_kept = _keep_i16(buf, st, pos, stats, cy_, cu, cv, nzy, nzu, nzv, y0, x0, kept,
                          kept_bytes)
     st[0], st[1], st[2] = pos, acc, nbits
     _copy_into(saved, stats)
-    code_i4(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, icmode, lam,
-            nzy, nzu, nzv, i4m, buf, st, stats, m16, m8, m4, v4, coefs, i4s)
+    code_i4(sy, cy_, y0, x0, mby, mbx, p_slice, qp, icmode, cbp_chroma, lam, nzy, nzu, nzv, i4m,
+            buf, st, stats, m16, m8, v4, coefs, i4s)
     cost4 = _luma_ssd(sy, cy_, y0, x0) + lam2 * ((st[0] - pos) * 8 + st[2] - nbits)
     if cost16 <= cost4:
         if was_kept:   # the same state as coding it again

@@ -28,6 +28,8 @@ from .transform import HALF_STEP, INTER_ROUNDING, dequant_idct_add, transform_qu
 #: Intra 16x16 is tried in a P slice only when the best vector leaves more than this SAD
 #: (an average error of 4 per luma sample): cheaper, and inter wins below it anyway.
 INTRA_TRY_SAD = 0
+#: A limit no SAD reaches: :func:`edge_intra_sad` runs to the end.
+NO_LIMIT = 1 << 62
 
 
 @noalloc_kernel
@@ -269,7 +271,6 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     dclev_u, dclev_v, dc8 = v4[0], v4[1], v4[2]
     tried = np.zeros((6 + common.shape[0], 2), np.int64)
     edge_sads = np.zeros(3, np.int64)      # V, H, DC SADs of edge_intra_sad
-    unknown = np.full(3, -1, np.int64)
     words = (as_words(sy), as_words(su), as_words(sv))
     ref_words = (as_words(ry), as_words(ru), as_words(rv))
     last_x = last_y = 0
@@ -362,11 +363,12 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                                   nzy, buf, st, stats)
                     ref[mby, mbx] = -1
                     continue
-                known = unknown if is_idr else edge_sads
+                if is_idr:   # the SADs of V, H and DC in one pass (in P pictures: known)
+                    edge_intra_sad(sy, cy_, y0, x0, NO_LIMIT, edge_sads)
                 try_i4 = use_i4 and is_idr
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
                            lam2, try_i4, nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4,
-                           v4, coefs, known, kept, kept_bytes, i4s)
+                           v4, coefs, edge_sads, kept, kept_bytes, i4s)
                 ref[mby, mbx] = -1
                 continue
             mv[mby, mbx, 0], mv[mby, mbx, 1] = mvx, mvy

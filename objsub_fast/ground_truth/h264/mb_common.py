@@ -134,13 +134,13 @@ def sad_block(src, y0, x0, pred, n):  # pragma: no cover - compiled
 @noalloc_kernel
 def best_intra(sy, su, sv, cy_, cu, cv, y0, x0, pred, cpred_u, cpred_v, known):
     """Best Intra 16x16 luma mode and chroma mode by SAD; returns (luma mode, luma SAD,
-    chroma mode). ``known``: the luma SADs of modes 0-2 (V, H, DC) when the caller has them
-    (``macroblock.edge_intra_sad``), else (-1, -1, -1)."""  # pragma: no cover - compiled
+    chroma mode). ``known``: the luma SADs of modes 0-2 (V, H, DC) as
+    ``macroblock.edge_intra_sad`` leaves them when it runs to the end."""  # pragma: no cover
     left, top = x0 > 0, y0 > 0
     best_mode, best_sad = -1, 1 << 40
     for mode in range(4):
         if luma_mode_ok(mode, left, top):
-            if mode < 3 and known[0] >= 0:
+            if mode < 3:
                 sad = known[mode]
             else:
                 predict_luma16(cy_, y0, x0, mode, left, top, pred)
