@@ -92,3 +92,21 @@ def test_the_packages_bytecode_is_written_when_python_is_told_not_to(monkeypatch
         source = ROOT / "objsub_fast" / module
         cached = Path(importlib.util.cache_from_source(str(source)))
         assert cached.is_file() and cached.stat().st_mtime >= source.stat().st_mtime, module
+
+
+def test_the_tests_rewritten_code_is_written_when_python_is_told_not_to(request, monkeypatch):
+    """Each worker collects every test file; the controller writes their assertion-rewritten
+    code where pytest reads it before rewriting a file, and the helpers' .pyc files."""
+    import importlib.util
+
+    from _pytest.assertion.rewrite import PYC_TAIL, _read_pyc
+
+    import conftest
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    conftest._compile_tests(request.config)
+    tests = ROOT / "tests"
+    for name in ("test_cli.py", "conftest.py"):
+        assert _read_pyc(tests / name, tests / "__pycache__" / (name[:-3] + PYC_TAIL)), name
+    helper = tests / "guarantees.py"
+    assert Path(importlib.util.cache_from_source(str(helper))).is_file()
