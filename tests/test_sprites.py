@@ -36,6 +36,47 @@ def test_the_outline_is_the_exact_distance_transforms_at_every_size_and_radius()
                                               err_msg=f"shape {shape} size {size} r {outline}")
 
 
+@pytest.mark.parametrize("size", [*range(1, 41), 61, 97, 255, 640])
+def test_polygons_have_the_pixels_scikit_image_gave_them(size):
+    """Polygon sprites are filled by a kernel of their own, one row at a time; they were drawn
+    by ``skimage.draw.polygon`` before, and keep its pixels (checked at sizes 1-1300 and up to
+    8192 when the kernel came; here a sample)."""
+    from skimage.draw import polygon
+
+    from objsub_fast.draw.render import SHAPE_OUTLINES
+    from objsub_fast.task.vocabulary import SHAPE_TABLE
+
+    for code, names in enumerate(SHAPE_TABLE):
+        if names[0] not in SHAPE_OUTLINES:  # the sphere: a disk
+            continue
+        xy = np.array(SHAPE_OUTLINES[names[0]](size), dtype=float)
+        expected = np.zeros((size, size), bool)
+        expected[polygon(xy[:, 1] - 0.5, xy[:, 0] - 0.5, shape=expected.shape)] = True
+        np.testing.assert_array_equal(silhouette(code, size), expected, err_msg=names[0])
+
+
+def test_any_polygon_has_the_pixels_scikit_image_gives_it():
+    """Polygons of 3-11 vertices at random, convex or not, crossing the frame's edges: on a
+    half-pixel grid (vertices and edges through pixel centres: scikit-image counts those in)
+    and anywhere."""
+    from skimage.draw import polygon
+
+    from objsub_fast.draw.render import _fill_polygon
+
+    rng = np.random.default_rng(1)
+    for k in range(1000):
+        n, h, w = int(rng.integers(3, 12)), int(rng.integers(1, 60)), int(rng.integers(1, 60))
+        if k % 2:
+            r, c = rng.integers(-6, 2 * h + 6, n) / 2.0, rng.integers(-6, 2 * w + 6, n) / 2.0
+        else:
+            r, c = rng.uniform(-3, h + 3, n), rng.uniform(-3, w + 3, n)
+        expected = np.zeros((h, w), bool)
+        expected[polygon(r, c, shape=(h, w))] = True
+        filled = np.zeros((h, w), bool)
+        _fill_polygon(r, c, filled)
+        np.testing.assert_array_equal(filled, expected, err_msg=f"{r.tolist()} {c.tolist()}")
+
+
 def test_making_a_dataset_does_not_import_scipy_ndimage(tmp_path):
     """scipy.ndimage costs each process 0.36 CPU-s to import; generate (with videos too) and
     verify, at both looks and 1024 px, do without it (the scorer needs it)."""
