@@ -81,7 +81,7 @@ def skip_mv(mv, ref, mby, mbx):  # pragma: no cover - compiled
         return 0, 0
     if ref[mby - 1, mbx] == 0 and mv[mby - 1, mbx, 0] == 0 and mv[mby - 1, mbx, 1] == 0:
         return 0, 0
-    return predict_mv(mv, ref, mby, mbx, 0)
+    return predict_mv(mv, ref, mby, mbx, np.int64(0))
 
 
 @noalloc_kernel(inline="always")

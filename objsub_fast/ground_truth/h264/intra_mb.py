@@ -146,7 +146,7 @@ def code_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, qp, qpc, imode,
     gy, gx = 4 * mby, 4 * mbx
     for k in range(16):
         coefs[k] = dclev[ZIGZAG[k] // 4, ZIGZAG[k] % 4]
-    write_block(buf, st, coefs, 16, nc_of(nzy, gy, gx), stats)
+    write_block(buf, st, coefs, np.int64(16), nc_of(nzy, gy, gx), stats)
     write_luma(buf, st, lev, cbp_luma, 1, nzy, mby, mbx, coefs, stats)
     write_chroma(buf, st, cbp_chroma, v4[0], v4[1], m8[3], m8[4], nzu, nzv, mby, mbx, coefs,
                  stats)
@@ -195,7 +195,7 @@ def code_i4(sy, cy_, y0, x0, mby, mbx, p_slice, qp, icmode, cbp_chroma, lam, nzy
                 diff[by + r, bx + c] = np.int64(sy[y0 + by + r, x0 + bx + c]) - pred[by + r, bx + c]
         counts[b] = transform_quant4x4(diff, lev, by, bx, qp, INTRA_ROUNDING, 0)
         dequant_idct_add(lev, by, bx, qp, 0, False, pred, cy_, y0 + by, x0 + bx)
-    cbp_luma = 0
+    cbp_luma = np.int64(0)   # not a literal: write_luma compiled once for both callers
     for b8 in range(4):
         if counts[4 * b8] + counts[4 * b8 + 1] + counts[4 * b8 + 2] + counts[4 * b8 + 3] > 0:
             cbp_luma |= 1 << b8

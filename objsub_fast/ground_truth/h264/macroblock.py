@@ -273,7 +273,10 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
     edge_sads = np.zeros(3, np.int64)      # V, H, DC SADs of edge_intra_sad
     words = (as_words(sy), as_words(su), as_words(sv))
     ref_words = (as_words(ry), as_words(ru), as_words(rv))
-    last_x = last_y = 0
+    # callees get int64 zeros, not the literal 0: Numba compiles a callee once per argument
+    # type, and a literal is a type of its own (about 12 CPU-s more for motion_search alone)
+    int_zero = np.int64(0)
+    last_x = last_y = int_zero
     two_refs = weights[0] == WEIGHTS_SECOND_REF
     # a fade's macroblock within half a quantiser step of its weighted prediction is coded
     # as that alone: a coded residual would leave an error of about that size itself
@@ -325,7 +328,8 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                 put_ue(buf, st, skip_run)
                 skip_run = skip_until - mbx - 1
                 stats[S_MB_SKIP] += skip_until - mbx - 1
-                _write_inter_header(buf, st, mv, ref, mby, mbx, 0, 0, 0, two_refs, 0)
+                _write_inter_header(buf, st, mv, ref, mby, mbx, int_zero, int_zero, int_zero,
+                                    two_refs, int_zero)
                 stats[S_MB_P16X16] += 1
                 stats[S_MB_P16X16_ZERO_MV] += 1
                 continue
@@ -364,7 +368,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
                     ref[mby, mbx] = -1
                     continue
                 if is_idr:   # the SADs of V, H and DC in one pass (in P pictures: known)
-                    edge_intra_sad(sy, cy_, y0, x0, NO_LIMIT, edge_sads)
+                    edge_intra_sad(sy, cy_, y0, x0, np.int64(NO_LIMIT), edge_sads)
                 try_i4 = use_i4 and is_idr
                 code_intra(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, not is_idr, qp, qpc, lam,
                            lam2, try_i4, nzy, nzu, nzv, i4m, buf, st, stats, saved, m16, m8, m4,
@@ -375,7 +379,7 @@ def encode_picture(sy, su, sv, ry, ru, rv, cy_, cu, cv, code, is_idr, qp, qpc, l
             ref[mby, mbx] = ref_idx
             last_x, last_y = mvx, mvy
             # ---------------------------------------------------------- inter residual
-            cbp_luma = cbp_chroma = 0
+            cbp_luma = cbp_chroma = int_zero
             exact = (best_sad == 0 and mvx == 0 and mvy == 0
                      and same_block(su, words[1], ref_words[1], yc, xc, 8)
                      and same_block(sv, words[2], ref_words[2], yc, xc, 8))

@@ -194,7 +194,8 @@ def write_luma(buf, st, lev, cbp_luma, start, nzy, mby, mbx, coefs, stats):  # p
         if cbp_luma & (1 << (b // 4)):
             by, bx = gy + BLK_Y[b] // 4, gx + BLK_X[b] // 4
             scan(lev, BLK_Y[b], BLK_X[b], start, coefs)
-            nzy[by, bx] = write_block(buf, st, coefs, 16 - start, nc_of(nzy, by, bx), stats)
+            nzy[by, bx] = write_block(buf, st, coefs, np.int64(16 - start), nc_of(nzy, by, bx),
+                                      stats)
 
 
 @noalloc_kernel
@@ -203,8 +204,9 @@ def write_chroma(buf, st, cbp_chroma, dclev_u, dclev_v, lev_u, lev_v, nzu, nzv, 
     """The chroma part of residual(): both DC blocks, then both components' AC blocks."""
     if cbp_chroma == 0:
         return
-    write_block(buf, st, dclev_u, 4, -1, stats)
-    write_block(buf, st, dclev_v, 4, -1, stats)
+    four, no_nc = np.int64(4), np.int64(-1)   # int64s, not literals: one write_block
+    write_block(buf, st, dclev_u, four, no_nc, stats)
+    write_block(buf, st, dclev_v, four, no_nc, stats)
     if cbp_chroma < 2:
         return
     for comp in range(2):
@@ -214,6 +216,6 @@ def write_chroma(buf, st, cbp_chroma, dclev_u, dclev_v, lev_u, lev_v, nzu, nzv, 
             by, bx = k // 2, k % 2
             gy, gx = 2 * mby + by, 2 * mbx + bx
             scan(lev, 4 * by, 4 * bx, 1, coefs)
-            nz[gy, gx] = write_block(buf, st, coefs, 15, nc_of(nz, gy, gx), stats)
+            nz[gy, gx] = write_block(buf, st, coefs, np.int64(15), nc_of(nz, gy, gx), stats)
 
 

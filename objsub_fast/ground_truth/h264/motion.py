@@ -23,6 +23,8 @@ Examples
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ...runtime._numba import noalloc_kernel
 from .bitstream import se_bits
 from .inter import block_sum, luma_sad, predict_mv, shifted_sum
@@ -63,7 +65,7 @@ def motion_search(sy, ry, y0, x0, mby, mbx, mv, ref, prev_mv, common, last_x, la
     ``hints``: (n, 2) quarter-pel vectors of the only motion in the picture, told by the
     caller (the zero vector among them); then only those are tried, without refinement.
     Empty: the search of the module docstring."""
-    pmx, pmy = predict_mv(mv, ref, mby, mbx, 0)
+    pmx, pmy = predict_mv(mv, ref, mby, mbx, np.int64(0))
     best_cost = 1 << 40
     best_sad = 0
     mvx = mvy = 0
