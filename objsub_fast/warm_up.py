@@ -35,10 +35,12 @@ def _batches(levels=("L1", "L2", "L3", "L4")):
 
 
 def _warm_generate() -> None:
-    """The scene, PNG and scoring kernels: a small dataset in two formats, videos scored."""
+    """The scene, PNG and scoring kernels: a small dataset in two formats, videos scored (still
+    ones, and one whose camera moves in, which the scorer measures in float32 levels)."""
     from .dataset.run.pipeline import generate
     from .dataset.run.run_config import RunConfig
     from .scoring import score_video, write_video
+    from .testing.outputs import push_in
 
     found = _batches()
     with tempfile.TemporaryDirectory() as tmp:
@@ -50,6 +52,9 @@ def _warm_generate() -> None:
             path = write_video(Path(tmp) / "v.mp4", frames)
             score_video(batch.task(0), path)
             score_video(batch.task(0), frames)
+        first = found[0]
+        still = np.stack([first.first_frames[0]] * 4 + [first.final_frames[0]] * 4)
+        score_video(first.task(0), push_in(still, 0.04))
 
 
 def _warm_video() -> None:

@@ -58,23 +58,19 @@ def _warm_tests() -> None:
     shown = batch.first_frames[0].copy()
     shown.flags.writeable = False
     encode_png(shown)
-    _warm_scoring_paths(batch)
+    _warm_scoring_paths()
 
 
-def _warm_scoring_paths(batch) -> None:
-    """Two argument types of the scoring kernels that ``score`` reaches on some videos and the
-    warm-up's still videos do not, compiled in the tests otherwise (12 and 2 CPU-s): the
-    expected ranges of a camera that moved (``residual._residual`` with float32 levels: a
-    push-in), and one component left in a frame, whose column of areas is contiguous
-    (``detect._cost_matrix`` with every array in C order)."""
+def _warm_scoring_paths() -> None:
+    """An argument type of a scoring kernel that ``score`` reaches on some videos and the
+    warm-up's videos do not, compiled in the tests otherwise (2 CPU-s): one component left
+    in a frame, whose column of areas is contiguous (``detect._cost_matrix`` with every array
+    in C order). (A camera that moved, ``residual._residual`` with float32 levels, is in
+    ``PARTS["generate"]``.)"""
     from numba import types
 
-    from objsub_fast.scoring import score_video
     from objsub_fast.scoring.tracking.detect import _cost_matrix
-    from objsub_fast.testing.outputs import push_in
 
-    frames = np.stack([batch.first_frames[0]] * 4 + [batch.final_frames[0]] * 4)
-    score_video(batch.task(0), push_in(frames, 0.04))
     for sig in list(_cost_matrix.signatures):
         _cost_matrix.compile(tuple(a.copy(layout="C") if isinstance(a, types.Array) else a
                                    for a in sig))
