@@ -72,6 +72,14 @@ def _clear_contexts(nzy, nzu, nzv, i4m, mby, mbx, dc_mode):  # pragma: no cover 
 
 
 @noalloc_kernel(inline="always")
+def _count_i16(stats, imode, icmode):  # pragma: no cover - compiled
+    """Count an Intra 16x16 macroblock and its luma and chroma modes in ``stats``."""
+    stats[S_MB_I16X16] += 1
+    stats[S_I16_V + imode] += 1
+    stats[S_CHROMA_DC + icmode] += 1
+
+
+@noalloc_kernel(inline="always")
 def _i16_header(buf, st, stats, p_slice, imode, icmode, cbp_luma, cbp_chroma):
     """An Intra 16x16 macroblock's mb_type, intra_chroma_pred_mode and mb_qp_delta, counted
     in ``stats``."""  # pragma: no cover - compiled
@@ -79,9 +87,7 @@ def _i16_header(buf, st, stats, p_slice, imode, icmode, cbp_luma, cbp_chroma):
     put_ue(buf, st, mb_type + 5 if p_slice else mb_type)
     put_ue(buf, st, icmode)
     put_se(buf, st, 0)                                    # mb_qp_delta
-    stats[S_MB_I16X16] += 1
-    stats[S_I16_V + imode] += 1
-    stats[S_CHROMA_DC + icmode] += 1
+    _count_i16(stats, imode, icmode)
 
 
 @noalloc_kernel(inline="always")
@@ -105,9 +111,7 @@ def code_flat_i16(sy, su, sv, cy_, cu, cv, y0, x0, mby, mbx, p_slice, imode, nzy
     code = (((((mb_type + 1) << n_mode) | (icmode + 1)) << 1 | 1) << n_token) | \
         COEFF_TOKEN_CODE[table, 0, 0]
     put_bits(buf, st, code, n_type + n_mode + 1 + n_token)
-    stats[S_MB_I16X16] += 1
-    stats[S_I16_V + imode] += 1
-    stats[S_CHROMA_DC + icmode] += 1
+    _count_i16(stats, imode, icmode)
     stats[table] += 1
 
 
